@@ -1,0 +1,53 @@
+//! E-FDPA: exact fused dot-product-add (AMD CDNA1 fp16/bf16).
+//!
+//! The block's products and `c` are summed exactly and the sum is rounded once to the output
+//! (fp32, round to nearest even); Inf and NaN follow IEEE summation. L_max = 4 for fp16 and 2
+//! for bf16 (models.md §2 and §4; Khattak, Mikaitis, Graziani, "Accurate Models of AMD Matrix
+//! Cores", CDNA1 section).
+
+use crate::model::{decode_into, BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
+use crate::term::{scan_specials, Special, Term};
+use crate::value::Value;
+use crate::wide::WideSum;
+
+/// Parameters of an exact fused unit: only the output conventions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EFdpa {
+    pub out: Output,
+}
+
+/// The exact sum of the terms, with the IEEE sign of an exact zero (negative only when every
+/// term is a negative zero; with `rounding_down`, IEEE gives -0 for any exact cancellation).
+pub fn exact_sum(terms: &[Term]) -> (WideSum, bool) {
+    let mut acc = WideSum::new();
+    let mut all_neg = true;
+    for t in terms {
+        acc.add(t.neg, t.sig as u128, t.lsb);
+        all_neg &= t.neg;
+    }
+    (acc, all_neg)
+}
+
+impl BlockModel for EFdpa {
+    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
+        let n = x.a.len();
+        let mut av = [Value::Nan; MAX_BLOCK];
+        let mut bv = [Value::Nan; MAX_BLOCK];
+        let a = decode_into(&f.a, x.a, &mut av);
+        let b = decode_into(&f.b, x.b, &mut bv);
+        let c = x.c_fmt.decode(x.c);
+        match scan_specials(a, b, c) {
+            Special::Finite => {}
+            Special::Nan => return self.out.encode(&f.d, Value::Nan),
+            Special::Inf { neg } => return self.out.encode(&f.d, Value::Inf { neg }),
+        }
+        let mut terms = [Term::ZERO; MAX_BLOCK + 1];
+        for k in 0..n {
+            terms[k] = Term::product(a[k], &f.a, b[k], &f.b, 0);
+        }
+        terms[n] = Term::of_value(c, x.c_fmt, 0);
+        let (sum, all_neg) = exact_sum(&terms[..=n]);
+        let zero_neg = all_neg || (self.out.rho.mode == crate::round::Rounding::Down);
+        self.out.round_encode(&f.d, sum.to_exact(), zero_neg)
+    }
+}

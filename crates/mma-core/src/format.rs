@@ -1,0 +1,352 @@
+//! Number formats as small descriptors.
+//!
+//! A [`Format`] holds only what the standard (IEEE 754, OCP MX, AMD FNUZ) fixes about a
+//! format: exponent and mantissa widths, bias, how Inf/NaN are encoded, whether a sign bit
+//! exists and where the fields sit in the storage word. Everything else (largest finite value,
+//! subnormal exponent, NaN patterns) is derived, as rustc_apfloat does with its `Semantics`.
+//! Decoding and encoding are written once for all formats; see models.md §1 for the table.
+
+use crate::value::Value;
+
+/// How a format spends its top exponent code (and, for FNUZ, the negative-zero code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Specials {
+    /// IEEE 754: the all-ones exponent encodes Inf (mantissa 0) and NaN (mantissa non-zero).
+    Ieee,
+    /// OCP E4M3 ("fn"): no Inf; only S.1111.111 is NaN, the rest of the top binade is finite.
+    NanAllOnes,
+    /// AMD FNUZ: no Inf, no -0; the code 1000...0 (negative zero) is the single NaN.
+    NanNegZero,
+    /// Every code is a finite number (fp6, fp4).
+    None,
+    /// Unsigned scale formats whose all-ones code is NaN (ue8m0).
+    NanMax,
+}
+
+/// A binary floating-point format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Format {
+    /// Short name used in case files and messages (`"f16"`, `"e4m3"`, ...).
+    pub name: &'static str,
+    pub exp_bits: u32,
+    pub man_bits: u32,
+    pub bias: i32,
+    /// Whether the encoding has a sign bit (false for the ue8m0/ue4m3 scale formats).
+    pub signed: bool,
+    pub specials: Specials,
+    /// Whether biased exponent 0 encodes subnormals (true for all but ue8m0).
+    pub subnormals: bool,
+    /// Bits of the storage word that hold the value (tf32 lives in 32 bits).
+    pub storage_bits: u32,
+    /// Position of the mantissa's least significant bit in the storage word (13 for tf32,
+    /// whose low 13 bits are ignored on input and written as zero on output).
+    pub lsb: u32,
+}
+
+impl Format {
+    const fn ieee(name: &'static str, exp_bits: u32, man_bits: u32, storage_bits: u32) -> Self {
+        Format {
+            name,
+            exp_bits,
+            man_bits,
+            bias: (1 << (exp_bits - 1)) - 1,
+            signed: true,
+            specials: Specials::Ieee,
+            subnormals: true,
+            storage_bits,
+            lsb: 0,
+        }
+    }
+
+    /// Width in bits of the encoded value (sign, exponent, mantissa), without tf32 padding.
+    pub const fn width(&self) -> u32 {
+        self.signed as u32 + self.exp_bits + self.man_bits
+    }
+
+    /// Smallest exponent of a normal number; subnormals share it (`e_sub` in models.md).
+    pub const fn emin(&self) -> i32 {
+        if self.subnormals {
+            1 - self.bias
+        } else {
+            -self.bias
+        }
+    }
+
+    /// Exponent of the largest finite binade.
+    pub const fn emax(&self) -> i32 {
+        let top = (1i32 << self.exp_bits) - 1;
+        match self.specials {
+            Specials::Ieee => top - 1 - self.bias,
+            Specials::NanMax if self.man_bits == 0 => top - 1 - self.bias,
+            _ => top - self.bias,
+        }
+    }
+
+    /// Largest finite significand (with the hidden bit) in the top binade.
+    pub const fn max_sig(&self) -> u64 {
+        let all = (1u64 << (self.man_bits + 1)) - 1;
+        match self.specials {
+            // S.1111.111 is NaN, so the top binade stops one step short.
+            Specials::NanAllOnes => all - 1,
+            Specials::NanMax if self.man_bits > 0 => all - 1,
+            _ => all,
+        }
+    }
+
+    /// Exponent of the quantum (least significant bit) of subnormal numbers.
+    pub const fn min_lsb_exp(&self) -> i32 {
+        self.emin() - self.man_bits as i32
+    }
+
+    pub const fn has_inf(&self) -> bool {
+        matches!(self.specials, Specials::Ieee)
+    }
+
+    pub const fn has_nan(&self) -> bool {
+        !matches!(self.specials, Specials::None)
+    }
+
+    /// Mask of the storage word's meaningful bits.
+    pub const fn storage_mask(&self) -> u64 {
+        if self.storage_bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.storage_bits) - 1
+        }
+    }
+
+    const fn sign_bit(&self) -> u64 {
+        1u64 << (self.lsb + self.exp_bits + self.man_bits)
+    }
+
+    /// Whether `bits` is a valid storage word (no bits set above the storage width; for the
+    /// sub-byte formats, none above the encoded width).
+    pub fn is_valid_encoding(&self, bits: u64) -> bool {
+        let top = self.lsb + self.width();
+        let limit = if self.storage_bits == 8 && self.width() < 8 {
+            top
+        } else {
+            self.storage_bits
+        };
+        limit >= 64 || bits >> limit == 0
+    }
+
+    /// Decodes a storage word. Bits below `lsb` (tf32's dropped mantissa) are ignored, which is
+    /// how the tensor cores truncate an fp32 register to tf32. Bits above the encoded width are
+    /// ignored; callers that must reject them use [`Format::is_valid_encoding`].
+    #[inline]
+    pub fn decode(&self, bits: u64) -> Value {
+        let man_mask = (1u64 << self.man_bits) - 1;
+        let exp_mask = (1u64 << self.exp_bits) - 1;
+        let man = (bits >> self.lsb) & man_mask;
+        let biased = (bits >> (self.lsb + self.man_bits)) & exp_mask;
+        let neg = self.signed && bits & self.sign_bit() != 0;
+        let top = biased == exp_mask;
+        match self.specials {
+            Specials::Ieee if top => {
+                return if man == 0 {
+                    Value::Inf { neg }
+                } else {
+                    Value::Nan
+                };
+            }
+            Specials::NanAllOnes if top && man == man_mask => return Value::Nan,
+            Specials::NanMax if top && man == man_mask => return Value::Nan,
+            Specials::NanNegZero if neg && biased == 0 && man == 0 => return Value::Nan,
+            _ => {}
+        }
+        if biased == 0 && self.subnormals {
+            if man == 0 {
+                return Value::Zero { neg };
+            }
+            return Value::Finite {
+                neg,
+                sig: man,
+                exp: self.min_lsb_exp(),
+            };
+        }
+        let sig = man | (1u64 << self.man_bits);
+        let exp = biased as i32 - self.bias - self.man_bits as i32;
+        Value::Finite { neg, sig, exp }
+    }
+
+    /// Encodes a value that is exactly representable in this format (the output of
+    /// [`crate::round::round`] for this format). NaN becomes `nan_bits`; a -0 of a format without
+    /// negative zero becomes +0; Inf of a format without Inf is a caller bug and saturates.
+    pub fn encode(&self, v: Value, nan_bits: u64) -> u64 {
+        let sign = |neg: bool| {
+            if neg && self.signed {
+                self.sign_bit()
+            } else {
+                0
+            }
+        };
+        match v {
+            Value::Nan => nan_bits,
+            Value::Zero { neg } => {
+                if self.specials == Specials::NanNegZero {
+                    0
+                } else {
+                    sign(neg)
+                }
+            }
+            Value::Inf { neg } => {
+                if self.has_inf() {
+                    sign(neg) | (((1u64 << self.exp_bits) - 1) << (self.lsb + self.man_bits))
+                } else {
+                    sign(neg) | self.encode_mag(self.max_sig(), self.emax() - self.man_bits as i32)
+                }
+            }
+            Value::Finite { neg, sig, exp } => {
+                if sig == 0 {
+                    return self.encode(Value::Zero { neg }, nan_bits);
+                }
+                // Normalise so that the significand has exactly man_bits fraction bits, or is a
+                // subnormal at the minimum quantum.
+                let len = 64 - sig.leading_zeros() as i32;
+                let e = exp + len - 1;
+                let shift = if e < self.emin() {
+                    self.min_lsb_exp() - exp
+                } else {
+                    e - self.man_bits as i32 - exp
+                };
+                let s = if shift >= 0 {
+                    sig >> shift
+                } else {
+                    sig << -shift
+                };
+                debug_assert!(
+                    shift <= 0 || s << shift == sig,
+                    "{} cannot hold {v:?}",
+                    self.name
+                );
+                sign(neg) | self.encode_mag(s, exp + shift)
+            }
+        }
+    }
+
+    /// Encodes magnitude `sig·2^lsb_exp` where `sig` is already aligned to the format's quantum.
+    fn encode_mag(&self, sig: u64, lsb_exp: i32) -> u64 {
+        let hidden = 1u64 << self.man_bits;
+        let (biased, man) = if sig >= hidden {
+            let biased = lsb_exp + self.man_bits as i32 + self.bias;
+            (biased as u64, sig - hidden)
+        } else {
+            (0, sig)
+        };
+        ((biased << self.man_bits) | man) << self.lsb
+    }
+
+    /// The IEEE-style default quiet NaN: sign clear, top exponent, mantissa MSB set.
+    pub fn default_nan(&self) -> u64 {
+        match self.specials {
+            Specials::Ieee => {
+                let e = ((1u64 << self.exp_bits) - 1) << self.man_bits;
+                (e | (1u64 << (self.man_bits - 1))) << self.lsb
+            }
+            Specials::NanAllOnes | Specials::NanMax => {
+                ((1u64 << (self.exp_bits + self.man_bits)) - 1) << self.lsb
+            }
+            Specials::NanNegZero => self.sign_bit(),
+            Specials::None => 0,
+        }
+    }
+
+    /// NVIDIA's canonical NaN: every bit but the sign set (0x7FFFFFFF, 0x7FFF).
+    pub fn all_ones_nan(&self) -> u64 {
+        ((1u64 << (self.exp_bits + self.man_bits)) - 1) << self.lsb
+    }
+
+    /// Number of hex digits of the storage word in case files.
+    pub const fn hex_digits(&self) -> usize {
+        (self.storage_bits as usize).div_ceil(4)
+    }
+}
+
+pub const FP64: Format = Format::ieee("f64", 11, 52, 64);
+pub const FP32: Format = Format::ieee("f32", 8, 23, 32);
+pub const FP16: Format = Format::ieee("f16", 5, 10, 16);
+pub const BF16: Format = Format::ieee("bf16", 8, 7, 16);
+/// TF32 (NVIDIA) / XF32 (AMD): fp32 storage with the low 13 mantissa bits dropped.
+pub const TF32: Format = Format {
+    name: "tf32",
+    lsb: 13,
+    ..Format::ieee("tf32", 8, 10, 32)
+};
+/// OCP E5M2: IEEE-style specials.
+pub const E5M2: Format = Format::ieee("e5m2", 5, 2, 8);
+/// OCP E4M3 ("fn"): no Inf, only S.1111.111 is NaN.
+pub const E4M3: Format = Format {
+    specials: Specials::NanAllOnes,
+    ..Format::ieee("e4m3", 4, 3, 8)
+};
+/// AMD CDNA3 "fp8": E4M3 FNUZ, bias 8.
+pub const E4M3_FNUZ: Format = Format {
+    bias: 8,
+    specials: Specials::NanNegZero,
+    ..Format::ieee("e4m3fnuz", 4, 3, 8)
+};
+/// AMD CDNA3 "bf8": E5M2 FNUZ, bias 16.
+pub const E5M2_FNUZ: Format = Format {
+    bias: 16,
+    specials: Specials::NanNegZero,
+    ..Format::ieee("e5m2fnuz", 5, 2, 8)
+};
+/// OCP FP6 E3M2, finite only.
+pub const E3M2: Format = Format {
+    specials: Specials::None,
+    ..Format::ieee("e3m2", 3, 2, 8)
+};
+/// OCP FP6 E2M3, finite only.
+pub const E2M3: Format = Format {
+    specials: Specials::None,
+    ..Format::ieee("e2m3", 2, 3, 8)
+};
+/// OCP FP4 E2M1, finite only.
+pub const E2M1: Format = Format {
+    specials: Specials::None,
+    ..Format::ieee("e2m1", 2, 1, 8)
+};
+/// OCP block scale UE8M0: a power of two 2^(e-127), 0xFF is NaN, no zero.
+pub const UE8M0: Format = Format {
+    signed: false,
+    specials: Specials::NanMax,
+    subnormals: false,
+    ..Format::ieee("ue8m0", 8, 0, 8)
+};
+/// NVIDIA block scale UE4M3: E4M3 without its sign bit.
+pub const UE4M3: Format = Format {
+    signed: false,
+    specials: Specials::NanAllOnes,
+    ..Format::ieee("ue4m3", 4, 3, 8)
+};
+/// The fp32-range format with 13 mantissa bits that Ada/Hopper fp8 paths round to ("E8M13").
+pub const E8M13: Format = Format::ieee("e8m13", 8, 13, 32);
+
+/// Every named format, for look-up by name and for exhaustive tests.
+pub const ALL: &[Format] = &[
+    FP64, FP32, TF32, FP16, BF16, E5M2, E4M3, E4M3_FNUZ, E5M2_FNUZ, E3M2, E2M3, E2M1, UE8M0, UE4M3,
+];
+
+/// Looks a format up by its name or a common alias (case-insensitive).
+pub fn by_name(name: &str) -> Option<Format> {
+    let n = name.to_ascii_lowercase();
+    let canonical = match n.as_str() {
+        "fp64" | "f64" | "binary64" => "f64",
+        "fp32" | "f32" | "binary32" => "f32",
+        "tf32" | "xf32" => "tf32",
+        "fp16" | "f16" | "binary16" | "half" => "f16",
+        "bf16" | "bfloat16" => "bf16",
+        "e5m2" | "fp8_e5m2" => "e5m2",
+        "e4m3" | "fp8_e4m3" | "e4m3fn" => "e4m3",
+        "e4m3fnuz" | "fp8" | "e4m3_fnuz" => "e4m3fnuz",
+        "e5m2fnuz" | "bf8" | "e5m2_fnuz" => "e5m2fnuz",
+        "e3m2" | "fp6_e3m2" => "e3m2",
+        "e2m3" | "fp6_e2m3" => "e2m3",
+        "e2m1" | "fp4" | "fp4_e2m1" => "e2m1",
+        "ue8m0" | "e8m0" => "ue8m0",
+        "ue4m3" => "ue4m3",
+        other => other,
+    };
+    ALL.iter().copied().find(|f| f.name == canonical)
+}

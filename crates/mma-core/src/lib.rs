@@ -1,0 +1,26 @@
+//! Bit-exact models of GPU matrix multiply-accumulate arithmetic.
+//!
+//! - [`format`]: number formats as descriptors, decode and encode.
+//! - [`round`]: the single rounding routine.
+//! - [`term`], [`wide`]: exact products and exact wide sums.
+//! - One module per arithmetic model (`fma`, `e_fdpa`, `t_fdpa`, ...), each a parameterised
+//!   type implementing [`model::BlockModel`].
+//! - [`unit`]: a whole instruction (formats, block length, model) with the K-chaining and the
+//!   matrix-level drivers.
+
+pub mod e_fdpa;
+pub mod fma;
+pub mod format;
+pub mod model;
+pub mod round;
+pub mod t_fdpa;
+pub mod term;
+pub mod unit;
+pub mod value;
+pub mod wide;
+
+pub use format::Format;
+pub use model::{BlockModel, Formats, NanStyle, Output, OutputRounding};
+pub use round::{Exact, Overflow, RoundOpts, Rounding};
+pub use unit::{DotUnit, Model, ShapeError};
+pub use value::Value;

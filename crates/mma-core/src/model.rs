@@ -1,0 +1,104 @@
+//! The interface every arithmetic model implements, and the output conventions they share.
+
+use crate::format::Format;
+use crate::round::{round, Exact, RoundOpts, Rounding};
+use crate::value::Value;
+
+/// Operand formats of one instruction. `c` is the format of the C matrix given to the
+/// instruction; chained blocks receive the previous block's result in format `d`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Formats {
+    pub a: Format,
+    pub b: Format,
+    pub c: Format,
+    pub d: Format,
+    /// Block-scale format and the number of K elements one scale covers.
+    pub scale: Option<(Format, usize)>,
+}
+
+/// One block of a dot product: at most `L_max` elements of the A row and B column (raw storage
+/// words), the incoming C word and its format, and the scale words covering these elements.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockIn<'a> {
+    pub a: &'a [u64],
+    pub b: &'a [u64],
+    pub c: u64,
+    pub c_fmt: &'a Format,
+    pub scale_a: &'a [u64],
+    pub scale_b: &'a [u64],
+}
+
+/// An arithmetic model: computes one block `d = op(a, b, c)` and returns the raw bits of `d`.
+pub trait BlockModel {
+    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64;
+}
+
+/// Which NaN bit pattern a path returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NanStyle {
+    /// Every bit but the sign (NVIDIA: 0x7FFFFFFF, 0x7FFF).
+    AllOnes,
+    /// The IEEE default quiet NaN (0x7FC00000, 0x7E00).
+    DefaultQuiet,
+}
+
+impl NanStyle {
+    pub fn bits(self, fmt: &Format) -> u64 {
+        match self {
+            NanStyle::AllOnes => fmt.all_ones_nan(),
+            NanStyle::DefaultQuiet => fmt.default_nan(),
+        }
+    }
+}
+
+/// The final rounding `rho` of a fused model: round the exact sum to `fmt` (the output format,
+/// or a narrower one such as E8M13 that the result is then stored from) with `mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OutputRounding {
+    pub fmt: Format,
+    pub mode: Rounding,
+    pub opts: RoundOpts,
+}
+
+/// Output conventions of a path: the rounding, the NaN pattern, and whether a -0 result is
+/// returned as +0 (the NVIDIA fused paths do, models.md §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Output {
+    pub rho: OutputRounding,
+    pub nan: NanStyle,
+    pub neg_zero_to_pos: bool,
+}
+
+impl Output {
+    /// Encodes a special or already rounded value in the destination format.
+    #[inline]
+    pub fn encode(&self, d: &Format, v: Value) -> u64 {
+        let v = match v {
+            Value::Zero { neg: true } if self.neg_zero_to_pos => Value::POS_ZERO,
+            other => other,
+        };
+        d.encode(v, self.nan.bits(d))
+    }
+
+    /// Rounds an exact finite result and encodes it. `zero_neg` is the sign an exact zero gets.
+    #[inline]
+    pub fn round_encode(&self, d: &Format, x: Exact, zero_neg: bool) -> u64 {
+        if x.mag == 0 && !x.sticky {
+            return self.encode(d, Value::Zero { neg: zero_neg });
+        }
+        let v = round(&self.rho.fmt, x, self.rho.mode, self.rho.opts);
+        self.encode(d, v)
+    }
+}
+
+/// Decodes `src` into `dst` (which must be at least as long) and returns the filled prefix.
+#[inline]
+pub(crate) fn decode_into<'a>(fmt: &Format, src: &[u64], dst: &'a mut [Value]) -> &'a [Value] {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = fmt.decode(s);
+    }
+    &dst[..src.len()]
+}
+
+/// Largest block any model accepts (fp4 blocks of 64 elements); bounds the stack buffers.
+pub const MAX_BLOCK: usize = 64;

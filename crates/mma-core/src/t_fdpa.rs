@@ -1,0 +1,70 @@
+//! T-FDPA: truncated fused dot-product-add, the NVIDIA tensor-core datapath.
+//!
+//! For one block of at most `L_max` products: every product is exact; each term (products and
+//! `c`) has the exponent `e` of [`Term`] (zero terms get `e_zero`); `e_max` is the largest; every
+//! term is aligned to `e_max` and truncated toward zero to `F` fraction bits; the truncated terms
+//! are summed exactly; the sum is rounded once by `rho`. models.md §2 and §3, the first paper's
+//! Table III (Xie et al., arXiv 2511.10909), and the hardware records of `shared/hw` (V100, A100,
+//! Ada, H100, B200: fp16, bf16, tf32, and Ada/H100 fp8) fix the parameters.
+
+use crate::model::{decode_into, BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
+use crate::round::Exact;
+use crate::term::{scan_specials, Special, Term};
+use crate::value::Value;
+
+/// Parameters of a T-FDPA unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TFdpa {
+    /// Fraction bits kept of each aligned term.
+    pub f: u32,
+    /// Exponent given to zero products and a zero `c`.
+    pub e_zero: i32,
+    pub out: Output,
+}
+
+/// Aligns `terms` to their largest exponent, truncates each to `f` fraction bits and sums them
+/// exactly. Returns the sum as an [`Exact`] and the sign an exact zero sum takes (negative only
+/// when every term is a negative zero, as IEEE addition gives).
+#[inline]
+pub fn truncated_sum(terms: &[Term], f: u32) -> (Exact, bool) {
+    let e_max = terms.iter().map(|t| t.e).max().unwrap_or(i32::MIN);
+    let quantum = e_max - f as i32;
+    let mut sum: i128 = 0;
+    let mut all_neg = true;
+    for t in terms {
+        sum += t.truncated(quantum);
+        all_neg &= t.neg;
+    }
+    (
+        Exact {
+            neg: sum < 0,
+            mag: sum.unsigned_abs(),
+            exp: quantum,
+            sticky: false,
+        },
+        all_neg,
+    )
+}
+
+impl BlockModel for TFdpa {
+    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
+        let n = x.a.len();
+        let mut av = [Value::Nan; MAX_BLOCK];
+        let mut bv = [Value::Nan; MAX_BLOCK];
+        let a = decode_into(&f.a, x.a, &mut av);
+        let b = decode_into(&f.b, x.b, &mut bv);
+        let c = x.c_fmt.decode(x.c);
+        match scan_specials(a, b, c) {
+            Special::Finite => {}
+            Special::Nan => return self.out.encode(&f.d, Value::Nan),
+            Special::Inf { neg } => return self.out.encode(&f.d, Value::Inf { neg }),
+        }
+        let mut terms = [Term::ZERO; MAX_BLOCK + 1];
+        for k in 0..n {
+            terms[k] = Term::product(a[k], &f.a, b[k], &f.b, self.e_zero);
+        }
+        terms[n] = Term::of_value(c, x.c_fmt, self.e_zero);
+        let (sum, zero_neg) = truncated_sum(&terms[..=n], self.f);
+        self.out.round_encode(&f.d, sum, zero_neg)
+    }
+}

@@ -1,0 +1,210 @@
+//! A whole instruction's arithmetic: the model, its block length, and the K-chaining and
+//! matrix-level drivers.
+
+use crate::e_fdpa::EFdpa;
+use crate::fma::Fma;
+use crate::format::Format;
+use crate::model::{BlockIn, BlockModel, Formats};
+use crate::t_fdpa::TFdpa;
+
+/// Every arithmetic model of the family, with its parameters as data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Model {
+    Fma(Fma),
+    EFdpa(EFdpa),
+    TFdpa(TFdpa),
+}
+
+impl Model {
+    /// The model's name as the papers write it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Model::Fma(_) => "FMA",
+            Model::EFdpa(_) => "E-FDPA",
+            Model::TFdpa(_) => "T-FDPA",
+        }
+    }
+}
+
+impl BlockModel for Model {
+    #[inline]
+    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
+        match self {
+            Model::Fma(m) => m.block(f, x),
+            Model::EFdpa(m) => m.block(f, x),
+            Model::TFdpa(m) => m.block(f, x),
+        }
+    }
+}
+
+/// Why operands do not fit a unit.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeError {
+    #[error("A has {a} elements but B has {b}")]
+    LengthMismatch { a: usize, b: usize },
+    #[error("K = {k} is not a multiple of the instruction's block of {block}")]
+    Ragged { k: usize, block: usize },
+    #[error("{which} has {got} scale factors, expected {want}")]
+    Scales {
+        which: &'static str,
+        got: usize,
+        want: usize,
+    },
+    #[error("{which}: {got} elements, expected {want}")]
+    Matrix {
+        which: &'static str,
+        got: usize,
+        want: usize,
+    },
+    #[error("{which}[{index}] = {bits:#x} is not a valid {format} encoding")]
+    Encoding {
+        which: &'static str,
+        index: usize,
+        bits: u64,
+        format: &'static str,
+    },
+}
+
+/// A dot-product unit: operand formats, the block length `L_max` along K, and the model that
+/// computes each block. Blocks are chained: block `i`'s result, in format `d`, is the C of
+/// block `i + 1` (models.md §2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DotUnit {
+    pub formats: Formats,
+    pub block: usize,
+    pub model: Model,
+}
+
+impl DotUnit {
+    /// Number of scale factors a K-long operand needs (0 without block scaling).
+    pub fn scales_for(&self, k: usize) -> usize {
+        match self.formats.scale {
+            Some((_, per)) => k.div_ceil(per),
+            None => 0,
+        }
+    }
+
+    /// Checks operand lengths and encodings for one dot product.
+    pub fn check(
+        &self,
+        a: &[u64],
+        b: &[u64],
+        c: u64,
+        sa: &[u64],
+        sb: &[u64],
+    ) -> Result<(), ShapeError> {
+        if a.len() != b.len() {
+            return Err(ShapeError::LengthMismatch {
+                a: a.len(),
+                b: b.len(),
+            });
+        }
+        let want = self.scales_for(a.len());
+        for (which, s) in [("scale_a", sa), ("scale_b", sb)] {
+            if s.len() != want {
+                return Err(ShapeError::Scales {
+                    which,
+                    got: s.len(),
+                    want,
+                });
+            }
+        }
+        let f = &self.formats;
+        let check = |which: &'static str, fmt: &Format, xs: &[u64]| {
+            for (index, &bits) in xs.iter().enumerate() {
+                if !fmt.is_valid_encoding(bits) {
+                    return Err(ShapeError::Encoding {
+                        which,
+                        index,
+                        bits,
+                        format: fmt.name,
+                    });
+                }
+            }
+            Ok(())
+        };
+        check("a", &f.a, a)?;
+        check("b", &f.b, b)?;
+        check("c", &f.c, &[c])?;
+        if let Some((sf, _)) = &f.scale {
+            check("scale_a", sf, sa)?;
+            check("scale_b", sf, sb)?;
+        }
+        Ok(())
+    }
+
+    /// `d = a·b + c` over any K, in blocks of `self.block`. Allocation-free; operands must have
+    /// passed [`DotUnit::check`] (lengths are only debug-asserted here).
+    #[inline]
+    pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
+        debug_assert_eq!(a.len(), b.len());
+        let f = &self.formats;
+        let per_scale = f.scale.map_or(usize::MAX, |(_, n)| n);
+        let mut acc = c;
+        let mut c_fmt = &f.c;
+        let mut k0 = 0;
+        while k0 < a.len() || k0 == 0 {
+            let k1 = (k0 + self.block).min(a.len());
+            let (s0, s1) = if f.scale.is_some() {
+                (k0 / per_scale, k1.div_ceil(per_scale))
+            } else {
+                (0, 0)
+            };
+            let x = BlockIn {
+                a: &a[k0..k1],
+                b: &b[k0..k1],
+                c: acc,
+                c_fmt,
+                scale_a: &sa[s0..s1],
+                scale_b: &sb[s0..s1],
+            };
+            acc = self.model.block(f, &x);
+            c_fmt = &f.d;
+            k0 = k1;
+            if k1 == a.len() {
+                break;
+            }
+        }
+        acc
+    }
+
+    /// Matrix-level MMA: `D = A·B + C` for an `m×k` A (row-major), a `k×n` B given column by
+    /// column (`n` rows of `k`, the `.col` layout), and `m×n` C and D (row-major). Scales, when
+    /// the unit has them, are per row of A and per column of B: `m×s` and `n×s` with
+    /// `s = scales_for(k)`. Writes `d` without allocating.
+    #[allow(clippy::too_many_arguments)]
+    pub fn mma(
+        &self,
+        (m, n, k): (usize, usize, usize),
+        a: &[u64],
+        b_cols: &[u64],
+        c: &[u64],
+        scale_a: &[u64],
+        scale_b: &[u64],
+        d: &mut [u64],
+    ) -> Result<(), ShapeError> {
+        let s = self.scales_for(k);
+        for (which, got, want) in [
+            ("A", a.len(), m * k),
+            ("B", b_cols.len(), k * n),
+            ("C", c.len(), m * n),
+            ("D", d.len(), m * n),
+            ("scale_a", scale_a.len(), m * s),
+            ("scale_b", scale_b.len(), n * s),
+        ] {
+            if got != want {
+                return Err(ShapeError::Matrix { which, got, want });
+            }
+        }
+        for i in 0..m {
+            let row = &a[i * k..(i + 1) * k];
+            let sa = &scale_a[i * s..(i + 1) * s];
+            for j in 0..n {
+                let col = &b_cols[j * k..(j + 1) * k];
+                let sb = &scale_b[j * s..(j + 1) * s];
+                d[i * n + j] = self.dot(row, col, c[i * n + j], sa, sb);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,176 @@
+//! An exact fixed-point accumulator wide enough for every sum the models form exactly.
+//!
+//! Two's complement over `LIMBS` 64-bit limbs with the least significant bit at `2^LSB_EXP`.
+//! The range covers products of two bf16 numbers (2^-266 .. 2^256), products of two fp8 numbers
+//! times two ue8m0 scales (2^-286 .. 2^290) and fp32 C, with room for the carries of hundreds
+//! of terms. Terms below `2^LSB_EXP` would lose bits; no built-in format produces them, and the
+//! accumulator records them in a sticky flag rather than panic.
+
+use crate::round::Exact;
+
+const LIMBS: usize = 11;
+/// Weight of the accumulator's least significant bit.
+pub const LSB_EXP: i32 = -352;
+/// Weight of the accumulator's sign bit.
+pub const TOP_EXP: i32 = LSB_EXP + 64 * LIMBS as i32 - 1;
+
+/// Exact sum of signed terms `±sig·2^lsb`.
+#[derive(Clone, Debug)]
+pub struct WideSum {
+    limbs: [u64; LIMBS],
+    lost: bool,
+}
+
+impl Default for WideSum {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl WideSum {
+    pub fn new() -> Self {
+        WideSum {
+            limbs: [0; LIMBS],
+            lost: false,
+        }
+    }
+
+    /// Adds `(-1)^neg · sig · 2^lsb`.
+    pub fn add(&mut self, neg: bool, sig: u128, lsb: i32) {
+        if sig == 0 {
+            return;
+        }
+        let mut sig = sig;
+        let mut pos = lsb - LSB_EXP;
+        if pos < 0 {
+            let drop = (-pos) as u32;
+            if drop >= 128 || sig & ((1u128 << drop) - 1) != 0 {
+                self.lost = true;
+            }
+            sig = if drop >= 128 { 0 } else { sig >> drop };
+            pos = 0;
+            if sig == 0 {
+                return;
+            }
+        }
+        debug_assert!(
+            lsb + 128 <= TOP_EXP + 64,
+            "term 2^{lsb} beyond the accumulator"
+        );
+        let limb = (pos / 64) as usize;
+        let off = (pos % 64) as u32;
+        // The term spread over up to three limbs.
+        let lo = (sig << off) as u64;
+        let mid = if off == 0 {
+            (sig >> 64) as u64
+        } else {
+            (sig >> (64 - off)) as u64
+        };
+        let hi = if off == 0 {
+            0
+        } else {
+            (sig >> (128 - off)) as u64
+        };
+        let parts = [lo, mid, hi];
+        if neg {
+            self.sub_parts(limb, &parts);
+        } else {
+            self.add_parts(limb, &parts);
+        }
+    }
+
+    fn add_parts(&mut self, limb: usize, parts: &[u64; 3]) {
+        let mut carry = 0u64;
+        for i in limb..LIMBS {
+            let p = if i - limb < 3 { parts[i - limb] } else { 0 };
+            let (s1, c1) = self.limbs[i].overflowing_add(p);
+            let (s2, c2) = s1.overflowing_add(carry);
+            self.limbs[i] = s2;
+            carry = (c1 | c2) as u64;
+            if carry == 0 && i - limb >= 2 {
+                break;
+            }
+        }
+    }
+
+    fn sub_parts(&mut self, limb: usize, parts: &[u64; 3]) {
+        let mut borrow = 0u64;
+        for i in limb..LIMBS {
+            let p = if i - limb < 3 { parts[i - limb] } else { 0 };
+            let (s1, b1) = self.limbs[i].overflowing_sub(p);
+            let (s2, b2) = s1.overflowing_sub(borrow);
+            self.limbs[i] = s2;
+            borrow = (b1 | b2) as u64;
+            if borrow == 0 && i - limb >= 2 {
+                break;
+            }
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        !self.lost && self.limbs.iter().all(|&l| l == 0)
+    }
+
+    /// The sum as sign, top 128 significant bits, their exponent, and a sticky bit for the rest.
+    pub fn to_exact(&self) -> Exact {
+        let neg = self.limbs[LIMBS - 1] >> 63 == 1;
+        let mut mag = self.limbs;
+        if neg {
+            // Two's complement negation.
+            let mut carry = 1u64;
+            for l in mag.iter_mut() {
+                let (s, c) = (!*l).overflowing_add(carry);
+                *l = s;
+                carry = c as u64;
+            }
+        }
+        let Some(top) = (0..LIMBS).rev().find(|&i| mag[i] != 0) else {
+            return Exact {
+                neg,
+                mag: 0,
+                exp: LSB_EXP,
+                sticky: self.lost,
+            };
+        };
+        // Take two limbs below and including the top one, normalised to 128 bits.
+        let lz = mag[top].leading_zeros();
+        let bit_top = top as i32 * 64 + 63 - lz as i32; // index of the leading one
+        let lo_bit = bit_top - 127; // index of the lowest bit kept
+        let mut m: u128 = 0;
+        let mut sticky = self.lost;
+        for (i, &limb) in mag.iter().enumerate().take(top + 1) {
+            let base = i as i32 * 64;
+            if base + 64 <= lo_bit {
+                sticky |= limb != 0;
+                continue;
+            }
+            let rel = base - lo_bit;
+            if rel >= 0 {
+                m |= (limb as u128) << rel;
+            } else {
+                let cut = (-rel) as u32;
+                sticky |= limb & ((1u64 << cut) - 1) != 0;
+                m |= (limb >> cut) as u128;
+            }
+        }
+        if lo_bit < 0 {
+            // Fewer than 128 significant bits in all: the value is exact as an integer.
+            let mut v: u128 = 0;
+            for i in (0..=top).rev() {
+                v = (v << 64) | mag[i] as u128;
+            }
+            return Exact {
+                neg,
+                mag: v,
+                exp: LSB_EXP,
+                sticky: self.lost,
+            };
+        }
+        Exact {
+            neg,
+            mag: m,
+            exp: LSB_EXP + lo_bit,
+            sticky,
+        }
+    }
+}
