@@ -11,8 +11,10 @@
 pub mod e_fdpa;
 pub mod fma;
 pub mod format;
+pub mod gst_fdpa;
 pub mod model;
 pub mod round;
+pub mod st_fdpa;
 pub mod t_fdpa;
 pub mod term;
 pub mod unit;

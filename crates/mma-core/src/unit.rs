@@ -5,6 +5,8 @@ use crate::e_fdpa::EFdpa;
 use crate::fma::Fma;
 use crate::format::Format;
 use crate::model::{BlockIn, BlockModel, Formats};
+use crate::gst_fdpa::GstFdpa;
+use crate::st_fdpa::StFdpa;
 use crate::t_fdpa::TFdpa;
 
 /// Every arithmetic model of the family, with its parameters as data.
@@ -13,6 +15,8 @@ pub enum Model {
     Fma(Fma),
     EFdpa(EFdpa),
     TFdpa(TFdpa),
+    StFdpa(StFdpa),
+    GstFdpa(GstFdpa),
 }
 
 impl Model {
@@ -22,6 +26,8 @@ impl Model {
             Model::Fma(_) => "FMA",
             Model::EFdpa(_) => "E-FDPA",
             Model::TFdpa(_) => "T-FDPA",
+            Model::StFdpa(_) => "ST-FDPA",
+            Model::GstFdpa(_) => "GST-FDPA",
         }
     }
 }
@@ -33,6 +39,8 @@ impl BlockModel for Model {
             Model::Fma(m) => m.block(f, x),
             Model::EFdpa(m) => m.block(f, x),
             Model::TFdpa(m) => m.block(f, x),
+            Model::StFdpa(m) => m.block(f, x),
+            Model::GstFdpa(m) => m.block(f, x),
         }
     }
 }

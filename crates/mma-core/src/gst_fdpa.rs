@@ -1,0 +1,98 @@
+//! GST-FDPA: group-scaled truncated fused dot-product-add (NVIDIA `kind::mxf4`,
+//! `kind::mxf4nvf4`, k = 64).
+//!
+//! The products are summed exactly in groups of `G` consecutive elements; each group sum is
+//! multiplied by its block's scale pair and becomes one term whose exponent is the scale pair's
+//! exponent (the group sum is not renormalised). A group whose products are all zero, or whose
+//! scale product is zero, gets `e_zero`; a group that cancels to zero keeps its scale exponent.
+//! The group terms and `c` then go through T-FDPA with `F` fraction bits. models.md §2 and §3
+//! (G = 16, F = 35, e_zero = -139, RZ to fp32), and the reference model mmasim 2.1.1
+//! (`gst_fdpa`) for the zero-group rule.
+
+use crate::model::{decode_into, BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
+use crate::st_fdpa::decode_scales;
+use crate::t_fdpa::truncated_sum;
+use crate::term::{scan_specials, Special, Term};
+use crate::value::Value;
+
+/// Parameters of a GST-FDPA unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GstFdpa {
+    /// Products per exactly summed group.
+    pub g: usize,
+    pub f: u32,
+    pub e_zero: i32,
+    pub out: Output,
+}
+
+impl BlockModel for GstFdpa {
+    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
+        let n = x.a.len();
+        let mut av = [Value::Nan; MAX_BLOCK];
+        let mut bv = [Value::Nan; MAX_BLOCK];
+        let a = decode_into(&f.a, x.a, &mut av);
+        let b = decode_into(&f.b, x.b, &mut bv);
+        let c = x.c_fmt.decode(x.c);
+        let mut sa = [Value::Nan; MAX_BLOCK];
+        let mut sb = [Value::Nan; MAX_BLOCK];
+        let (per, scale_nan) = decode_scales(f, x, &mut sa, &mut sb);
+        if scale_nan {
+            return self.out.encode(&f.d, Value::Nan);
+        }
+        match scan_specials(a, b, c) {
+            Special::Finite => {}
+            Special::Nan => return self.out.encode(&f.d, Value::Nan),
+            Special::Inf { neg } => return self.out.encode(&f.d, Value::Inf { neg }),
+        }
+        let sf = f.scale.map(|(s, _)| s).unwrap_or(crate::format::UE8M0);
+        let mut terms = [Term::ZERO; MAX_BLOCK + 1];
+        let mut groups = 0;
+        for g0 in (0..n).step_by(self.g) {
+            let g1 = (g0 + self.g).min(n);
+            // Exact group sum on the grid of the smallest product quantum.
+            let mut prods = [Term::ZERO; MAX_BLOCK];
+            let mut lsb = i32::MAX;
+            let mut all_zero = true;
+            for k in g0..g1 {
+                let p = Term::product(a[k], &f.a, b[k], &f.b, self.e_zero);
+                if p.sig != 0 {
+                    lsb = lsb.min(p.lsb);
+                    all_zero = false;
+                }
+                prods[k - g0] = p;
+            }
+            let (s_a, s_b) = if per == usize::MAX {
+                (Value::Finite { neg: false, sig: 1, exp: 0 }, Value::Finite { neg: false, sig: 1, exp: 0 })
+            } else {
+                (sa[g0 / per], sb[g0 / per])
+            };
+            let scale = match (s_a, s_b) {
+                (Value::Finite { sig: ga, exp: xa, .. }, Value::Finite { sig: gb, exp: xb, .. }) => {
+                    Some((ga * gb, xa + xb, xa + xb + 2 * sf.man_bits as i32))
+                }
+                _ => None,
+            };
+            let term = match scale {
+                Some((sig, lsb_s, e_s)) if !all_zero => {
+                    let mut sum: i128 = 0;
+                    for p in &prods[..g1 - g0] {
+                        if p.sig != 0 {
+                            let m = (p.sig as i128) << (p.lsb - lsb);
+                            sum += if p.neg { -m } else { m };
+                        }
+                    }
+                    let mag = sum.unsigned_abs() as u64;
+                    Term { neg: sum < 0, sig: mag * sig, lsb: lsb + lsb_s, e: e_s }
+                }
+                // All products zero, or a zero scale: the group is a zero term at e_zero.
+                _ => Term { neg: false, sig: 0, lsb: self.e_zero, e: self.e_zero },
+            };
+            terms[groups] = term;
+            groups += 1;
+        }
+        terms[groups] = Term::of_value(c, x.c_fmt, self.e_zero);
+        let (sum, _) = truncated_sum(&terms[..=groups], self.f);
+        // Every term's -0 is turned into +0 by the output conventions of these paths.
+        self.out.round_encode(&f.d, sum, false)
+    }
+}

@@ -1,0 +1,411 @@
+//! The NVIDIA instruction catalog: every `mma.sync`, `wgmma` and `tcgen05.mma` shape and type
+//! combination of each architecture, mapped to its arithmetic model and parameters.
+//!
+//! The tables below are data: one list of instruction families per architecture, each family a
+//! name pattern, its shapes and its operand types. [`params`] turns (architecture, operation,
+//! types) into the model parameters of models.md §3. mmasim 2.1.1's instruction lists are the
+//! minimum; the additions are marked where they are made and say what evidence fixed them.
+
+use crate::arch::Arch;
+use mma_core::format::{self, Format};
+use mma_core::gst_fdpa::GstFdpa;
+use mma_core::st_fdpa::StFdpa;
+use mma_core::{
+    fma::Fma, t_fdpa::TFdpa, DotUnit, Formats, Model, NanStyle, Output, OutputRounding,
+    RoundOpts, Rounding,
+};
+use std::fmt;
+
+/// The instruction class, named as mmasim names it and as case files give it in `"op"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Op {
+    Mma,
+    Wgmma,
+    Tcgen05Mma,
+    MmaBlockScale,
+    Tcgen05MmaBlockScale,
+}
+
+impl Op {
+    pub const ALL: [Op; 5] = [Op::Mma, Op::Wgmma, Op::Tcgen05Mma, Op::MmaBlockScale, Op::Tcgen05MmaBlockScale];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Mma => "MMA",
+            Op::Wgmma => "WGMMA",
+            Op::Tcgen05Mma => "TCGen05MMA",
+            Op::MmaBlockScale => "MMABlockScale",
+            Op::Tcgen05MmaBlockScale => "TCGen05MMABlockScale",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Op> {
+        Op::ALL.into_iter().find(|o| o.name().eq_ignore_ascii_case(s))
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How A and B elements sit in the bytes of a case file or register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// One element per storage word of its format.
+    Plain,
+    /// `kind::f8f6f4`: one element per byte, fp6 in bits 5:0 and fp4 in bits 5:2.
+    Byte,
+    /// `kind::mxf4`, `kind::mxf4nvf4`: two fp4 per byte, element 2i in the high nibble.
+    PackedFp4,
+}
+
+/// One instruction of the catalog.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instruction {
+    pub arch: Arch,
+    pub op: Op,
+    /// mmasim's `shape_and_type` string, e.g. `m16n8k16.f32.bf16.bf16.f32`.
+    pub name: String,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub layout: Layout,
+    pub unit: DotUnit,
+    /// Where the arithmetic comes from when mmasim does not list the instruction.
+    pub note: Option<&'static str>,
+}
+
+impl Instruction {
+    /// The PTX spelling users write for this instruction.
+    pub fn ptx(&self) -> String {
+        let f = &self.unit.formats;
+        match self.op {
+            Op::Mma => {
+                let rest = self.name.split_once('.').map_or("", |(_, r)| r);
+                let shape = self.name.split('.').next().unwrap_or("");
+                match rest.strip_prefix("kind::f8f6f4.") {
+                    Some(types) => format!("mma.sync.aligned.{shape}.row.col.kind::f8f6f4.{types}"),
+                    None => format!("mma.sync.aligned.{shape}.row.col.{rest}"),
+                }
+            }
+            Op::MmaBlockScale => {
+                let parts: Vec<&str> = self.name.split('.').collect();
+                let per = f.scale.map_or(32, |(_, p)| p);
+                let vec = self.k / per;
+                format!(
+                    "mma.sync.aligned.{}.row.col.{}.block_scale.scale_vec::{}X.{}",
+                    parts[0],
+                    parts[1],
+                    vec,
+                    parts[3..].join(".")
+                )
+            }
+            Op::Wgmma => format!("wgmma.mma_async.sync.aligned.{}", self.name),
+            Op::Tcgen05Mma | Op::Tcgen05MmaBlockScale => {
+                let kind = self.name.split('.').find(|p| p.starts_with("kind::")).unwrap_or("");
+                let scale = if self.op == Op::Tcgen05MmaBlockScale {
+                    let per = f.scale.map_or(32, |(_, p)| p);
+                    format!(".block_scale.scale_vec::{}X", self.k / per)
+                } else {
+                    String::new()
+                };
+                format!("tcgen05.mma.cta_group::1.{kind}{scale}")
+            }
+        }
+    }
+
+    /// The model's parameters in words, for `mma list`.
+    pub fn describe_model(&self) -> String {
+        describe_unit(&self.unit)
+    }
+}
+
+/// A one-line description of a unit's model and parameters.
+pub fn describe_unit(u: &DotUnit) -> String {
+    let rho = |o: &Output| {
+        format!("{}-{}", o.rho.mode.short_name().to_uppercase(), o.rho.fmt.name.to_uppercase())
+    };
+    match &u.model {
+        Model::TFdpa(t) => format!("T-FDPA F={} L_max={} e_zero={} rho={}", t.f, u.block, t.e_zero, rho(&t.out)),
+        Model::StFdpa(t) => format!("ST-FDPA F={} L_max={} e_zero={} rho={}", t.f, u.block, t.e_zero, rho(&t.out)),
+        Model::GstFdpa(t) => {
+            format!("GST-FDPA G={} F={} L_max={} e_zero={} rho={}", t.g, t.f, u.block, t.e_zero, rho(&t.out))
+        }
+        Model::Fma(m) => format!("FMA sequential, {}", m.mode.short_name().to_uppercase()),
+        other => other.name().to_string(),
+    }
+}
+
+fn fmt_of(name: &str) -> Format {
+    format::by_name(name).unwrap_or_else(|| panic!("catalog table names unknown format {name}"))
+}
+
+/// The NVIDIA output conventions: canonical NaN 0x7FFFFFFF/0x7FFF, -0 returned as +0, Inf on
+/// overflow also when truncating (models.md §3).
+fn nv_output(fmt: Format, mode: Rounding) -> Output {
+    Output {
+        rho: OutputRounding { fmt, mode, opts: RoundOpts::INF_ON_OVERFLOW },
+        nan: NanStyle::AllOnes,
+        neg_zero_to_pos: true,
+    }
+}
+
+/// Storage bits one element of `fmt` takes in A when counting `L_max` bytes.
+fn element_bits(fmt: &Format, layout: Layout) -> usize {
+    match layout {
+        Layout::PackedFp4 => 4,
+        Layout::Byte => 8,
+        Layout::Plain => fmt.storage_bits as usize,
+    }
+}
+
+/// Which fused-adder variant an instruction uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// The architecture's standard T-FDPA.
+    Standard,
+    /// Ada `mma` and Hopper `mma`/`wgmma` with e4m3/e5m2: F = 13, RZ to E8M13 for fp32 output.
+    Fp8Narrow,
+    /// Block-scaled fp8/fp6/fp4 (`mxf8f6f4`): ST-FDPA.
+    Scaled,
+    /// Block-scaled fp4 with group sums (`mxf4`, `mxf4nvf4`): GST-FDPA.
+    GroupScaled,
+    /// fp64: a chain of FMAs.
+    Fma,
+}
+
+/// Builds the unit of an instruction from the architecture's parameters.
+fn unit(arch: Arch, path: Path, layout: Layout, types: [&str; 4], scale: Option<(&str, usize)>) -> DotUnit {
+    let [d, a, b, c] = types.map(fmt_of);
+    let formats = Formats { a, b, c, d, scale: scale.map(|(s, per)| (fmt_of(s), per)) };
+    let block = arch.block_bytes() * 8 / element_bits(&a, layout);
+    let (ez32, ez16) = arch.e_zero();
+    let f16_out = d == format::FP16;
+    let e_zero = if f16_out { ez16 } else { ez32 };
+    let out = |narrow: bool| {
+        if f16_out {
+            nv_output(format::FP16, Rounding::NearestEven)
+        } else if narrow {
+            nv_output(format::E8M13, Rounding::TowardZero)
+        } else {
+            nv_output(format::FP32, Rounding::TowardZero)
+        }
+    };
+    let model = match path {
+        Path::Standard => Model::TFdpa(TFdpa { f: arch.f(), e_zero, out: out(false) }),
+        Path::Fp8Narrow => Model::TFdpa(TFdpa { f: 13, e_zero, out: out(true) }),
+        Path::Scaled => Model::StFdpa(StFdpa { f: arch.f(), e_zero, out: out(false) }),
+        Path::GroupScaled => Model::GstFdpa(GstFdpa { g: 16, f: 35, e_zero: -139, out: out(false) }),
+        Path::Fma => {
+            return DotUnit {
+                formats,
+                block: 1,
+                model: Model::Fma(Fma { mode: Rounding::NearestEven, nan: NanStyle::AllOnes }),
+            }
+        }
+    };
+    DotUnit { formats, block, model }
+}
+
+const FP8: [&str; 2] = ["e5m2", "e4m3"];
+const F8F6F4: [&str; 5] = ["e5m2", "e4m3", "e3m2", "e2m3", "e2m1"];
+
+fn shape_of(name: &str) -> (usize, usize, usize) {
+    let s = name.split('.').next().unwrap_or("");
+    let num = |from: char, to: char| -> usize {
+        let i = s.find(from).map_or(0, |i| i + 1);
+        let j = s[i..].find(to).map_or(s.len(), |j| i + j);
+        s[i..j].parse().unwrap_or(0)
+    };
+    (num('m', 'n'), num('n', 'k'), num('k', '.'))
+}
+
+struct Builder {
+    out: Vec<Instruction>,
+}
+
+impl Builder {
+    #[allow(clippy::too_many_arguments)]
+    fn push(&mut self, arch: Arch, op: Op, name: String, path: Path, layout: Layout, types: [&str; 4], scale: Option<(&str, usize)>, note: Option<&'static str>) {
+        let (m, n, k) = shape_of(&name);
+        let unit = unit(arch, path, layout, types, scale);
+        self.out.push(Instruction { arch, op, name, m, n, k, layout, unit, note });
+    }
+
+    /// `mma.sync` with the `.dtype.atype.btype.ctype` suffix.
+    fn mma(&mut self, arch: Arch, shape: &str, types: [&str; 4], path: Path, note: Option<&'static str>) {
+        let name = format!("{shape}.{}", types.join("."));
+        self.push(arch, Op::Mma, name, path, Layout::Plain, types, None, note);
+    }
+
+    /// sm_70: the Volta shape m8n8k4 (Turing runs it with Volta's parameters).
+    fn sm70(&mut self, arch: Arch) {
+        for t in [["f32", "f16", "f16", "f32"], ["f32", "f16", "f16", "f16"], ["f16", "f16", "f16", "f16"]] {
+            self.mma(arch, "m8n8k4", t, Path::Standard, None);
+        }
+    }
+
+    fn sm75(&mut self, arch: Arch) {
+        self.mma(arch, "m16n8k8", ["f32", "f16", "f16", "f32"], Path::Standard, None);
+        self.mma(arch, "m16n8k8", ["f16", "f16", "f16", "f16"], Path::Standard, None);
+    }
+
+    fn sm80(&mut self, arch: Arch) {
+        self.mma(arch, "m8n8k4", ["f64", "f64", "f64", "f64"], Path::Fma, None);
+        self.mma(arch, "m16n8k8", ["f32", "tf32", "tf32", "f32"], Path::Standard, None);
+        self.mma(arch, "m16n8k4", ["f32", "tf32", "tf32", "f32"], Path::Standard, None);
+        self.mma(arch, "m16n8k16", ["f32", "f16", "f16", "f32"], Path::Standard, None);
+        self.mma(arch, "m16n8k16", ["f16", "f16", "f16", "f16"], Path::Standard, None);
+        self.mma(arch, "m16n8k16", ["f32", "bf16", "bf16", "f32"], Path::Standard, None);
+        self.mma(arch, "m16n8k8", ["f32", "bf16", "bf16", "f32"], Path::Standard, None);
+    }
+
+    /// sm_89 fp8 `mma.sync` shapes, k32 and k16, both accumulators.
+    fn sm89(&mut self, arch: Arch, path: Path, note: Option<&'static str>) {
+        for k in ["m16n8k32", "m16n8k16"] {
+            for d in ["f32", "f16"] {
+                for a in FP8 {
+                    for b in FP8 {
+                        self.mma(arch, k, [d, a, b, d], path, note);
+                    }
+                }
+            }
+        }
+    }
+
+    fn sm90(&mut self, arch: Arch) {
+        for shape in ["m16n8k16", "m16n8k8", "m16n8k4"] {
+            self.mma(arch, shape, ["f64", "f64", "f64", "f64"], Path::Fma, None);
+        }
+    }
+
+    fn sm120(&mut self, arch: Arch) {
+        for d in ["f32", "f16"] {
+            for a in F8F6F4 {
+                for b in F8F6F4 {
+                    let name = format!("m16n8k32.kind::f8f6f4.{d}.{a}.{b}.{d}");
+                    self.push(arch, Op::Mma, name, Path::Standard, Layout::Byte, [d, a, b, d], None, None);
+                }
+            }
+        }
+        for a in F8F6F4 {
+            for b in F8F6F4 {
+                let name = format!("m16n8k32.kind::mxf8f6f4.block32.f32.{a}.{b}.f32.ue8m0");
+                let t = ["f32", a, b, "f32"];
+                self.push(arch, Op::MmaBlockScale, name, Path::Scaled, Layout::Byte, t, Some(("ue8m0", 32)), None);
+            }
+        }
+        for (kind, block, scale) in [("mxf4", 32, "ue8m0"), ("mxf4nvf4", 32, "ue8m0"), ("mxf4nvf4", 16, "ue8m0"), ("mxf4nvf4", 16, "ue4m3")] {
+            let name = format!("m16n8k64.kind::{kind}.block{block}.f32.e2m1.e2m1.f32.{scale}");
+            let t = ["f32", "e2m1", "e2m1", "f32"];
+            self.push(arch, Op::MmaBlockScale, name, Path::GroupScaled, Layout::PackedFp4, t, Some((scale, block)), None);
+        }
+    }
+
+    fn wgmma(&mut self) {
+        let arch = Arch::Hopper;
+        for n in (8..=256).step_by(8) {
+            let mut w = |k: usize, d: &str, a: &str, b: &str, path: Path| {
+                let name = format!("m64n{n}k{k}.{d}.{a}.{b}");
+                self.push(arch, Op::Wgmma, name, path, Layout::Plain, [d, a, b, d], None, None);
+            };
+            w(8, "f32", "tf32", "tf32", Path::Standard);
+            w(16, "f32", "f16", "f16", Path::Standard);
+            w(16, "f16", "f16", "f16", Path::Standard);
+            w(16, "f32", "bf16", "bf16", Path::Standard);
+            for d in ["f32", "f16"] {
+                for a in FP8 {
+                    for b in FP8 {
+                        w(32, d, a, b, Path::Fp8Narrow);
+                    }
+                }
+            }
+        }
+    }
+
+    fn tcgen05(&mut self) {
+        let arch = Arch::Blackwell;
+        for m in [64, 128] {
+            for n in (8..=256).step_by(8) {
+                let mut t = |k: usize, kind: &str, d: &str, a: &str, b: &str, layout: Layout| {
+                    let name = format!("m{m}n{n}k{k}.kind::{kind}.{d}.{a}.{b}");
+                    self.push(arch, Op::Tcgen05Mma, name, Path::Standard, layout, [d, a, b, d], None, None);
+                };
+                t(8, "tf32", "f32", "tf32", "tf32", Layout::Plain);
+                t(16, "f16", "f16", "f16", "f16", Layout::Plain);
+                t(16, "f16", "f32", "f16", "f16", Layout::Plain);
+                t(16, "f16", "f32", "bf16", "bf16", Layout::Plain);
+                for d in ["f32", "f16"] {
+                    for a in F8F6F4 {
+                        for b in F8F6F4 {
+                            t(32, "f8f6f4", d, a, b, Layout::Byte);
+                        }
+                    }
+                }
+            }
+        }
+        for n in (8..=256).step_by(8) {
+            for a in F8F6F4 {
+                for b in F8F6F4 {
+                    let name = format!("m128n{n}k32.kind::mxf8f6f4.block32.f32.{a}.{b}.ue8m0");
+                    let t = ["f32", a, b, "f32"];
+                    self.push(arch, Op::Tcgen05MmaBlockScale, name, Path::Scaled, Layout::Byte, t, Some(("ue8m0", 32)), None);
+                }
+            }
+            for (kind, block, scale) in [("mxf4", 32, "ue8m0"), ("mxf4nvf4", 32, "ue8m0"), ("mxf4nvf4", 16, "ue8m0"), ("mxf4nvf4", 16, "ue4m3")] {
+                let name = format!("m128n{n}k64.kind::{kind}.block{block}.f32.e2m1.e2m1.{scale}");
+                let t = ["f32", "e2m1", "e2m1", "f32"];
+                self.push(arch, Op::Tcgen05MmaBlockScale, name, Path::GroupScaled, Layout::PackedFp4, t, Some((scale, block)), None);
+            }
+        }
+    }
+}
+
+/// `mma.sync` e4m3/e5m2 on Hopper is not in mmasim; the H100 records of `shared/hw` (fp32
+/// output) match the `wgmma` fp8 path.
+const HOPPER_FP8_MMA: &str = "not in mmasim: H100 hardware records (fp32 output) match the wgmma fp8 path";
+
+/// Builds the whole catalog, architecture by architecture.
+pub(crate) fn build() -> Vec<Instruction> {
+    let mut b = Builder { out: Vec::new() };
+    b.sm70(Arch::Volta);
+
+    b.sm75(Arch::Turing);
+    // Turing runs the Volta shape with Volta's datapath (models.md §3).
+    let start = b.out.len();
+    b.sm70(Arch::Turing);
+    for i in &mut b.out[start..] {
+        i.unit = unit(Arch::Volta, Path::Standard, Layout::Plain, types_of(&i.unit), None);
+    }
+
+    b.sm80(Arch::Ampere);
+    b.sm75(Arch::Ampere);
+
+    b.sm89(Arch::AdaLovelace, Path::Fp8Narrow, None);
+    b.sm80(Arch::AdaLovelace);
+    b.sm75(Arch::AdaLovelace);
+
+    b.sm90(Arch::Hopper);
+    b.sm80(Arch::Hopper);
+    b.sm75(Arch::Hopper);
+    b.sm89(Arch::Hopper, Path::Fp8Narrow, Some(HOPPER_FP8_MMA));
+    b.wgmma();
+
+    b.sm80(Arch::Blackwell);
+    b.sm75(Arch::Blackwell);
+    crate::blackwell_fp8::push_mma_fp8(&mut b.out);
+    b.tcgen05();
+
+    b.sm120(Arch::RtxBlackwell);
+    b.sm89(Arch::RtxBlackwell, Path::Standard, None);
+    b.sm80(Arch::RtxBlackwell);
+    b.sm75(Arch::RtxBlackwell);
+    b.out
+}
+
+fn types_of(u: &DotUnit) -> [&'static str; 4] {
+    let f = &u.formats;
+    [f.d.name, f.a.name, f.b.name, f.c.name]
+}

@@ -1,0 +1,32 @@
+//! Every record of `../shared/hw` must be reproduced bit for bit.
+
+use mma_nvidia::hw::{check_set, load_dir};
+use std::path::PathBuf;
+
+fn hw_root() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/hw");
+    p.is_dir().then_some(p)
+}
+
+#[test]
+fn every_hardware_record_matches() {
+    let Some(root) = hw_root() else {
+        eprintln!("SKIPPED: ../shared/hw is absent; hardware records not checked");
+        return;
+    };
+    let (sets, errors) = load_dir(&root);
+    assert!(errors.is_empty(), "record folders failed to load: {errors:#?}");
+    assert!(sets.len() >= 30, "expected at least 30 record sets, found {}", sets.len());
+    let mut bad = Vec::new();
+    let mut total = 0;
+    for s in &sets {
+        let r = check_set(s);
+        total += r.passed + r.failures.len();
+        println!("{:5} {:5} -> {:5}: {} passed, {} failed", s.gpu, s.input.name, s.output.name, r.passed, r.failures.len());
+        if !r.failures.is_empty() {
+            bad.push(format!("{} {} -> {}: {} failed, first {:?}", s.gpu, s.input.name, s.output.name, r.failures.len(), &r.failures[..r.failures.len().min(3)]));
+        }
+    }
+    assert_eq!(total, 30 * 2500);
+    assert!(bad.is_empty(), "mismatches:\n{}", bad.join("\n"));
+}
