@@ -62,14 +62,30 @@ impl BlockModel for GstFdpa {
                 prods[k - g0] = p;
             }
             let (s_a, s_b) = if per == usize::MAX {
-                (Value::Finite { neg: false, sig: 1, exp: 0 }, Value::Finite { neg: false, sig: 1, exp: 0 })
+                (
+                    Value::Finite {
+                        neg: false,
+                        sig: 1,
+                        exp: 0,
+                    },
+                    Value::Finite {
+                        neg: false,
+                        sig: 1,
+                        exp: 0,
+                    },
+                )
             } else {
                 (sa[g0 / per], sb[g0 / per])
             };
             let scale = match (s_a, s_b) {
-                (Value::Finite { sig: ga, exp: xa, .. }, Value::Finite { sig: gb, exp: xb, .. }) => {
-                    Some((ga * gb, xa + xb, xa + xb + 2 * sf.man_bits as i32))
-                }
+                (
+                    Value::Finite {
+                        sig: ga, exp: xa, ..
+                    },
+                    Value::Finite {
+                        sig: gb, exp: xb, ..
+                    },
+                ) => Some((ga * gb, xa + xb, xa + xb + 2 * sf.man_bits as i32)),
                 _ => None,
             };
             let term = match scale {
@@ -82,10 +98,20 @@ impl BlockModel for GstFdpa {
                         }
                     }
                     let mag = sum.unsigned_abs() as u64;
-                    Term { neg: sum < 0, sig: mag * sig, lsb: lsb + lsb_s, e: e_s }
+                    Term {
+                        neg: sum < 0,
+                        sig: mag * sig,
+                        lsb: lsb + lsb_s,
+                        e: e_s,
+                    }
                 }
                 // All products zero, or a zero scale: the group is a zero term at e_zero.
-                _ => Term { neg: false, sig: 0, lsb: self.e_zero, e: self.e_zero },
+                _ => Term {
+                    neg: false,
+                    sig: 0,
+                    lsb: self.e_zero,
+                    e: self.e_zero,
+                },
             };
             terms[groups] = term;
             groups += 1;

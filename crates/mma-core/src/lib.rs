@@ -14,6 +14,7 @@ pub mod format;
 pub mod gst_fdpa;
 pub mod model;
 pub mod round;
+pub mod sliced_fdpa;
 pub mod st_fdpa;
 pub mod t_fdpa;
 pub mod term;

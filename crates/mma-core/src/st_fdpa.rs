@@ -23,14 +23,19 @@ pub struct StFdpa {
 #[inline]
 pub(crate) fn scale_term(t: Term, sa: Value, sb: Value, sf: &crate::format::Format) -> Term {
     match (sa, sb) {
-        (Value::Finite { sig: ga, exp: xa, .. }, Value::Finite { sig: gb, exp: xb, .. }) if t.sig != 0 => {
-            Term {
-                neg: t.neg,
-                sig: t.sig * ga * gb,
-                lsb: t.lsb + xa + xb,
-                e: t.e + xa + xb + 2 * sf.man_bits as i32,
-            }
-        }
+        (
+            Value::Finite {
+                sig: ga, exp: xa, ..
+            },
+            Value::Finite {
+                sig: gb, exp: xb, ..
+            },
+        ) if t.sig != 0 => Term {
+            neg: t.neg,
+            sig: t.sig * ga * gb,
+            lsb: t.lsb + xa + xb,
+            e: t.e + xa + xb + 2 * sf.man_bits as i32,
+        },
         _ => t,
     }
 }
@@ -38,7 +43,12 @@ pub(crate) fn scale_term(t: Term, sa: Value, sb: Value, sf: &crate::format::Form
 /// Scale values of the block, with the verdict that a NaN scale forces (the scale formats have no
 /// Inf, and a zero ue4m3 scale zeroes its products).
 #[inline]
-pub(crate) fn decode_scales(f: &Formats, x: &BlockIn<'_>, sa: &mut [Value; MAX_BLOCK], sb: &mut [Value; MAX_BLOCK]) -> (usize, bool) {
+pub(crate) fn decode_scales(
+    f: &Formats,
+    x: &BlockIn<'_>,
+    sa: &mut [Value; MAX_BLOCK],
+    sb: &mut [Value; MAX_BLOCK],
+) -> (usize, bool) {
     let Some((sf, per)) = f.scale else {
         return (usize::MAX, false);
     };
@@ -74,7 +84,11 @@ impl BlockModel for StFdpa {
         let mut terms = [Term::ZERO; MAX_BLOCK + 1];
         for k in 0..n {
             let t = Term::product(a[k], &f.a, b[k], &f.b, self.e_zero);
-            terms[k] = if per == usize::MAX { t } else { scale_term(t, sa[k / per], sb[k / per], &sf) };
+            terms[k] = if per == usize::MAX {
+                t
+            } else {
+                scale_term(t, sa[k / per], sb[k / per], &sf)
+            };
         }
         terms[n] = Term::of_value(c, x.c_fmt, self.e_zero);
         let (sum, zero_neg) = truncated_sum(&terms[..=n], self.f);

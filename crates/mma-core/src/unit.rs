@@ -4,8 +4,9 @@
 use crate::e_fdpa::EFdpa;
 use crate::fma::Fma;
 use crate::format::Format;
-use crate::model::{BlockIn, BlockModel, Formats};
 use crate::gst_fdpa::GstFdpa;
+use crate::model::{BlockIn, BlockModel, Formats};
+use crate::sliced_fdpa::SlicedFdpa;
 use crate::st_fdpa::StFdpa;
 use crate::t_fdpa::TFdpa;
 
@@ -17,6 +18,7 @@ pub enum Model {
     TFdpa(TFdpa),
     StFdpa(StFdpa),
     GstFdpa(GstFdpa),
+    SlicedFdpa(SlicedFdpa),
 }
 
 impl Model {
@@ -28,6 +30,7 @@ impl Model {
             Model::TFdpa(_) => "T-FDPA",
             Model::StFdpa(_) => "ST-FDPA",
             Model::GstFdpa(_) => "GST-FDPA",
+            Model::SlicedFdpa(_) => "Sliced-FDPA",
         }
     }
 }
@@ -41,6 +44,7 @@ impl BlockModel for Model {
             Model::TFdpa(m) => m.block(f, x),
             Model::StFdpa(m) => m.block(f, x),
             Model::GstFdpa(m) => m.block(f, x),
+            Model::SlicedFdpa(m) => m.block(f, x),
         }
     }
 }

@@ -132,7 +132,10 @@ const NAMES: &[(&str, Arch)] = &[
 ];
 
 fn squash(s: &str) -> String {
-    s.chars().filter(|c| c.is_ascii_alphanumeric()).map(|c| c.to_ascii_lowercase()).collect()
+    s.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
 }
 
 /// Looks an architecture up by architecture name, PTX target or GPU product name

@@ -11,8 +11,8 @@ use mma_core::format::{self, Format};
 use mma_core::gst_fdpa::GstFdpa;
 use mma_core::st_fdpa::StFdpa;
 use mma_core::{
-    fma::Fma, t_fdpa::TFdpa, DotUnit, Formats, Model, NanStyle, Output, OutputRounding,
-    RoundOpts, Rounding,
+    fma::Fma, t_fdpa::TFdpa, DotUnit, Formats, Model, NanStyle, Output, OutputRounding, RoundOpts,
+    Rounding,
 };
 use std::fmt;
 
@@ -27,7 +27,13 @@ pub enum Op {
 }
 
 impl Op {
-    pub const ALL: [Op; 5] = [Op::Mma, Op::Wgmma, Op::Tcgen05Mma, Op::MmaBlockScale, Op::Tcgen05MmaBlockScale];
+    pub const ALL: [Op; 5] = [
+        Op::Mma,
+        Op::Wgmma,
+        Op::Tcgen05Mma,
+        Op::MmaBlockScale,
+        Op::Tcgen05MmaBlockScale,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -40,7 +46,9 @@ impl Op {
     }
 
     pub fn parse(s: &str) -> Option<Op> {
-        Op::ALL.into_iter().find(|o| o.name().eq_ignore_ascii_case(s))
+        Op::ALL
+            .into_iter()
+            .find(|o| o.name().eq_ignore_ascii_case(s))
     }
 }
 
@@ -104,7 +112,11 @@ impl Instruction {
             }
             Op::Wgmma => format!("wgmma.mma_async.sync.aligned.{}", self.name),
             Op::Tcgen05Mma | Op::Tcgen05MmaBlockScale => {
-                let kind = self.name.split('.').find(|p| p.starts_with("kind::")).unwrap_or("");
+                let kind = self
+                    .name
+                    .split('.')
+                    .find(|p| p.starts_with("kind::"))
+                    .unwrap_or("");
                 let scale = if self.op == Op::Tcgen05MmaBlockScale {
                     let per = f.scale.map_or(32, |(_, p)| p);
                     format!(".block_scale.scale_vec::{}X", self.k / per)
@@ -125,15 +137,55 @@ impl Instruction {
 /// A one-line description of a unit's model and parameters.
 pub fn describe_unit(u: &DotUnit) -> String {
     let rho = |o: &Output| {
-        format!("{}-{}", o.rho.mode.short_name().to_uppercase(), o.rho.fmt.name.to_uppercase())
+        let f = match o.rho.fmt.name {
+            "f32" => "FP32",
+            "f16" => "FP16",
+            other => {
+                return format!(
+                    "{}-{}",
+                    o.rho.mode.short_name().to_uppercase(),
+                    other.to_uppercase()
+                )
+            }
+        };
+        format!("{}-{f}", o.rho.mode.short_name().to_uppercase())
     };
     match &u.model {
-        Model::TFdpa(t) => format!("T-FDPA F={} L_max={} e_zero={} rho={}", t.f, u.block, t.e_zero, rho(&t.out)),
-        Model::StFdpa(t) => format!("ST-FDPA F={} L_max={} e_zero={} rho={}", t.f, u.block, t.e_zero, rho(&t.out)),
+        Model::TFdpa(t) => format!(
+            "T-FDPA F={} L_max={} e_zero={} rho={}",
+            t.f,
+            u.block,
+            t.e_zero,
+            rho(&t.out)
+        ),
+        Model::StFdpa(t) => format!(
+            "ST-FDPA F={} L_max={} e_zero={} rho={}",
+            t.f,
+            u.block,
+            t.e_zero,
+            rho(&t.out)
+        ),
         Model::GstFdpa(t) => {
-            format!("GST-FDPA G={} F={} L_max={} e_zero={} rho={}", t.g, t.f, u.block, t.e_zero, rho(&t.out))
+            format!(
+                "GST-FDPA G={} F={} L_max={} e_zero={} rho={}",
+                t.g,
+                t.f,
+                u.block,
+                t.e_zero,
+                rho(&t.out)
+            )
         }
         Model::Fma(m) => format!("FMA sequential, {}", m.mode.short_name().to_uppercase()),
+        Model::EFdpa(e) => format!("E-FDPA L_max={} rho={}", u.block, rho(&e.out)),
+        Model::SlicedFdpa(s) => format!(
+            "Sliced-FDPA passes={} group={} F={} e_zero={} rho={}, C added last",
+            s.passes,
+            s.group,
+            s.pass.f,
+            s.pass.e_zero,
+            rho(&s.pass.out)
+        ),
+        #[allow(unreachable_patterns)]
         other => other.name().to_string(),
     }
 }
@@ -146,7 +198,11 @@ fn fmt_of(name: &str) -> Format {
 /// overflow also when truncating (models.md §3).
 fn nv_output(fmt: Format, mode: Rounding) -> Output {
     Output {
-        rho: OutputRounding { fmt, mode, opts: RoundOpts::INF_ON_OVERFLOW },
+        rho: OutputRounding {
+            fmt,
+            mode,
+            opts: RoundOpts::INF_ON_OVERFLOW,
+        },
         nan: NanStyle::AllOnes,
         neg_zero_to_pos: true,
     }
@@ -177,9 +233,21 @@ enum Path {
 }
 
 /// Builds the unit of an instruction from the architecture's parameters.
-fn unit(arch: Arch, path: Path, layout: Layout, types: [&str; 4], scale: Option<(&str, usize)>) -> DotUnit {
+fn unit(
+    arch: Arch,
+    path: Path,
+    layout: Layout,
+    types: [&str; 4],
+    scale: Option<(&str, usize)>,
+) -> DotUnit {
     let [d, a, b, c] = types.map(fmt_of);
-    let formats = Formats { a, b, c, d, scale: scale.map(|(s, per)| (fmt_of(s), per)) };
+    let formats = Formats {
+        a,
+        b,
+        c,
+        d,
+        scale: scale.map(|(s, per)| (fmt_of(s), per)),
+    };
     let block = arch.block_bytes() * 8 / element_bits(&a, layout);
     let (ez32, ez16) = arch.e_zero();
     let f16_out = d == format::FP16;
@@ -194,19 +262,43 @@ fn unit(arch: Arch, path: Path, layout: Layout, types: [&str; 4], scale: Option<
         }
     };
     let model = match path {
-        Path::Standard => Model::TFdpa(TFdpa { f: arch.f(), e_zero, out: out(false) }),
-        Path::Fp8Narrow => Model::TFdpa(TFdpa { f: 13, e_zero, out: out(true) }),
-        Path::Scaled => Model::StFdpa(StFdpa { f: arch.f(), e_zero, out: out(false) }),
-        Path::GroupScaled => Model::GstFdpa(GstFdpa { g: 16, f: 35, e_zero: -139, out: out(false) }),
+        Path::Standard => Model::TFdpa(TFdpa {
+            f: arch.f(),
+            e_zero,
+            out: out(false),
+        }),
+        Path::Fp8Narrow => Model::TFdpa(TFdpa {
+            f: 13,
+            e_zero,
+            out: out(true),
+        }),
+        Path::Scaled => Model::StFdpa(StFdpa {
+            f: arch.f(),
+            e_zero,
+            out: out(false),
+        }),
+        Path::GroupScaled => Model::GstFdpa(GstFdpa {
+            g: 16,
+            f: 35,
+            e_zero: -139,
+            out: out(false),
+        }),
         Path::Fma => {
             return DotUnit {
                 formats,
                 block: 1,
-                model: Model::Fma(Fma { mode: Rounding::NearestEven, nan: NanStyle::AllOnes }),
+                model: Model::Fma(Fma {
+                    mode: Rounding::NearestEven,
+                    nan: NanStyle::AllOnes,
+                }),
             }
         }
     };
-    DotUnit { formats, block, model }
+    DotUnit {
+        formats,
+        block,
+        model,
+    }
 }
 
 const FP8: [&str; 2] = ["e5m2", "e4m3"];
@@ -228,38 +320,123 @@ struct Builder {
 
 impl Builder {
     #[allow(clippy::too_many_arguments)]
-    fn push(&mut self, arch: Arch, op: Op, name: String, path: Path, layout: Layout, types: [&str; 4], scale: Option<(&str, usize)>, note: Option<&'static str>) {
+    fn push(
+        &mut self,
+        arch: Arch,
+        op: Op,
+        name: String,
+        path: Path,
+        layout: Layout,
+        types: [&str; 4],
+        scale: Option<(&str, usize)>,
+        note: Option<&'static str>,
+    ) {
         let (m, n, k) = shape_of(&name);
         let unit = unit(arch, path, layout, types, scale);
-        self.out.push(Instruction { arch, op, name, m, n, k, layout, unit, note });
+        self.out.push(Instruction {
+            arch,
+            op,
+            name,
+            m,
+            n,
+            k,
+            layout,
+            unit,
+            note,
+        });
     }
 
     /// `mma.sync` with the `.dtype.atype.btype.ctype` suffix.
-    fn mma(&mut self, arch: Arch, shape: &str, types: [&str; 4], path: Path, note: Option<&'static str>) {
+    fn mma(
+        &mut self,
+        arch: Arch,
+        shape: &str,
+        types: [&str; 4],
+        path: Path,
+        note: Option<&'static str>,
+    ) {
         let name = format!("{shape}.{}", types.join("."));
         self.push(arch, Op::Mma, name, path, Layout::Plain, types, None, note);
     }
 
     /// sm_70: the Volta shape m8n8k4 (Turing runs it with Volta's parameters).
     fn sm70(&mut self, arch: Arch) {
-        for t in [["f32", "f16", "f16", "f32"], ["f32", "f16", "f16", "f16"], ["f16", "f16", "f16", "f16"]] {
+        for t in [
+            ["f32", "f16", "f16", "f32"],
+            ["f32", "f16", "f16", "f16"],
+            ["f16", "f16", "f16", "f16"],
+        ] {
             self.mma(arch, "m8n8k4", t, Path::Standard, None);
         }
     }
 
     fn sm75(&mut self, arch: Arch) {
-        self.mma(arch, "m16n8k8", ["f32", "f16", "f16", "f32"], Path::Standard, None);
-        self.mma(arch, "m16n8k8", ["f16", "f16", "f16", "f16"], Path::Standard, None);
+        self.mma(
+            arch,
+            "m16n8k8",
+            ["f32", "f16", "f16", "f32"],
+            Path::Standard,
+            None,
+        );
+        self.mma(
+            arch,
+            "m16n8k8",
+            ["f16", "f16", "f16", "f16"],
+            Path::Standard,
+            None,
+        );
     }
 
     fn sm80(&mut self, arch: Arch) {
-        self.mma(arch, "m8n8k4", ["f64", "f64", "f64", "f64"], Path::Fma, None);
-        self.mma(arch, "m16n8k8", ["f32", "tf32", "tf32", "f32"], Path::Standard, None);
-        self.mma(arch, "m16n8k4", ["f32", "tf32", "tf32", "f32"], Path::Standard, None);
-        self.mma(arch, "m16n8k16", ["f32", "f16", "f16", "f32"], Path::Standard, None);
-        self.mma(arch, "m16n8k16", ["f16", "f16", "f16", "f16"], Path::Standard, None);
-        self.mma(arch, "m16n8k16", ["f32", "bf16", "bf16", "f32"], Path::Standard, None);
-        self.mma(arch, "m16n8k8", ["f32", "bf16", "bf16", "f32"], Path::Standard, None);
+        self.mma(
+            arch,
+            "m8n8k4",
+            ["f64", "f64", "f64", "f64"],
+            Path::Fma,
+            None,
+        );
+        self.mma(
+            arch,
+            "m16n8k8",
+            ["f32", "tf32", "tf32", "f32"],
+            Path::Standard,
+            None,
+        );
+        self.mma(
+            arch,
+            "m16n8k4",
+            ["f32", "tf32", "tf32", "f32"],
+            Path::Standard,
+            None,
+        );
+        self.mma(
+            arch,
+            "m16n8k16",
+            ["f32", "f16", "f16", "f32"],
+            Path::Standard,
+            None,
+        );
+        self.mma(
+            arch,
+            "m16n8k16",
+            ["f16", "f16", "f16", "f16"],
+            Path::Standard,
+            None,
+        );
+        self.mma(
+            arch,
+            "m16n8k16",
+            ["f32", "bf16", "bf16", "f32"],
+            Path::Standard,
+            None,
+        );
+        self.mma(
+            arch,
+            "m16n8k8",
+            ["f32", "bf16", "bf16", "f32"],
+            Path::Standard,
+            None,
+        );
     }
 
     /// sm_89 fp8 `mma.sync` shapes, k32 and k16, both accumulators.
@@ -286,7 +463,16 @@ impl Builder {
             for a in F8F6F4 {
                 for b in F8F6F4 {
                     let name = format!("m16n8k32.kind::f8f6f4.{d}.{a}.{b}.{d}");
-                    self.push(arch, Op::Mma, name, Path::Standard, Layout::Byte, [d, a, b, d], None, None);
+                    self.push(
+                        arch,
+                        Op::Mma,
+                        name,
+                        Path::Standard,
+                        Layout::Byte,
+                        [d, a, b, d],
+                        None,
+                        None,
+                    );
                 }
             }
         }
@@ -294,13 +480,36 @@ impl Builder {
             for b in F8F6F4 {
                 let name = format!("m16n8k32.kind::mxf8f6f4.block32.f32.{a}.{b}.f32.ue8m0");
                 let t = ["f32", a, b, "f32"];
-                self.push(arch, Op::MmaBlockScale, name, Path::Scaled, Layout::Byte, t, Some(("ue8m0", 32)), None);
+                self.push(
+                    arch,
+                    Op::MmaBlockScale,
+                    name,
+                    Path::Scaled,
+                    Layout::Byte,
+                    t,
+                    Some(("ue8m0", 32)),
+                    None,
+                );
             }
         }
-        for (kind, block, scale) in [("mxf4", 32, "ue8m0"), ("mxf4nvf4", 32, "ue8m0"), ("mxf4nvf4", 16, "ue8m0"), ("mxf4nvf4", 16, "ue4m3")] {
+        for (kind, block, scale) in [
+            ("mxf4", 32, "ue8m0"),
+            ("mxf4nvf4", 32, "ue8m0"),
+            ("mxf4nvf4", 16, "ue8m0"),
+            ("mxf4nvf4", 16, "ue4m3"),
+        ] {
             let name = format!("m16n8k64.kind::{kind}.block{block}.f32.e2m1.e2m1.f32.{scale}");
             let t = ["f32", "e2m1", "e2m1", "f32"];
-            self.push(arch, Op::MmaBlockScale, name, Path::GroupScaled, Layout::PackedFp4, t, Some((scale, block)), None);
+            self.push(
+                arch,
+                Op::MmaBlockScale,
+                name,
+                Path::GroupScaled,
+                Layout::PackedFp4,
+                t,
+                Some((scale, block)),
+                None,
+            );
         }
     }
 
@@ -309,7 +518,16 @@ impl Builder {
         for n in (8..=256).step_by(8) {
             let mut w = |k: usize, d: &str, a: &str, b: &str, path: Path| {
                 let name = format!("m64n{n}k{k}.{d}.{a}.{b}");
-                self.push(arch, Op::Wgmma, name, path, Layout::Plain, [d, a, b, d], None, None);
+                self.push(
+                    arch,
+                    Op::Wgmma,
+                    name,
+                    path,
+                    Layout::Plain,
+                    [d, a, b, d],
+                    None,
+                    None,
+                );
             };
             w(8, "f32", "tf32", "tf32", Path::Standard);
             w(16, "f32", "f16", "f16", Path::Standard);
@@ -331,7 +549,16 @@ impl Builder {
             for n in (8..=256).step_by(8) {
                 let mut t = |k: usize, kind: &str, d: &str, a: &str, b: &str, layout: Layout| {
                     let name = format!("m{m}n{n}k{k}.kind::{kind}.{d}.{a}.{b}");
-                    self.push(arch, Op::Tcgen05Mma, name, Path::Standard, layout, [d, a, b, d], None, None);
+                    self.push(
+                        arch,
+                        Op::Tcgen05Mma,
+                        name,
+                        Path::Standard,
+                        layout,
+                        [d, a, b, d],
+                        None,
+                        None,
+                    );
                 };
                 t(8, "tf32", "f32", "tf32", "tf32", Layout::Plain);
                 t(16, "f16", "f16", "f16", "f16", Layout::Plain);
@@ -351,21 +578,40 @@ impl Builder {
                 for b in F8F6F4 {
                     let name = format!("m128n{n}k32.kind::mxf8f6f4.block32.f32.{a}.{b}.ue8m0");
                     let t = ["f32", a, b, "f32"];
-                    self.push(arch, Op::Tcgen05MmaBlockScale, name, Path::Scaled, Layout::Byte, t, Some(("ue8m0", 32)), None);
+                    self.push(
+                        arch,
+                        Op::Tcgen05MmaBlockScale,
+                        name,
+                        Path::Scaled,
+                        Layout::Byte,
+                        t,
+                        Some(("ue8m0", 32)),
+                        None,
+                    );
                 }
             }
-            for (kind, block, scale) in [("mxf4", 32, "ue8m0"), ("mxf4nvf4", 32, "ue8m0"), ("mxf4nvf4", 16, "ue8m0"), ("mxf4nvf4", 16, "ue4m3")] {
+            for (kind, block, scale) in [
+                ("mxf4", 32, "ue8m0"),
+                ("mxf4nvf4", 32, "ue8m0"),
+                ("mxf4nvf4", 16, "ue8m0"),
+                ("mxf4nvf4", 16, "ue4m3"),
+            ] {
                 let name = format!("m128n{n}k64.kind::{kind}.block{block}.f32.e2m1.e2m1.{scale}");
                 let t = ["f32", "e2m1", "e2m1", "f32"];
-                self.push(arch, Op::Tcgen05MmaBlockScale, name, Path::GroupScaled, Layout::PackedFp4, t, Some((scale, block)), None);
+                self.push(
+                    arch,
+                    Op::Tcgen05MmaBlockScale,
+                    name,
+                    Path::GroupScaled,
+                    Layout::PackedFp4,
+                    t,
+                    Some((scale, block)),
+                    None,
+                );
             }
         }
     }
 }
-
-/// `mma.sync` e4m3/e5m2 on Hopper is not in mmasim; the H100 records of `shared/hw` (fp32
-/// output) match the `wgmma` fp8 path.
-const HOPPER_FP8_MMA: &str = "not in mmasim: H100 hardware records (fp32 output) match the wgmma fp8 path";
 
 /// Builds the whole catalog, architecture by architecture.
 pub(crate) fn build() -> Vec<Instruction> {
@@ -377,7 +623,13 @@ pub(crate) fn build() -> Vec<Instruction> {
     let start = b.out.len();
     b.sm70(Arch::Turing);
     for i in &mut b.out[start..] {
-        i.unit = unit(Arch::Volta, Path::Standard, Layout::Plain, types_of(&i.unit), None);
+        i.unit = unit(
+            Arch::Volta,
+            Path::Standard,
+            Layout::Plain,
+            types_of(&i.unit),
+            None,
+        );
     }
 
     b.sm80(Arch::Ampere);
@@ -390,12 +642,12 @@ pub(crate) fn build() -> Vec<Instruction> {
     b.sm90(Arch::Hopper);
     b.sm80(Arch::Hopper);
     b.sm75(Arch::Hopper);
-    b.sm89(Arch::Hopper, Path::Fp8Narrow, Some(HOPPER_FP8_MMA));
+    crate::fp8_mma::push(Arch::Hopper, &mut b.out);
     b.wgmma();
 
     b.sm80(Arch::Blackwell);
     b.sm75(Arch::Blackwell);
-    crate::blackwell_fp8::push_mma_fp8(&mut b.out);
+    crate::fp8_mma::push(Arch::Blackwell, &mut b.out);
     b.tcgen05();
 
     b.sm120(Arch::RtxBlackwell);

@@ -23,12 +23,21 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum HwError {
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path}:{line}: {msg}")]
-    Parse { path: PathBuf, line: usize, msg: String },
+    Parse {
+        path: PathBuf,
+        line: usize,
+        msg: String,
+    },
     #[error("{path}: unknown GPU folder {name:?} (expected a product name such as V100, A100, Ada, H100, B200)")]
     UnknownGpu { path: PathBuf, name: String },
-    #[error("{path}: unknown input format folder {name:?} (expected fp16, bf16, tf32, E4M3, E5M2)")]
+    #[error(
+        "{path}: unknown input format folder {name:?} (expected fp16, bf16, tf32, E4M3, E5M2)"
+    )]
     UnknownFormat { path: PathBuf, name: String },
     #[error("{path}: {msg}")]
     Layout { path: PathBuf, msg: String },
@@ -81,7 +90,11 @@ fn input_format(folder: &str) -> Option<Format> {
 
 /// The instruction that produced records of `input` with `output` on `arch`: `wmma` compiles to
 /// these `mma.sync` shapes (Volta's m8n8k4; m16n8k8 tf32; m16n8k16 f16/bf16; m16n8k32 fp8).
-pub fn instruction_for(arch: Arch, input: &Format, output: &Format) -> Option<&'static Instruction> {
+pub fn instruction_for(
+    arch: Arch,
+    input: &Format,
+    output: &Format,
+) -> Option<&'static Instruction> {
     let (i, o) = (input.name, output.name);
     let name = match (arch, i) {
         (Arch::Volta, "f16") => format!("m8n8k4.{o}.f16.f16.{o}"),
@@ -95,8 +108,15 @@ pub fn instruction_for(arch: Arch, input: &Format, output: &Format) -> Option<&'
 }
 
 fn read_lines(path: &Path) -> Result<Vec<String>, HwError> {
-    let text = fs::read_to_string(path).map_err(|source| HwError::Io { path: path.to_path_buf(), source })?;
-    Ok(text.lines().map(str::to_string).filter(|l| !l.trim().is_empty()).collect())
+    let text = fs::read_to_string(path).map_err(|source| HwError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(text
+        .lines()
+        .map(str::to_string)
+        .filter(|l| !l.trim().is_empty())
+        .collect())
 }
 
 fn parse_word(path: &Path, line: usize, w: &str) -> Result<u32, HwError> {
@@ -106,9 +126,17 @@ fn parse_word(path: &Path, line: usize, w: &str) -> Result<u32, HwError> {
     } else if w.len() == 8 {
         u32::from_str_radix(w, 16)
     } else {
-        return Err(HwError::Parse { path: path.into(), line, msg: format!("{w:?} is neither 8 hex digits nor 32 binary digits") });
+        return Err(HwError::Parse {
+            path: path.into(),
+            line,
+            msg: format!("{w:?} is neither 8 hex digits nor 32 binary digits"),
+        });
     };
-    r.map_err(|e| HwError::Parse { path: path.into(), line, msg: format!("{w:?}: {e}") })
+    r.map_err(|e| HwError::Parse {
+        path: path.into(),
+        line,
+        msg: format!("{w:?}: {e}"),
+    })
 }
 
 /// Converts a binary32 word holding a value exact in `fmt` to `fmt`'s storage bits.
@@ -120,62 +148,126 @@ fn narrow(word: u32, fmt: &Format, path: &Path, line: usize) -> Result<u64, HwEr
         (x, y) => x == y || (x.to_f64() == y.to_f64() && x.is_neg() == y.is_neg()),
     };
     if !exact {
-        return Err(HwError::Parse { path: path.into(), line, msg: format!("{word:08x} is not exactly representable in {}", fmt.name) });
+        return Err(HwError::Parse {
+            path: path.into(),
+            line,
+            msg: format!("{word:08x} is not exactly representable in {}", fmt.name),
+        });
     }
     Ok(fmt.encode(r, fmt.default_nan()))
 }
 
 fn file_with(dir: &Path, prefix: &str, suffix: &str) -> Result<PathBuf, HwError> {
-    let rd = fs::read_dir(dir).map_err(|source| HwError::Io { path: dir.to_path_buf(), source })?;
+    let rd = fs::read_dir(dir).map_err(|source| HwError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     for e in rd.flatten() {
         let n = e.file_name().to_string_lossy().to_string();
         if n.starts_with(prefix) && n.ends_with(suffix) {
             return Ok(e.path());
         }
     }
-    Err(HwError::Layout { path: dir.to_path_buf(), msg: format!("no file {prefix}*{suffix}") })
+    Err(HwError::Layout {
+        path: dir.to_path_buf(),
+        msg: format!("no file {prefix}*{suffix}"),
+    })
 }
 
 /// Loads one `<GPU>/<fmt>` folder: one set per `d_*_fp32.txt` / `d_*_fp16.txt` present.
 pub fn load_format_dir(gpu: &str, arch: Arch, dir: &Path) -> Result<Vec<RecordSet>, HwError> {
-    let fname = dir.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-    let input = input_format(&fname).ok_or_else(|| HwError::UnknownFormat { path: dir.into(), name: fname.clone() })?;
+    let fname = dir
+        .file_name()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let input = input_format(&fname).ok_or_else(|| HwError::UnknownFormat {
+        path: dir.into(),
+        name: fname.clone(),
+    })?;
     let a_path = file_with(dir, "a_", ".txt")?;
     let b_path = file_with(dir, "b_", ".txt")?;
     let c_path = file_with(dir, "c_", ".txt")?;
-    let (a_lines, b_lines, c_lines) = (read_lines(&a_path)?, read_lines(&b_path)?, read_lines(&c_path)?);
+    let (a_lines, b_lines, c_lines) = (
+        read_lines(&a_path)?,
+        read_lines(&b_path)?,
+        read_lines(&c_path)?,
+    );
     for (p, l) in [(&b_path, &b_lines), (&c_path, &c_lines)] {
         if l.len() != a_lines.len() {
-            return Err(HwError::Layout { path: p.clone(), msg: format!("{} records, but {} has {}", l.len(), a_path.display(), a_lines.len()) });
+            return Err(HwError::Layout {
+                path: p.clone(),
+                msg: format!(
+                    "{} records, but {} has {}",
+                    l.len(),
+                    a_path.display(),
+                    a_lines.len()
+                ),
+            });
         }
     }
     let mut sets = Vec::new();
     for (out_name, output) in [("fp32", format::FP32), ("fp16", format::FP16)] {
-        let Ok(d_path) = file_with(dir, "d_", &format!("_{out_name}.txt")) else { continue };
+        let Ok(d_path) = file_with(dir, "d_", &format!("_{out_name}.txt")) else {
+            continue;
+        };
         let d_lines = read_lines(&d_path)?;
         if d_lines.len() != a_lines.len() {
-            return Err(HwError::Layout { path: d_path, msg: format!("{} records, but {} has {}", d_lines.len(), a_path.display(), a_lines.len()) });
+            return Err(HwError::Layout {
+                path: d_path,
+                msg: format!(
+                    "{} records, but {} has {}",
+                    d_lines.len(),
+                    a_path.display(),
+                    a_lines.len()
+                ),
+            });
         }
-        let instruction = instruction_for(arch, &input, &output).ok_or_else(|| HwError::NoInstruction {
-            path: dir.into(),
-            msg: format!("{} {} -> {}", arch, input.name, output.name),
-        })?;
+        let instruction =
+            instruction_for(arch, &input, &output).ok_or_else(|| HwError::NoInstruction {
+                path: dir.into(),
+                msg: format!("{} {} -> {}", arch, input.name, output.name),
+            })?;
         // H100 fp8 with binary32 output: the records match C = 0 (shared/hw/README.md).
         let zero_c = arch == Arch::Hopper && input.storage_bits == 8 && output == format::FP32;
         let mut records = Vec::with_capacity(a_lines.len());
-        for (i, (((al, bl), cl), dl)) in a_lines.iter().zip(&b_lines).zip(&c_lines).zip(&d_lines).enumerate() {
+        for (i, (((al, bl), cl), dl)) in a_lines
+            .iter()
+            .zip(&b_lines)
+            .zip(&c_lines)
+            .zip(&d_lines)
+            .enumerate()
+        {
             let line = i + 1;
-            let a = al.split_whitespace().map(|w| parse_word(&a_path, line, w).and_then(|x| narrow(x, &input, &a_path, line))).collect::<Result<Vec<_>, _>>()?;
-            let b = bl.split_whitespace().map(|w| parse_word(&b_path, line, w).and_then(|x| narrow(x, &input, &b_path, line))).collect::<Result<Vec<_>, _>>()?;
+            let a = al
+                .split_whitespace()
+                .map(|w| {
+                    parse_word(&a_path, line, w).and_then(|x| narrow(x, &input, &a_path, line))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let b = bl
+                .split_whitespace()
+                .map(|w| {
+                    parse_word(&b_path, line, w).and_then(|x| narrow(x, &input, &b_path, line))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
             if a.len() != b.len() || a.is_empty() {
-                return Err(HwError::Parse { path: b_path.clone(), line, msg: format!("A has {} elements, B has {}", a.len(), b.len()) });
+                return Err(HwError::Parse {
+                    path: b_path.clone(),
+                    line,
+                    msg: format!("A has {} elements, B has {}", a.len(), b.len()),
+                });
             }
             let c32 = parse_word(&c_path, line, cl)?;
             let c = if zero_c {
                 0
             } else if output == format::FP16 {
                 // C was rounded to binary16 (RNE) before the operation.
-                let v = convert(&format::FP16, format::FP32.decode(c32 as u64), Rounding::NearestEven, RoundOpts::IEEE);
+                let v = convert(
+                    &format::FP16,
+                    format::FP32.decode(c32 as u64),
+                    Rounding::NearestEven,
+                    RoundOpts::IEEE,
+                );
                 format::FP16.encode(v, format::FP16.default_nan())
             } else {
                 c32 as u64
@@ -184,7 +276,15 @@ pub fn load_format_dir(gpu: &str, arch: Arch, dir: &Path) -> Result<Vec<RecordSe
             let d = narrow(d32, &output, &d_path, line)?;
             records.push(Record { line, a, b, c, d });
         }
-        sets.push(RecordSet { gpu: gpu.to_string(), arch, input, output, dir: dir.to_path_buf(), instruction, records });
+        sets.push(RecordSet {
+            gpu: gpu.to_string(),
+            arch,
+            input,
+            output,
+            dir: dir.to_path_buf(),
+            instruction,
+            records,
+        });
     }
     Ok(sets)
 }
@@ -196,25 +296,45 @@ pub fn load_dir(root: &Path) -> (Vec<RecordSet>, Vec<HwError>) {
     let mut errors = Vec::new();
     let gpus = match fs::read_dir(root) {
         Ok(rd) => {
-            let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+            let mut v: Vec<PathBuf> = rd
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect();
             v.sort();
             v
         }
         Err(source) => {
-            errors.push(HwError::Io { path: root.to_path_buf(), source });
+            errors.push(HwError::Io {
+                path: root.to_path_buf(),
+                source,
+            });
             return (sets, errors);
         }
     };
     for gdir in gpus {
-        let gpu = gdir.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        let gpu = gdir
+            .file_name()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
         let Some(arch) = parse_arch(&gpu) else {
-            errors.push(HwError::UnknownGpu { path: gdir.clone(), name: gpu });
+            errors.push(HwError::UnknownGpu {
+                path: gdir.clone(),
+                name: gpu,
+            });
             continue;
         };
         let mut fdirs: Vec<PathBuf> = match fs::read_dir(&gdir) {
-            Ok(rd) => rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect(),
+            Ok(rd) => rd
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect(),
             Err(source) => {
-                errors.push(HwError::Io { path: gdir.clone(), source });
+                errors.push(HwError::Io {
+                    path: gdir.clone(),
+                    source,
+                });
                 continue;
             }
         };

@@ -10,8 +10,8 @@
 //! truncates. The fp64 FMA path returns the all-ones NaN too (an assumption: no record decides).
 
 pub mod arch;
-mod blackwell_fp8;
 pub mod catalog;
+mod fp8_mma;
 pub mod hw;
 mod lookup;
 

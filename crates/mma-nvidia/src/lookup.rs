@@ -13,7 +13,11 @@ pub enum CatalogError {
     #[error("unknown operation {name:?}; expected one of MMA, WGMMA, TCGen05MMA, MMABlockScale, TCGen05MMABlockScale")]
     UnknownOp { name: String },
     #[error("{arch} has no instruction {name:?}{hint}")]
-    UnknownInstruction { arch: String, name: String, hint: String },
+    UnknownInstruction {
+        arch: String,
+        name: String,
+        hint: String,
+    },
 }
 
 struct Index {
@@ -27,7 +31,10 @@ fn index() -> &'static Index {
         let all = build();
         let mut by_key: HashMap<(Arch, String), Vec<usize>> = HashMap::new();
         for (i, ins) in all.iter().enumerate() {
-            by_key.entry((ins.arch, ins.name.to_ascii_lowercase())).or_default().push(i);
+            by_key
+                .entry((ins.arch, ins.name.to_ascii_lowercase()))
+                .or_default()
+                .push(i);
         }
         Index { all, by_key }
     })
@@ -43,7 +50,10 @@ fn normalise(name: &str) -> String {
     let n = name.trim().to_ascii_lowercase();
     if let Some(rest) = n.strip_prefix("mma.sync.aligned.") {
         // mma.sync.aligned.m16n8k16.row.col[.kind::k][.block_scale.scale_vec::NX].d.a.b.c[.s]
-        let parts: Vec<&str> = rest.split('.').filter(|p| *p != "row" && *p != "col").collect();
+        let parts: Vec<&str> = rest
+            .split('.')
+            .filter(|p| *p != "row" && *p != "col")
+            .collect();
         let mut kept = Vec::new();
         let mut vec = None;
         for p in &parts {
@@ -58,7 +68,11 @@ fn normalise(name: &str) -> String {
         }
         if let (Some(v), Some(shape)) = (vec, kept.first()) {
             // The scale vector size gives the block: K / vec elements per scale.
-            let k: usize = shape.rsplit('k').next().and_then(|s| s.parse().ok()).unwrap_or(0);
+            let k: usize = shape
+                .rsplit('k')
+                .next()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0);
             if v > 0 && k > 0 {
                 kept.insert(2, Box::leak(format!("block{}", k / v).into_boxed_str()));
             }
@@ -76,9 +90,17 @@ fn op_of_ptx(name: &str) -> Option<Op> {
     if n.starts_with("wgmma.") {
         Some(Op::Wgmma)
     } else if n.starts_with("tcgen05.") {
-        Some(if n.contains("block_scale") { Op::Tcgen05MmaBlockScale } else { Op::Tcgen05Mma })
+        Some(if n.contains("block_scale") {
+            Op::Tcgen05MmaBlockScale
+        } else {
+            Op::Tcgen05Mma
+        })
     } else if n.starts_with("mma.") {
-        Some(if n.contains("block_scale") { Op::MmaBlockScale } else { Op::Mma })
+        Some(if n.contains("block_scale") {
+            Op::MmaBlockScale
+        } else {
+            Op::Mma
+        })
     } else {
         None
     }
@@ -86,20 +108,30 @@ fn op_of_ptx(name: &str) -> Option<Op> {
 
 /// Looks an instruction up by architecture (name, PTX target or product) and instruction name
 /// (mmasim's short form or a PTX spelling). `op` may be omitted when the name is unique.
-pub fn find(arch: &str, op: Option<&str>, name: &str) -> Result<&'static Instruction, CatalogError> {
+pub fn find(
+    arch: &str,
+    op: Option<&str>,
+    name: &str,
+) -> Result<&'static Instruction, CatalogError> {
     let a = parse_arch(arch).ok_or_else(|| CatalogError::UnknownArch {
         name: arch.to_string(),
         known: closest(arch, known_arch_names().map(str::to_string)).join(", "),
     })?;
     let op = match op {
-        Some(o) => Some(Op::parse(o).ok_or_else(|| CatalogError::UnknownOp { name: o.to_string() })?),
+        Some(o) => Some(Op::parse(o).ok_or_else(|| CatalogError::UnknownOp {
+            name: o.to_string(),
+        })?),
         None => op_of_ptx(name),
     };
     find_in(a, op, name)
 }
 
 /// As [`find`] with the architecture already known.
-pub fn find_in(arch: Arch, op: Option<Op>, name: &str) -> Result<&'static Instruction, CatalogError> {
+pub fn find_in(
+    arch: Arch,
+    op: Option<Op>,
+    name: &str,
+) -> Result<&'static Instruction, CatalogError> {
     let idx = index();
     let key = normalise(name);
     let hits: Vec<&Instruction> = idx
@@ -113,7 +145,11 @@ pub fn find_in(arch: Arch, op: Option<Op>, name: &str) -> Result<&'static Instru
     if let [one] = hits.as_slice() {
         return Ok(one);
     }
-    let names = idx.all.iter().filter(|i| i.arch == arch).map(|i| i.name.clone());
+    let names = idx
+        .all
+        .iter()
+        .filter(|i| i.arch == arch)
+        .map(|i| i.name.clone());
     let near = closest(&key, names);
     let hint = if key.starts_with("tcgen05.") {
         format!(
@@ -125,13 +161,19 @@ pub fn find_in(arch: Arch, op: Option<Op>, name: &str) -> Result<&'static Instru
     } else {
         format!("; did you mean: {}", near.join(", "))
     };
-    Err(CatalogError::UnknownInstruction { arch: arch.name().to_string(), name: name.to_string(), hint })
+    Err(CatalogError::UnknownInstruction {
+        arch: arch.name().to_string(),
+        name: name.to_string(),
+        hint,
+    })
 }
 
 /// Up to five candidates closest to `key` by edit distance.
 pub(crate) fn closest(key: &str, names: impl Iterator<Item = String>) -> Vec<String> {
     let key = key.to_ascii_lowercase();
-    let mut scored: Vec<(usize, String)> = names.map(|n| (edit_distance(&key, &n.to_ascii_lowercase()), n)).collect();
+    let mut scored: Vec<(usize, String)> = names
+        .map(|n| (edit_distance(&key, &n.to_ascii_lowercase()), n))
+        .collect();
     scored.sort();
     scored.dedup_by(|a, b| a.1 == b.1);
     scored.into_iter().take(5).map(|(_, n)| n).collect()
@@ -143,7 +185,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + (ca != cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + (ca != cb) as usize)
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }

@@ -3,6 +3,10 @@
 use mma_nvidia::hw::{check_set, load_dir};
 use std::path::PathBuf;
 
+/// (GPU, input, output) sets whose arithmetic is not established: none at present. A set
+/// listed here is still evaluated and its counts printed, but does not fail the test.
+const UNEXPLAINED: &[(&str, &str, &str)] = &[];
+
 fn hw_root() -> Option<PathBuf> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/hw");
     p.is_dir().then_some(p)
@@ -15,16 +19,38 @@ fn every_hardware_record_matches() {
         return;
     };
     let (sets, errors) = load_dir(&root);
-    assert!(errors.is_empty(), "record folders failed to load: {errors:#?}");
-    assert!(sets.len() >= 30, "expected at least 30 record sets, found {}", sets.len());
+    assert!(
+        errors.is_empty(),
+        "record folders failed to load: {errors:#?}"
+    );
+    assert!(
+        sets.len() >= 30,
+        "expected at least 30 record sets, found {}",
+        sets.len()
+    );
     let mut bad = Vec::new();
     let mut total = 0;
     for s in &sets {
         let r = check_set(s);
         total += r.passed + r.failures.len();
-        println!("{:5} {:5} -> {:5}: {} passed, {} failed", s.gpu, s.input.name, s.output.name, r.passed, r.failures.len());
-        if !r.failures.is_empty() {
-            bad.push(format!("{} {} -> {}: {} failed, first {:?}", s.gpu, s.input.name, s.output.name, r.failures.len(), &r.failures[..r.failures.len().min(3)]));
+        println!(
+            "{:5} {:5} -> {:5}: {} passed, {} failed",
+            s.gpu,
+            s.input.name,
+            s.output.name,
+            r.passed,
+            r.failures.len()
+        );
+        let open = UNEXPLAINED.contains(&(s.gpu.as_str(), s.input.name, s.output.name));
+        if !r.failures.is_empty() && !open {
+            bad.push(format!(
+                "{} {} -> {}: {} failed, first {:?}",
+                s.gpu,
+                s.input.name,
+                s.output.name,
+                r.failures.len(),
+                &r.failures[..r.failures.len().min(3)]
+            ));
         }
     }
     assert_eq!(total, 30 * 2500);

@@ -9,3 +9,5 @@ pub use mma_nvidia as nvidia;
 
 #[cfg(feature = "amd")]
 pub use mma_amd as amd;
+
+pub mod cases;

@@ -1,0 +1,357 @@
+//! Case files: JSON Lines, one dot product per line.
+//!
+//! `{"vendor":"nvidia"|"amd","arch":"Hopper","op":"WGMMA","instr":"m64n8k16.f32.f16.f16",
+//!   "a":[hex...],"b":[hex...],"c":hex,"d":hex}` with optional `"scale_a"`, `"scale_b"` and
+//! informational fields, which are kept as they are. Hex strings are raw storage bits, lower
+//! case, zero-padded to the storage width (f64 16 digits, f32/tf32 8, f16/bf16 4, 8-bit and
+//! smaller formats 2); fp6 sits in bits 5:0 of a byte and fp4 in bits 5:2, except for
+//! `kind::mxf4`/`kind::mxf4nvf4`, where two fp4 share a byte with element 2i in the high nibble.
+//! Architecture and instruction names are those of mmasim 2.1.1; PTX and ISA spellings and GPU
+//! product names are accepted too. Lines starting with `#` or `//` are comments, and blank
+//! lines are skipped, so vector files can carry their own explanations.
+
+use mma_core::{DotUnit, Format};
+use serde_json::{Map, Value as Json};
+use std::fmt;
+
+/// Why a line cannot be evaluated.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CaseError {
+    #[error("not valid JSON: {0}")]
+    Json(String),
+    #[error("missing field {0:?}")]
+    Missing(&'static str),
+    #[error("field {field:?}: {msg}")]
+    Field { field: &'static str, msg: String },
+    #[error("{0}")]
+    Catalog(String),
+    #[error(
+        "vendor {0:?} is not built into this binary or unknown (expected \"nvidia\" or \"amd\")"
+    )]
+    Vendor(String),
+    #[error("{field}: {got} elements, but {instr} takes {want}")]
+    Count {
+        field: &'static str,
+        got: usize,
+        want: usize,
+        instr: String,
+    },
+    #[error("{field}[{index}] = {hex:?}: {msg}")]
+    Word {
+        field: &'static str,
+        index: usize,
+        hex: String,
+        msg: String,
+    },
+}
+
+/// How the A and B words of an instruction are packed (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Packing {
+    Plain,
+    Byte,
+    PackedFp4,
+}
+
+/// A resolved instruction: what the case-file layer needs from either vendor's catalog.
+#[derive(Clone, Copy, Debug)]
+pub struct Target {
+    pub unit: &'static DotUnit,
+    pub k: usize,
+    pub packing: Packing,
+    pub name: &'static str,
+}
+
+/// One parsed line.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// Every field of the line, to write it back unchanged but for `"d"`.
+    pub fields: Map<String, Json>,
+    pub vendor: String,
+    pub arch: String,
+    pub op: Option<String>,
+    pub instr: String,
+}
+
+impl Case {
+    pub fn d(&self) -> Option<&str> {
+        self.fields.get("d").and_then(Json::as_str)
+    }
+}
+
+/// A line that is not a case: blank or a comment.
+pub fn is_comment(line: &str) -> bool {
+    let t = line.trim_start();
+    t.is_empty() || t.starts_with('#') || t.starts_with("//")
+}
+
+fn str_field(m: &Map<String, Json>, f: &'static str) -> Result<String, CaseError> {
+    match m.get(f) {
+        None => Err(CaseError::Missing(f)),
+        Some(Json::String(s)) => Ok(s.clone()),
+        Some(other) => Err(CaseError::Field {
+            field: f,
+            msg: format!("expected a string, found {other}"),
+        }),
+    }
+}
+
+/// Parses one line of a case file.
+pub fn parse_line(line: &str) -> Result<Case, CaseError> {
+    let v: Json = serde_json::from_str(line).map_err(|e| CaseError::Json(e.to_string()))?;
+    let Json::Object(fields) = v else {
+        return Err(CaseError::Json("a case must be a JSON object".into()));
+    };
+    let vendor = str_field(&fields, "vendor")?.to_ascii_lowercase();
+    let arch = str_field(&fields, "arch")?;
+    let instr = str_field(&fields, "instr")?;
+    let op = match fields.get("op") {
+        None | Some(Json::Null) => None,
+        Some(_) => Some(str_field(&fields, "op")?),
+    };
+    Ok(Case {
+        fields,
+        vendor,
+        arch,
+        op,
+        instr,
+    })
+}
+
+/// Resolves a case's instruction in the vendor catalogs.
+pub fn resolve(
+    vendor: &str,
+    arch: &str,
+    op: Option<&str>,
+    instr: &str,
+) -> Result<Target, CaseError> {
+    match vendor {
+        #[cfg(feature = "nvidia")]
+        "nvidia" => {
+            let i =
+                mma_nvidia::find(arch, op, instr).map_err(|e| CaseError::Catalog(e.to_string()))?;
+            let packing = match i.layout {
+                mma_nvidia::Layout::Plain => Packing::Plain,
+                mma_nvidia::Layout::Byte => Packing::Byte,
+                mma_nvidia::Layout::PackedFp4 => Packing::PackedFp4,
+            };
+            Ok(Target {
+                unit: &i.unit,
+                k: i.k,
+                packing,
+                name: &i.name,
+            })
+        }
+        #[cfg(feature = "amd")]
+        "amd" => {
+            let i = mma_amd::find(arch, instr).map_err(|e| CaseError::Catalog(e.to_string()))?;
+            Ok(Target {
+                unit: &i.unit,
+                k: i.k,
+                packing: Packing::Plain,
+                name: &i.name,
+            })
+        }
+        other => Err(CaseError::Vendor(other.to_string())),
+    }
+}
+
+fn hex_list(m: &Map<String, Json>, f: &'static str) -> Result<Vec<String>, CaseError> {
+    match m.get(f) {
+        None => Err(CaseError::Missing(f)),
+        Some(Json::Array(xs)) => xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| match x {
+                Json::String(s) => Ok(s.clone()),
+                other => Err(CaseError::Word {
+                    field: f,
+                    index: i,
+                    hex: other.to_string(),
+                    msg: "expected a hex string".into(),
+                }),
+            })
+            .collect(),
+        Some(other) => Err(CaseError::Field {
+            field: f,
+            msg: format!("expected a list of hex strings, found {other}"),
+        }),
+    }
+}
+
+fn parse_hex(field: &'static str, index: usize, s: &str, bits: u32) -> Result<u64, CaseError> {
+    let t = s.trim();
+    let t = t.strip_prefix("0x").unwrap_or(t);
+    let bad = |msg: String| CaseError::Word {
+        field,
+        index,
+        hex: s.to_string(),
+        msg,
+    };
+    if t.is_empty() || !t.chars().all(|c| c.is_ascii_hexdigit()) {
+        return Err(bad("not a hex word".into()));
+    }
+    let v = u64::from_str_radix(t, 16).map_err(|e| bad(e.to_string()))?;
+    if bits < 64 && v >> bits != 0 {
+        return Err(bad(format!("does not fit in {bits} bits")));
+    }
+    Ok(v)
+}
+
+/// Unpacks A or B words into one storage word per element, checking every encoding.
+fn unpack(
+    field: &'static str,
+    words: &[String],
+    fmt: &Format,
+    packing: Packing,
+) -> Result<Vec<u64>, CaseError> {
+    let mut out = Vec::with_capacity(words.len() * 2);
+    for (i, w) in words.iter().enumerate() {
+        match packing {
+            Packing::PackedFp4 => {
+                let v = parse_hex(field, i, w, 8)?;
+                out.push(v >> 4);
+                out.push(v & 0xF);
+            }
+            Packing::Byte => {
+                let v = parse_hex(field, i, w, 8)?;
+                let width = fmt.width();
+                let code = match width {
+                    4 => {
+                        if v & !0x3C != 0 {
+                            return Err(CaseError::Word { field, index: i, hex: w.clone(), msg: "an fp4 element in a byte must sit in bits 5:2 with the other bits zero".into() });
+                        }
+                        v >> 2
+                    }
+                    6 => {
+                        if v >> 6 != 0 {
+                            return Err(CaseError::Word {
+                                field,
+                                index: i,
+                                hex: w.clone(),
+                                msg: "an fp6 element must sit in bits 5:0 with bits 7:6 zero"
+                                    .into(),
+                            });
+                        }
+                        v
+                    }
+                    _ => v,
+                };
+                out.push(code);
+            }
+            Packing::Plain => {
+                let v = parse_hex(field, i, w, fmt.storage_bits)?;
+                if !fmt.is_valid_encoding(v) {
+                    return Err(CaseError::Word {
+                        field,
+                        index: i,
+                        hex: w.clone(),
+                        msg: format!("not a valid {} encoding", fmt.name),
+                    });
+                }
+                out.push(v);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Operands of a case, unpacked for the unit.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Operands {
+    pub a: Vec<u64>,
+    pub b: Vec<u64>,
+    pub c: u64,
+    pub scale_a: Vec<u64>,
+    pub scale_b: Vec<u64>,
+}
+
+/// Reads and checks a case's operands against its instruction.
+pub fn operands(case: &Case, t: &Target) -> Result<Operands, CaseError> {
+    let f = &t.unit.formats;
+    let a = unpack("a", &hex_list(&case.fields, "a")?, &f.a, t.packing)?;
+    let b = unpack("b", &hex_list(&case.fields, "b")?, &f.b, t.packing)?;
+    for (field, got) in [("a", a.len()), ("b", b.len())] {
+        if got != t.k {
+            let (got, want) = if t.packing == Packing::PackedFp4 {
+                (got / 2, t.k / 2)
+            } else {
+                (got, t.k)
+            };
+            return Err(CaseError::Count {
+                field,
+                got,
+                want,
+                instr: t.name.to_string(),
+            });
+        }
+    }
+    let c_hex = str_field(&case.fields, "c")?;
+    let c = parse_hex("c", 0, &c_hex, f.c.storage_bits)?;
+    let want = t.unit.scales_for(t.k);
+    let mut scales = [Vec::new(), Vec::new()];
+    for (slot, field) in scales.iter_mut().zip(["scale_a", "scale_b"]) {
+        let words = match case.fields.get(field) {
+            None if want == 0 => Vec::new(),
+            _ => hex_list(&case.fields, field)?,
+        };
+        if words.len() != want {
+            return Err(CaseError::Count {
+                field,
+                got: words.len(),
+                want,
+                instr: t.name.to_string(),
+            });
+        }
+        if let Some((sf, _)) = f.scale {
+            *slot = unpack(field, &words, &sf, Packing::Plain)?;
+        }
+    }
+    let [scale_a, scale_b] = scales;
+    t.unit
+        .check(&a, &b, c, &scale_a, &scale_b)
+        .map_err(|e| CaseError::Field {
+            field: "a",
+            msg: e.to_string(),
+        })?;
+    Ok(Operands {
+        a,
+        b,
+        c,
+        scale_a,
+        scale_b,
+    })
+}
+
+/// Evaluates a parsed case, returning its target and D's storage bits.
+pub fn evaluate(case: &Case) -> Result<(Target, u64), CaseError> {
+    let t = resolve(&case.vendor, &case.arch, case.op.as_deref(), &case.instr)?;
+    let o = operands(case, &t)?;
+    Ok((t, t.unit.dot(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b)))
+}
+
+/// Raw bits as a case-file hex word of `fmt`.
+pub fn hex(bits: u64, fmt: &Format) -> String {
+    format!("{:0width$x}", bits, width = fmt.hex_digits())
+}
+
+/// A case line with `"d"` set (added if absent).
+pub fn with_d(case: &Case, d: String) -> String {
+    let mut m = case.fields.clone();
+    m.insert("d".into(), Json::String(d));
+    Json::Object(m).to_string()
+}
+
+/// A problem located in a file.
+#[derive(Clone, Debug)]
+pub struct LineError {
+    pub file: String,
+    pub line: usize,
+    pub error: CaseError,
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.file, self.line, self.error)
+    }
+}
