@@ -9,3 +9,6 @@ pub use mma_nvidia as nvidia;
 
 #[cfg(feature = "amd")]
 pub use mma_amd as amd;
+
+#[cfg(feature = "oracle")]
+pub use mma_oracle as oracle;
