@@ -54,10 +54,10 @@ pub struct Bound {
 impl Bound {
     /// The bound as one absolute number for the exact value `x` in output format `out`.
     pub fn limit(&self, x: &Rational, out: &Format) -> Rational {
-        let reach = Rational::from(x.clone().abs() + &self.abs);
+        let reach = x.clone().abs() + &self.abs;
         let q = quantum(out, &reach);
         let u = Rational::from_f64(self.out_ulps).expect("finite ulps");
-        Rational::from(&self.abs + u * q)
+        &self.abs + u * q
     }
 
     /// Whether the model's output word `model` (format `out`) is within the bound of `exact`.
@@ -72,8 +72,7 @@ impl Bound {
                 Value::Nan => false,
                 Value::Inf { neg } => {
                     neg == value.is_negative()
-                        && Rational::from(value.clone().abs() + self.limit(value, out))
-                            > max_finite(out)
+                        && value.clone().abs() + self.limit(value, out) > max_finite(out)
                 }
                 _ => {
                     let m = ExactResult::from_value(mv);
@@ -180,7 +179,7 @@ pub fn bound_for(
                     abs += t.value.clone().abs();
                 }
             }
-            let per_add = Rational::from(quantum(&FP32, &twice) / 2u32) + pow2(FP32.emin());
+            let per_add = quantum(&FP32, &twice) / 2u32 + pow2(FP32.emin());
             abs += per_add * (np as u32).max(1);
             Bound { abs, out_ulps: 0.0 }
         }

@@ -88,7 +88,7 @@ pub fn error_report(model: u64, exact: &ExactResult, out: &Format) -> ErrorRepor
             let mx = model_value.value().expect("finite model value");
             let err = Rational::from(mx - value);
             let abs = err.clone().abs();
-            let ulps = Rational::from(&abs / quantum(out, value)).to_f64();
+            let ulps = to_f64(&(&abs / quantum(out, value)));
             let rel = if value.is_zero() {
                 if abs.is_zero() {
                     0.0
@@ -96,7 +96,7 @@ pub fn error_report(model: u64, exact: &ExactResult, out: &Format) -> ErrorRepor
                     f64::INFINITY
                 }
             } else {
-                Rational::from(&abs / value.clone().abs()).to_f64()
+                to_f64(&(&abs / value.clone().abs()))
             };
             ErrorReport {
                 ulps,
@@ -108,4 +108,9 @@ pub fn error_report(model: u64, exact: &ExactResult, out: &Format) -> ErrorRepor
         }
         _ => infinite,
     }
+}
+
+/// A rational rounded to the nearest `f64` (ties to even; `Rational::to_f64` truncates).
+fn to_f64(x: &Rational) -> f64 {
+    rug::Float::with_val(53, x).to_f64()
 }
