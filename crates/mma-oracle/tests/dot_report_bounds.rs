@@ -177,6 +177,29 @@ fn bounds_by_hand() {
         &[],
     );
     assert_eq!((e.abs, e.out_ulps), (Rational::new(), 0.5));
+    // FMA: one product is one rounding; three products (1·1 each, c = 0) add two roundings of
+    // u·ulp(2·Σ|t|) = 1·ulp_fp32(6) = 2^-21 each in RZ.
+    let fma = ModelKind::Fma {
+        mode: Rounding::TowardZero,
+    };
+    let b = bound_for(&fma, &f, &[0x3c00], &[0x3c00], 0, &[], &[]);
+    assert_eq!((b.abs, b.out_ulps), (Rational::new(), 1.0));
+    let b = bound_for(&fma, &f, &[0x3c00; 3], &[0x3c00; 3], 0, &[], &[]);
+    assert_eq!((b.abs, b.out_ulps), (pow2(-21) * 2u32, 1.0));
+    // FTZ-MulAdd: a subnormal fp16 input (2^-24·1 flushed) and a subnormal fp32 c (2^-149
+    // flushed) are lost whole; two adds of 0.5 ulp_fp32(2·(1 + 2^-24 + 2^-149)) = 2^-23 plus a
+    // 2^-126 flush each.
+    let b = bound_for(
+        &ModelKind::FtzMulAdd,
+        &f,
+        &[0x0001, 0x3c00],
+        &[0x3c00; 2],
+        1,
+        &[],
+        &[],
+    );
+    let want = pow2(-24) + pow2(-149) + (pow2(-23) + pow2(-126)) * 2u32;
+    assert_eq!((b.abs, b.out_ulps), (want, 0.0));
 }
 
 fn output(mode: Rounding) -> Output {
