@@ -16,16 +16,40 @@ pub struct EFdpa {
     pub out: Output,
 }
 
-/// The exact sum of the terms, with the IEEE sign of an exact zero (negative only when every
-/// term is a negative zero; with `rounding_down`, IEEE gives -0 for any exact cancellation).
-pub fn exact_sum(terms: &[Term]) -> (WideSum, bool) {
+/// Signs seen while summing, to give an exact-zero sum its IEEE sign.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZeroSigns {
+    pub all_neg: bool,
+    pub any_neg: bool,
+    pub any_nonzero: bool,
+}
+
+impl ZeroSigns {
+    /// IEEE 754 §6.3: an exact cancellation is +0, or -0 when rounding down; a sum of zeros is
+    /// -0 when all are -0 (when rounding down: when any is -0).
+    pub fn zero_is_neg(&self, mode: crate::round::Rounding) -> bool {
+        let down = mode == crate::round::Rounding::Down;
+        if self.any_nonzero {
+            down
+        } else if down {
+            self.any_neg
+        } else {
+            self.all_neg
+        }
+    }
+}
+
+/// The exact sum of the terms, with what is needed for the sign of an exact zero.
+pub fn exact_sum(terms: &[Term]) -> (WideSum, ZeroSigns) {
     let mut acc = WideSum::new();
-    let mut all_neg = true;
+    let mut z = ZeroSigns { all_neg: true, any_neg: false, any_nonzero: false };
     for t in terms {
         acc.add(t.neg, t.sig as u128, t.lsb);
-        all_neg &= t.neg;
+        z.all_neg &= t.neg;
+        z.any_neg |= t.neg;
+        z.any_nonzero |= t.sig != 0;
     }
-    (acc, all_neg)
+    (acc, z)
 }
 
 impl BlockModel for EFdpa {
@@ -46,8 +70,7 @@ impl BlockModel for EFdpa {
             terms[k] = Term::product(a[k], &f.a, b[k], &f.b, 0);
         }
         terms[n] = Term::of_value(c, x.c_fmt, 0);
-        let (sum, all_neg) = exact_sum(&terms[..=n]);
-        let zero_neg = all_neg || (self.out.rho.mode == crate::round::Rounding::Down);
-        self.out.round_encode(&f.d, sum.to_exact(), zero_neg)
+        let (sum, signs) = exact_sum(&terms[..=n]);
+        self.out.round_encode(&f.d, sum.to_exact(), signs.zero_is_neg(self.out.rho.mode))
     }
 }

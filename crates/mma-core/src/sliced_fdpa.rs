@@ -71,8 +71,8 @@ impl BlockModel for SlicedFdpa {
             }
             _ => {
                 let terms = [Term::of_value(s, &f.d, 0), Term::of_value(c, x.c_fmt, 0)];
-                let (sum, all_neg) = exact_sum(&terms);
-                out.round_encode(&f.d, sum.to_exact(), all_neg)
+                let (sum, signs) = exact_sum(&terms);
+                out.round_encode(&f.d, sum.to_exact(), signs.zero_is_neg(out.rho.mode))
             }
         }
     }

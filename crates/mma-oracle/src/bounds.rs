@@ -1,0 +1,187 @@
+//! The error tolerances of the model family, in one place (models.md §6, the first paper's
+//! Table V), as absolute bounds for specific inputs.
+//!
+//! | model | bound on |model − exact| for one block |
+//! | --- | --- |
+//! | FMA (one product) | 0.5 ulp (RNE/RNA) or 1 ulp (directed) of the output |
+//! | FMA chain of L products | (L−1)·u·ulp(2·Σ|t|) + u ulp, `u` the per-rounding ulps above |
+//! | E-FDPA | one output rounding: 0.5 or 1 ulp |
+//! | T-FDPA (and ST-FDPA) | (L+1)·2^(e_max−F) for the truncated summation, plus 0.5 or 1 ulp |
+//! | FTZ-MulAdd | flushed inputs/products/C exactly, plus per add 0.5 ulp(fp32) + 2^−126 |
+//!
+//! The output-rounding ulp is taken in the binade of `|exact| + abs` (the rounded quantity may
+//! have moved up a binade by the summation error), with the subnormal quantum as the floor.
+//! `e_max` is computed as the model does: each operand has the exponent `e` of `x = s·2^e`
+//! (`1 <= |s| < 2`, subnormals at the format's `e_sub`), a product's exponent is the sum of its
+//! operands' (and scales') exponents, and zero terms get `e_zero`. Bounds are per block: call
+//! [`bound_for`] with one block's operands (L = `a.len()`).
+
+use crate::exact::{pow2, ExactResult};
+use crate::rounding::{floor_log2, max_finite, quantum};
+use mma_core::format::FP32;
+use mma_core::{Format, Formats, Rounding, Value};
+use rug::Rational;
+
+/// A model of the family with the parameters its error bound depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelKind {
+    /// A chain of IEEE fused multiply-adds in the output precision.
+    Fma { mode: Rounding },
+    /// Exact fused dot product, rounded once.
+    EFdpa { mode: Rounding },
+    /// Truncated fused dot product: `f` fraction bits below `e_max`, zero terms at `e_zero`,
+    /// output rounding `mode`.
+    TFdpa { f: u32, e_zero: i32, mode: Rounding },
+    /// AMD CDNA2 FTZ-MulAdd: flushes, fp32 products, fp32 RNE adds with flushed results.
+    FtzMulAdd,
+}
+
+/// Error allowed in output-format ulps by one rounding in `mode`: 0.5 to nearest, 1 directed.
+pub fn rounding_ulps(mode: Rounding) -> f64 {
+    match mode {
+        Rounding::NearestEven | Rounding::NearestAway => 0.5,
+        Rounding::TowardZero | Rounding::Down | Rounding::Up => 1.0,
+    }
+}
+
+/// A bound `abs + out_ulps · ulp_out(|exact| + abs)` on |model − exact|.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bound {
+    pub abs: Rational,
+    pub out_ulps: f64,
+}
+
+impl Bound {
+    /// The bound as one absolute number for the exact value `x` in output format `out`.
+    pub fn limit(&self, x: &Rational, out: &Format) -> Rational {
+        let reach = x.clone().abs() + &self.abs;
+        let q = quantum(out, &reach);
+        let u = Rational::from_f64(self.out_ulps).expect("finite ulps");
+        &self.abs + u * q
+    }
+
+    /// Whether the model's output word `model` (format `out`) is within the bound of `exact`.
+    /// Specials must match (NaN for NaN, Inf of the same sign); an infinite model result is
+    /// admitted for a finite exact value only where the bound reaches past the largest finite.
+    pub fn admits(&self, model: u64, exact: &ExactResult, out: &Format) -> bool {
+        let mv = out.decode(model);
+        match exact {
+            ExactResult::Nan => mv.is_nan(),
+            ExactResult::Inf { neg } => mv == Value::Inf { neg: *neg },
+            ExactResult::Finite { value, .. } => match mv {
+                Value::Nan => false,
+                Value::Inf { neg } => {
+                    neg == value.is_negative()
+                        && value.clone().abs() + self.limit(value, out) > max_finite(out)
+                }
+                _ => {
+                    let m = ExactResult::from_value(mv);
+                    let err = Rational::from(m.value().expect("finite") - value).abs();
+                    err <= self.limit(value, out)
+                }
+            },
+        }
+    }
+}
+
+/// `e` of a finite non-zero `x` in format `fmt`: `floor(log2|x|)`, but `e_sub` for subnormals.
+fn fmt_exp(fmt: &Format, x: &Rational) -> i32 {
+    floor_log2(x).max(fmt.emin())
+}
+
+/// One summand of a block: its exact value and the exponent the model aligns it on (`None`
+/// for zeros and specials).
+struct Summand {
+    value: Rational,
+    exp: Option<i32>,
+}
+
+fn summands(f: &Formats, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> Vec<Summand> {
+    let mut out = Vec::with_capacity(a.len() + 1);
+    let finite = |fmt: &Format, bits: u64| ExactResult::from_bits(fmt, bits).value().cloned();
+    for (k, (&x, &y)) in a.iter().zip(b).enumerate() {
+        let mut ops = vec![(f.a, x), (f.b, y)];
+        if let Some((sf, per)) = f.scale {
+            ops.push((sf, sa[k / per]));
+            ops.push((sf, sb[k / per]));
+        }
+        let mut value = Rational::from(1);
+        let mut exp = Some(0i32);
+        for (fmt, bits) in ops {
+            let v = finite(&fmt, bits).unwrap_or_default();
+            exp = match exp {
+                Some(e) if !v.is_zero() => Some(e + fmt_exp(&fmt, &v)),
+                _ => None,
+            };
+            value *= v;
+        }
+        out.push(Summand { value, exp });
+    }
+    let cv = finite(&f.c, c).unwrap_or_default();
+    let exp = (!cv.is_zero()).then(|| fmt_exp(&f.c, &cv));
+    out.push(Summand { value: cv, exp });
+    out
+}
+
+/// The Table V bound of `kind` for one block with these operands (storage words of `formats`).
+pub fn bound_for(
+    kind: &ModelKind,
+    formats: &Formats,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+    scale_a: &[u64],
+    scale_b: &[u64],
+) -> Bound {
+    let terms = summands(formats, a, b, c, scale_a, scale_b);
+    let sum_abs: Rational = terms.iter().map(|t| t.value.clone().abs()).sum();
+    let twice = Rational::from(&sum_abs * 2u32);
+    match *kind {
+        ModelKind::EFdpa { mode } => Bound {
+            abs: Rational::new(),
+            out_ulps: rounding_ulps(mode),
+        },
+        ModelKind::Fma { mode } => {
+            let u = rounding_ulps(mode);
+            let steps = a.len().saturating_sub(1) as u32;
+            let q = quantum(&formats.d, &twice);
+            Bound {
+                abs: q * Rational::from_f64(u).expect("finite") * steps,
+                out_ulps: u,
+            }
+        }
+        ModelKind::TFdpa { f, e_zero, mode } => {
+            let e_max = terms
+                .iter()
+                .map(|t| t.exp.unwrap_or(e_zero))
+                .max()
+                .unwrap_or(e_zero);
+            let l_plus_1 = terms.len() as u32;
+            Bound {
+                abs: pow2(e_max - f as i32) * l_plus_1,
+                out_ulps: rounding_ulps(mode),
+            }
+        }
+        ModelKind::FtzMulAdd => {
+            let mut abs = Rational::new();
+            let (np, nc) = (terms.len() - 1, terms.len() - 1);
+            for (k, t) in terms.iter().enumerate() {
+                let flushed = if k < np {
+                    let sub = |fmt: &Format, bits: u64| matches!(fmt.decode(bits), Value::Finite { sig, .. } if sig >> fmt.man_bits == 0);
+                    sub(&formats.a, a[k])
+                        || sub(&formats.b, b[k])
+                        || (!t.value.is_zero() && t.value.clone().abs() < pow2(FP32.emin()))
+                } else {
+                    debug_assert_eq!(k, nc);
+                    matches!(formats.c.decode(c), Value::Finite { sig, .. } if sig >> formats.c.man_bits == 0)
+                };
+                if flushed {
+                    abs += t.value.clone().abs();
+                }
+            }
+            let per_add = quantum(&FP32, &twice) / 2u32 + pow2(FP32.emin());
+            abs += per_add * (np as u32).max(1);
+            Bound { abs, out_ulps: 0.0 }
+        }
+    }
+}
