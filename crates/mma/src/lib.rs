@@ -10,9 +10,7 @@ pub use mma_nvidia as nvidia;
 #[cfg(feature = "amd")]
 pub use mma_amd as amd;
 
-<<<<<<< HEAD
-pub mod cases;
-=======
 #[cfg(feature = "oracle")]
 pub use mma_oracle as oracle;
->>>>>>> oracle
+
+pub mod cases;
