@@ -18,6 +18,7 @@ pub mod sliced_fdpa;
 pub mod st_fdpa;
 pub mod t_fdpa;
 pub mod term;
+pub mod typed;
 pub mod unit;
 pub mod value;
 pub mod wide;
