@@ -4,8 +4,11 @@
 use crate::e_fdpa::EFdpa;
 use crate::fma::Fma;
 use crate::format::Format;
+use crate::ftz_mul_add::FtzMulAdd;
+use crate::gtr_fdpa::GtrFdpa;
 use crate::model::{BlockIn, BlockModel, Formats};
 use crate::t_fdpa::TFdpa;
+use crate::tr_fdpa::TrFdpa;
 
 /// Every arithmetic model of the family, with its parameters as data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -13,6 +16,9 @@ pub enum Model {
     Fma(Fma),
     EFdpa(EFdpa),
     TFdpa(TFdpa),
+    FtzMulAdd(FtzMulAdd),
+    TrFdpa(TrFdpa),
+    GtrFdpa(GtrFdpa),
 }
 
 impl Model {
@@ -22,6 +28,9 @@ impl Model {
             Model::Fma(_) => "FMA",
             Model::EFdpa(_) => "E-FDPA",
             Model::TFdpa(_) => "T-FDPA",
+            Model::FtzMulAdd(_) => "FTZ-MulAdd",
+            Model::TrFdpa(_) => "TR-FDPA",
+            Model::GtrFdpa(_) => "GTR-FDPA",
         }
     }
 }
@@ -33,6 +42,9 @@ impl BlockModel for Model {
             Model::Fma(m) => m.block(f, x),
             Model::EFdpa(m) => m.block(f, x),
             Model::TFdpa(m) => m.block(f, x),
+            Model::FtzMulAdd(m) => m.block(f, x),
+            Model::TrFdpa(m) => m.block(f, x),
+            Model::GtrFdpa(m) => m.block(f, x),
         }
     }
 }
