@@ -245,7 +245,24 @@ def gen_cases(rnd, fa, fb, fc, k, n):
         return a, b, c
     rows(n * 4 // 100, large_products)
 
-    # 8. sign asymmetry: (a, b, c) next to (-a, b, -c)
+    # 8. signed zeros: products that are zeros of either sign, C = +-0
+    def zeros():
+        a, b, _ = banded()
+        for i in range(k):
+            r = rnd.random()
+            if r < 0.45:
+                a[i] = special_bits(fa, rnd.choice(["zero", "-zero"]))
+            elif r < 0.9:
+                b[i] = special_bits(fb, rnd.choice(["zero", "-zero"]))
+        if rnd.random() < 0.5:
+            # every product a negative zero
+            for i in range(k):
+                a[i] = special_bits(fa, "-zero")
+                b[i] = b[i] & ~sign_bit(fb) if decode(fb, b[i]) not in ("nan",) else 0
+        return a, b, special_bits(fc, rnd.choice(["zero", "-zero"]))
+    rows(n * 5 // 100, zeros)
+
+    # 9. sign asymmetry: (a, b, c) next to (-a, b, -c)
     while len(out) + 2 <= n:
         a, b, c = banded()
         out.append((a, b, c))

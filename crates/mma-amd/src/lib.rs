@@ -41,6 +41,10 @@
 //!    Inf or NaN is not a small number and has no alignment, and IEEE 754 (and the CDNA3 TR-FDPA
 //!    path of the same hardware, which never drops C) says the result is NaN or Inf. This crate
 //!    returns NaN for a NaN C and Inf of C's sign for an Inf C.
+//! 2. **CDNA1 fp16/bf16 where every product and C are -0.** The exact sum of negative zeros
+//!    is -0 by IEEE 754 (and the AMD paper describes CDNA1 as a correctly rounded exact sum);
+//!    mmasim returns +0, a side effect of the error-free transformations (TwoSum) it sums with,
+//!    not a modelling decision. This crate returns -0.
 //!
 //! Not a difference: CDNA2 `0·Inf` where the 0 is a flushed subnormal gives NaN (mmasim; the
 //! MATLAB models of the AMD paper give Inf). The paper and both models flush subnormal inputs,
@@ -161,13 +165,55 @@ pub fn find(arch: &str, name: &str) -> Result<&'static Instruction, CatalogError
     lookup::find_in(parse_arch(arch)?, name)
 }
 
-/// Why a differential-test case is expected to differ from mmasim 2.1.1, if it is (see
-/// DIFFERENCES above). `c` is the instruction's C word; the rule depends only on the inputs.
-pub fn known_difference(ins: &Instruction, _a: &[u64], _b: &[u64], c: u64) -> Option<&'static str> {
-    let gtr = matches!(ins.unit.model, mma_core::Model::GtrFdpa(_));
-    let cv = ins.unit.formats.c.decode(c);
-    if gtr && (cv.is_nan() || cv.is_inf()) {
-        return Some("CDNA3 fp8/bf8 with Inf/NaN C: mmasim may drop C, IEEE keeps it");
+/// A documented difference from mmasim 2.1.1 (see DIFFERENCES above).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KnownDifference {
+    /// CDNA3 fp8/bf8 with an Inf or NaN C: mmasim may drop C; this crate gives the IEEE NaN or
+    /// Inf.
+    NonFiniteCDropped,
+    /// CDNA1 E-FDPA where every product and C are negative zeros: IEEE gives -0, mmasim +0.
+    NegativeZeroSum,
+}
+
+impl KnownDifference {
+    pub fn reason(self) -> &'static str {
+        match self {
+            KnownDifference::NonFiniteCDropped => {
+                "CDNA3 fp8/bf8 with Inf/NaN C: mmasim may drop C, IEEE keeps it"
+            }
+            KnownDifference::NegativeZeroSum => {
+                "CDNA1 exact sum of negative zeros: IEEE gives -0, mmasim +0"
+            }
+        }
     }
-    None
+}
+
+/// Whether a differential-test case falls in a documented difference class. The rule depends
+/// only on the instruction and its inputs (`c` is the instruction's C word), never on mmasim's
+/// answer.
+pub fn known_difference(
+    ins: &Instruction,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+) -> Option<KnownDifference> {
+    let f = &ins.unit.formats;
+    let cv = f.c.decode(c);
+    match ins.unit.model {
+        mma_core::Model::GtrFdpa(_) if cv.is_nan() || cv.is_inf() => {
+            Some(KnownDifference::NonFiniteCDropped)
+        }
+        mma_core::Model::EFdpa(_) if cv == mma_core::Value::Zero { neg: true } => {
+            let negative_zero_product = |(&x, &y): (&u64, &u64)| {
+                let (x, y) = (f.a.decode(x), f.b.decode(y));
+                let finite = |v: &mma_core::Value| !v.is_nan() && !v.is_inf();
+                (x.is_zero() || y.is_zero()) && finite(&x) && finite(&y) && x.is_neg() != y.is_neg()
+            };
+            a.iter()
+                .zip(b)
+                .all(negative_zero_product)
+                .then_some(KnownDifference::NegativeZeroSum)
+        }
+        _ => None,
+    }
 }
