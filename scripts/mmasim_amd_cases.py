@@ -20,6 +20,8 @@ import sys
 from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# mmasim builds a C++ helper at import time with ninja, which lives next to the interpreter.
+os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 import mmasim_eval  # noqa: E402  (our copy of the evaluation helper)
 from mmasim.amd.isa_mfma import arch_mfma_suffix  # noqa: E402
 

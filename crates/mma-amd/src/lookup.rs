@@ -126,15 +126,43 @@ fn parse(name: &str) -> Option<Parsed> {
 
 /// Finds an instruction of `arch` by any of its accepted spellings.
 pub fn find_in(arch: Arch, input: &str) -> Result<&'static Instruction, CatalogError> {
+    if let Some(found) = lookup(arch, input)? {
+        return Ok(found);
+    }
+    let name = normalise(input);
+    let names: Vec<&str> = catalog()
+        .iter()
+        .filter(|i| i.arch == arch)
+        .map(|i| i.name)
+        .collect();
+    let mut suggestions: Vec<String> = close_matches(&name, &names)
+        .into_iter()
+        .map(|n| format!("v_mfma_{n}"))
+        .collect();
+    // Point at other architectures that do have the instruction.
+    for other in Arch::ALL {
+        if other != arch && matches!(lookup(other, input), Ok(Some(_))) {
+            suggestions.push(format!("{} has it", other.name()));
+        }
+    }
+    Err(CatalogError::UnknownInstruction {
+        arch: arch.name(),
+        input: input.to_string(),
+        suggestions,
+    })
+}
+
+/// The look-up proper: `Ok(None)` when nothing matches, an error only for ambiguity.
+fn lookup(arch: Arch, input: &str) -> Result<Option<&'static Instruction>, CatalogError> {
     let all = catalog();
     let here = || all.iter().filter(move |i| i.arch == arch);
     let name = normalise(input);
     if let Some(i) = here().find(|i| i.name == name) {
-        return Ok(i);
+        return Ok(Some(i));
     }
     let c = compact(&name);
     if let Some(i) = here().find(|i| compact(i.name) == c) {
-        return Ok(i);
+        return Ok(Some(i));
     }
     // Structural match: the compiler builtins of CDNA3 keep the CDNA1/CDNA2 spellings
     // (`__builtin_amdgcn_mfma_f32_16x16x4f16` is `v_mfma_f32_16x16x4_4b_f16`,
@@ -156,8 +184,8 @@ pub fn find_in(arch: Arch, input: &str) -> Result<&'static Instruction, CatalogE
             .filter(|i| parse(i.name).is_some_and(|q| q.one_k == p.one_k))
             .collect();
         match (hits.len(), exact_1k.len()) {
-            (1, _) => return Ok(hits[0]),
-            (_, 1) => return Ok(exact_1k[0]),
+            (1, _) => return Ok(Some(hits[0])),
+            (_, 1) => return Ok(Some(exact_1k[0])),
             (0, _) => {}
             _ => {
                 return Err(CatalogError::Ambiguous {
@@ -168,22 +196,7 @@ pub fn find_in(arch: Arch, input: &str) -> Result<&'static Instruction, CatalogE
             }
         }
     }
-    let names: Vec<&str> = here().map(|i| i.name).collect();
-    let mut suggestions: Vec<String> = close_matches(&name, &names)
-        .into_iter()
-        .map(|n| format!("v_mfma_{n}"))
-        .collect();
-    // Point at other architectures that do have the instruction.
-    for other in Arch::ALL {
-        if other != arch && find_in(other, input).is_ok() {
-            suggestions.push(format!("{} has it", other.name()));
-        }
-    }
-    Err(CatalogError::UnknownInstruction {
-        arch: arch.name(),
-        input: input.to_string(),
-        suggestions,
-    })
+    Ok(None)
 }
 
 /// Levenshtein distance (small strings only).
