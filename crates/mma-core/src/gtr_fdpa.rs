@@ -95,3 +95,46 @@ impl BlockModel for GtrFdpa {
         TrFdpa::finish(&self.out, &f.d, v)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn term(neg: bool, sig: u64, e: i32) -> Term {
+        // A product with 2 fraction bits (as fp8 e5m2 x e5m2 with hidden bits: sig in [4, 16)).
+        Term {
+            neg,
+            sig,
+            lsb: e - 4,
+            e,
+        }
+    }
+
+    #[test]
+    fn group_sums_are_rounded_down_separately() {
+        // Even: 1 (sig 16 at e = 0, i.e. 16·2^-4). Odd: -2^-26 twice (sig 16 at e = -26). The odd
+        // group sums exactly to -2^-25; aligned to e = 0 and floored to 24 fraction bits it
+        // becomes -2^-24. Total: 2^24 - 1 units of 2^-24.
+        let t = [
+            term(false, 16, 0),
+            term(true, 16, -26),
+            Term::ZERO,
+            term(true, 16, -26),
+        ];
+        let d = grouped_dot(&t, 24).unwrap();
+        assert_eq!((d.sum, d.e), ((1 << 24) - 1, 0));
+        // Positive odd products floor to 0 instead: the asymmetry of rounding down.
+        let t = [
+            term(false, 16, 0),
+            term(false, 16, -26),
+            Term::ZERO,
+            term(false, 16, -26),
+        ];
+        assert_eq!(grouped_dot(&t, 24).unwrap().sum, 1 << 24);
+    }
+
+    #[test]
+    fn no_products_means_no_dot() {
+        assert_eq!(grouped_dot(&[Term::ZERO, Term::ZERO], 24), None);
+    }
+}

@@ -241,3 +241,57 @@ impl BlockModel for TrFdpa {
         Self::finish(&self.out, &f.d, v)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::FP32;
+
+    #[test]
+    fn floor_shift_rounds_toward_minus_infinity() {
+        // -5 / 4 = -1.25 -> -2; 5 / 4 -> 1; shifts past the width give 0 or -1.
+        assert_eq!(floor_shift(-5, 2), -2);
+        assert_eq!(floor_shift(5, 2), 1);
+        assert_eq!(floor_shift(3, -3), 24);
+        assert_eq!(floor_shift(-1, 500), -1);
+        assert_eq!(floor_shift(7, 500), 0);
+    }
+
+    #[test]
+    fn zero_c_counts_at_its_e_zero() {
+        // One product -2^-140 (sig 1, exponent -140) and C = +0 with e_zero_c = -126: e_max is
+        // -126, the product is a multiple of 2^-158 and survives: -2^-140 rounded down at 31
+        // fraction bits is exact. With e_zero_c = -100, e_max = -100 and the product floors to
+        // -2^-132 (the quantum 2^(-100-32)); the intermediate is then -2^-132.
+        let dot = Some(DotSum {
+            sum: -(1 << 24),
+            e: -140,
+        });
+        let p = |e_zero_c| LateC {
+            f: 24,
+            f2: 31,
+            e_zero_c,
+            e_norm_min: -126,
+            c_drop: None,
+        };
+        let v = late_c(dot, Value::POS_ZERO, &FP32, &p(-126));
+        assert_eq!(v.to_f64(), -(2f64.powi(-140)));
+        let v = late_c(dot, Value::POS_ZERO, &FP32, &p(-100));
+        assert_eq!(v.to_f64(), -(2f64.powi(-132)));
+    }
+
+    #[test]
+    fn exact_cancellation_is_positive_zero() {
+        // Product sum 1 and C = -1: two's-complement zero, +0.
+        let dot = Some(DotSum { sum: 1 << 24, e: 0 });
+        let p = LateC {
+            f: 24,
+            f2: 31,
+            e_zero_c: -126,
+            e_norm_min: -126,
+            c_drop: None,
+        };
+        let c = FP32.decode(0xbf80_0000);
+        assert_eq!(late_c(dot, c, &FP32, &p), Value::POS_ZERO);
+    }
+}
