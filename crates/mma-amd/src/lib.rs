@@ -27,7 +27,9 @@
 //!   and subnormal inputs and C to +0, and tiny products and sums to a zero of their sign, as
 //!   mmasim does). TR/GTR-FDPA sum in two's-complement fixed point, where an exact zero is +0;
 //!   a negative sum below fp32's range still rounds to -0.
-//! - xf32 operands are fp32 registers whose low 13 mantissa bits are ignored (truncation).
+//! - xf32 operands are fp32 registers whose low 13 mantissa bits are ignored (truncation), so
+//!   an fp32 NaN whose payload lies only in those bits reads as Inf (as in mmasim; the hardware
+//!   behaviour is not recorded).
 //! - fp8/bf8 are the FNUZ formats: 0x80 is the only NaN, there is no Inf or -0.
 //! - FTZ-MulAdd units take the whole K as one block, because C is flushed once per instruction.
 //!

@@ -176,8 +176,10 @@ pub(crate) fn scan_with_product_overflow(
             }
             (Value::Inf { .. }, _) | (_, Value::Inf { .. }) => true,
             (Value::Finite { .. }, Value::Finite { .. }) => inf_exp.is_some_and(|t| {
+                // The leading bit of the product has weight 2^(lsb + bit length - 1).
                 let p = Term::product(*x, fa, *y, fb, 0);
-                p.lsb + (64 - p.sig.leading_zeros() as i32) - 1 >= t
+                let top = p.lsb + (63 - p.sig.leading_zeros() as i32);
+                top >= t
             }),
             _ => false,
         };
