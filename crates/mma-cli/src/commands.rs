@@ -53,7 +53,7 @@ pub fn eval(input: &Path, output: Option<&Path>) -> Result<bool> {
     Ok(ok)
 }
 
-pub fn check(files: &[std::path::PathBuf], show: usize) -> Result<bool> {
+pub fn check(files: &[std::path::PathBuf], show: usize, any_nan: bool) -> Result<bool> {
     let (mut tp, mut tf) = (0usize, 0usize);
     for path in files {
         let file = path.display().to_string();
@@ -87,7 +87,10 @@ pub fn check(files: &[std::path::PathBuf], show: usize) -> Result<bool> {
                                 msg: format!("{want:?}: {e}"),
                             },
                         })?;
-                    Ok((want_bits == d, want, cases::hex(d, &t.unit.formats.d)))
+                    let fmt = &t.unit.formats.d;
+                    let same = want_bits == d
+                        || (any_nan && fmt.decode(want_bits).is_nan() && fmt.decode(d).is_nan());
+                    Ok((same, want, cases::hex(d, fmt)))
                 });
             match res {
                 Ok((true, _, _)) => p += 1,
@@ -151,7 +154,30 @@ pub fn list(arch: Option<&str>, filter: Option<&str>) -> Result<bool> {
             }
         }
     }
-    if !any && arch.is_some() && nv_arch.is_none() {
+    let amd_arch = match arch {
+        Some(a) => mma::amd::parse_arch(a).ok(),
+        None => None,
+    };
+    if arch.is_none() || amd_arch.is_some() {
+        for i in mma::amd::catalog() {
+            if amd_arch.is_some_and(|a| a != i.arch) || !keep(i.name) {
+                continue;
+            }
+            any = true;
+            let row = writeln!(
+                out,
+                "amd\t{}\tMFMA\t{}\t{}\t{}",
+                i.arch.name(),
+                i.name,
+                i.mnemonic,
+                i.unit.describe()
+            );
+            if row.is_err() {
+                return Ok(true);
+            }
+        }
+    }
+    if !any && arch.is_some() && nv_arch.is_none() && amd_arch.is_none() {
         anyhow::bail!("unknown architecture {:?}", arch.unwrap_or_default());
     }
     let _ = out.flush();

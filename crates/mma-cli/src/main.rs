@@ -33,6 +33,10 @@ enum Cmd {
         /// How many failing lines to show per file.
         #[arg(long, default_value_t = 5)]
         show: usize,
+        /// Count any NaN as equal to any NaN (for references whose NaN payload comes from the
+        /// host CPU, such as mmasim's FMA, FTZ-MulAdd and E-FDPA paths).
+        #[arg(long)]
+        any_nan: bool,
     },
     /// List the instruction catalog: instruction, model, parameters.
     List {
@@ -78,7 +82,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let r: Result<bool> = match cli.cmd {
         Cmd::Eval { input, output } => commands::eval(&input, output.as_deref()),
-        Cmd::Check { files, show } => commands::check(&files, show),
+        Cmd::Check {
+            files,
+            show,
+            any_nan,
+        } => commands::check(&files, show, any_nan),
         Cmd::List { arch, filter } => commands::list(arch.as_deref(), filter.as_deref()),
         Cmd::HwCheck { dir, show } => commands::hw_check(&dir, show),
         Cmd::Dot {

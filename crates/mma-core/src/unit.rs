@@ -4,11 +4,14 @@
 use crate::e_fdpa::EFdpa;
 use crate::fma::Fma;
 use crate::format::Format;
+use crate::ftz_mul_add::FtzMulAdd;
 use crate::gst_fdpa::GstFdpa;
+use crate::gtr_fdpa::GtrFdpa;
 use crate::model::{BlockIn, BlockModel, Formats};
 use crate::sliced_fdpa::SlicedFdpa;
 use crate::st_fdpa::StFdpa;
 use crate::t_fdpa::TFdpa;
+use crate::tr_fdpa::TrFdpa;
 
 /// Every arithmetic model of the family, with its parameters as data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -19,6 +22,9 @@ pub enum Model {
     StFdpa(StFdpa),
     GstFdpa(GstFdpa),
     SlicedFdpa(SlicedFdpa),
+    FtzMulAdd(FtzMulAdd),
+    TrFdpa(TrFdpa),
+    GtrFdpa(GtrFdpa),
 }
 
 impl Model {
@@ -31,6 +37,9 @@ impl Model {
             Model::StFdpa(_) => "ST-FDPA",
             Model::GstFdpa(_) => "GST-FDPA",
             Model::SlicedFdpa(_) => "Sliced-FDPA",
+            Model::FtzMulAdd(_) => "FTZ-MulAdd",
+            Model::TrFdpa(_) => "TR-FDPA",
+            Model::GtrFdpa(_) => "GTR-FDPA",
         }
     }
 }
@@ -45,6 +54,75 @@ impl BlockModel for Model {
             Model::StFdpa(m) => m.block(f, x),
             Model::GstFdpa(m) => m.block(f, x),
             Model::SlicedFdpa(m) => m.block(f, x),
+            Model::FtzMulAdd(m) => m.block(f, x),
+            Model::TrFdpa(m) => m.block(f, x),
+            Model::GtrFdpa(m) => m.block(f, x),
+        }
+    }
+}
+
+/// `RZ-FP32`, `RNE-FP16`, `RZ-E8M13`: the final rounding as the papers write it.
+fn rho_name(o: &crate::model::Output) -> String {
+    let mode = o.rho.mode.short_name().to_uppercase();
+    match o.rho.fmt.name {
+        "f32" => format!("{mode}-FP32"),
+        "f16" => format!("{mode}-FP16"),
+        other => format!("{mode}-{}", other.to_uppercase()),
+    }
+}
+
+impl DotUnit {
+    /// A one-line description of the model and its parameters, for listings.
+    pub fn describe(&self) -> String {
+        let l = self.block;
+        match &self.model {
+            Model::TFdpa(t) => format!(
+                "T-FDPA F={} L_max={l} e_zero={} rho={}",
+                t.f,
+                t.e_zero,
+                rho_name(&t.out)
+            ),
+            Model::StFdpa(t) => format!(
+                "ST-FDPA F={} L_max={l} e_zero={} rho={}",
+                t.f,
+                t.e_zero,
+                rho_name(&t.out)
+            ),
+            Model::GstFdpa(t) => {
+                format!(
+                    "GST-FDPA G={} F={} L_max={l} e_zero={} rho={}",
+                    t.g,
+                    t.f,
+                    t.e_zero,
+                    rho_name(&t.out)
+                )
+            }
+            Model::SlicedFdpa(s) => format!(
+                "Sliced-FDPA passes={} group={} F={} e_zero={} rho={}, C added last",
+                s.passes,
+                s.group,
+                s.pass.f,
+                s.pass.e_zero,
+                rho_name(&s.pass.out)
+            ),
+            Model::EFdpa(e) => format!("E-FDPA L_max={l} rho={}", rho_name(&e.out)),
+            Model::Fma(m) => format!("FMA sequential, {}", m.mode.short_name().to_uppercase()),
+            Model::FtzMulAdd(m) => format!("FTZ-MulAdd P={} acc={}", m.p, m.acc.name),
+            Model::TrFdpa(t) => format!(
+                "TR-FDPA F={} F2={} L_max={l} e_zero_c={} rho={}",
+                t.f,
+                t.f2,
+                t.e_zero_c,
+                rho_name(&t.out)
+            ),
+            Model::GtrFdpa(t) => format!(
+                "GTR-FDPA F={} F2={} L_max={l} e_zero_c={} c_drop={} rho={}",
+                t.f,
+                t.f2,
+                t.e_zero_c,
+                t.c_drop,
+                rho_name(&t.out)
+            ),
         }
     }
 }

@@ -130,63 +130,7 @@ impl Instruction {
 
     /// The model's parameters in words, for `mma list`.
     pub fn describe_model(&self) -> String {
-        describe_unit(&self.unit)
-    }
-}
-
-/// A one-line description of a unit's model and parameters.
-pub fn describe_unit(u: &DotUnit) -> String {
-    let rho = |o: &Output| {
-        let f = match o.rho.fmt.name {
-            "f32" => "FP32",
-            "f16" => "FP16",
-            other => {
-                return format!(
-                    "{}-{}",
-                    o.rho.mode.short_name().to_uppercase(),
-                    other.to_uppercase()
-                )
-            }
-        };
-        format!("{}-{f}", o.rho.mode.short_name().to_uppercase())
-    };
-    match &u.model {
-        Model::TFdpa(t) => format!(
-            "T-FDPA F={} L_max={} e_zero={} rho={}",
-            t.f,
-            u.block,
-            t.e_zero,
-            rho(&t.out)
-        ),
-        Model::StFdpa(t) => format!(
-            "ST-FDPA F={} L_max={} e_zero={} rho={}",
-            t.f,
-            u.block,
-            t.e_zero,
-            rho(&t.out)
-        ),
-        Model::GstFdpa(t) => {
-            format!(
-                "GST-FDPA G={} F={} L_max={} e_zero={} rho={}",
-                t.g,
-                t.f,
-                u.block,
-                t.e_zero,
-                rho(&t.out)
-            )
-        }
-        Model::Fma(m) => format!("FMA sequential, {}", m.mode.short_name().to_uppercase()),
-        Model::EFdpa(e) => format!("E-FDPA L_max={} rho={}", u.block, rho(&e.out)),
-        Model::SlicedFdpa(s) => format!(
-            "Sliced-FDPA passes={} group={} F={} e_zero={} rho={}, C added last",
-            s.passes,
-            s.group,
-            s.pass.f,
-            s.pass.e_zero,
-            rho(&s.pass.out)
-        ),
-        #[allow(unreachable_patterns)]
-        other => other.name().to_string(),
+        self.unit.describe()
     }
 }
 
