@@ -82,6 +82,31 @@ fn normalise(name: &str) -> String {
     if let Some(rest) = n.strip_prefix("wgmma.mma_async.sync.aligned.") {
         return rest.to_string();
     }
+    if let Some(rest) = n.strip_prefix("tcgen05.mma.") {
+        // The PTX instruction names only the kind (and block scaling); shape and types come
+        // from the instruction descriptor. Accept them appended in any order, e.g.
+        // `tcgen05.mma.cta_group::1.kind::f16.m128n256k16.f32.bf16.bf16`.
+        let parts: Vec<&str> = rest
+            .split('.')
+            .filter(|p| {
+                !p.starts_with("cta_group::")
+                    && *p != "block_scale"
+                    && !p.starts_with("scale_vec::")
+            })
+            .collect();
+        let is_shape = |p: &str| {
+            p.len() > 1
+                && p.starts_with('m')
+                && p.contains('n')
+                && p.contains('k')
+                && p.as_bytes()[1].is_ascii_digit()
+        };
+        if let Some(shape) = parts.iter().find(|p| is_shape(p)) {
+            let rest: Vec<&str> = parts.iter().filter(|p| !is_shape(p)).copied().collect();
+            return format!("{shape}.{}", rest.join("."));
+        }
+        return n;
+    }
     n
 }
 
@@ -153,7 +178,9 @@ pub fn find_in(
     let near = closest(&key, names);
     let hint = if key.starts_with("tcgen05.") {
         format!(
-            "; tcgen05.mma takes its shape and types from the instruction descriptor: give them as mmasim does, e.g. {}",
+            "; tcgen05.mma takes its shape and types from the instruction descriptor: append them \
+             (e.g. tcgen05.mma.cta_group::1.kind::f16.m128n256k16.f32.bf16.bf16) or give mmasim's form, \
+             e.g. {}",
             near.first().cloned().unwrap_or_default()
         )
     } else if near.is_empty() {
