@@ -187,6 +187,21 @@ pub fn case_block(v: &Vector, fam: &Family) -> Option<String> {
     Some(out)
 }
 
+/// The first sentence of a file header, without its `Feature:` label.
+pub fn feature_sentence(header: &[String]) -> String {
+    let mut s = String::new();
+    for line in header {
+        if !s.is_empty() {
+            s.push(' ');
+        }
+        s.push_str(line.trim());
+        if line.trim_end().ends_with('.') {
+            break;
+        }
+    }
+    s.strip_prefix("Feature:").unwrap_or(&s).trim().to_string()
+}
+
 /// The snapshot body of a vector file on a family, or `None` when no vector of the file applies.
 pub fn snapshot_body(file: &VectorFile, fam: &Family) -> Option<String> {
     let blocks: Vec<String> = file
@@ -200,9 +215,7 @@ pub fn snapshot_body(file: &VectorFile, fam: &Family) -> Option<String> {
     let f = &fam.unit.formats;
     let mut out = String::new();
     let _ = writeln!(out, "vector file: {}", file.rel);
-    if let Some(first) = file.header.first() {
-        let _ = writeln!(out, "feature: {first}");
-    }
+    let _ = writeln!(out, "feature: {}", feature_sentence(&file.header));
     let _ = writeln!(
         out,
         "family: {} ({} instruction{}; evaluated {}, K = {})",

@@ -5,8 +5,8 @@
 //! `#` comment lines saying why it matters, and which starts with a `#` header (up to the first
 //! blank line) describing the feature probed. `"d"` may be omitted: it depends on the
 //! instruction, and the snapshots hold the outputs. An optional `"expect"` object gives
-//! hand-derived results per architecture (`"Hopper"`) or per architecture and operation
-//! (`"Blackwell:TCGen05MMA"`), as decimal values (`"-0.75"`, `"+0"`, `"-0"`, `"inf"`, `"nan"`) or
+//! hand-derived results per vendor (`"nvidia"`), architecture (`"Hopper"`), architecture and
+//! operation (`"Blackwell:TCGen05MMA"`) or family (`"Turing:MMA:m8n8k4.f32.f16.f16.f32"`), as decimal values (`"-0.75"`, `"+0"`, `"-0"`, `"inf"`, `"nan"`) or
 //! hex words (`"0x7fffffff"`); the tests check them on every applicable family.
 
 use crate::families::Family;
@@ -207,11 +207,22 @@ pub fn run(unit: &DotUnit, ops: &Operands, fam: &Family) -> Option<Run> {
     })
 }
 
-/// The expectation that applies to a family: `"Arch:OP"` first, then `"Arch"`.
+/// The keys an expectation may be given under for a family, most specific first:
+/// `"Arch:OP:family"`, `"Arch:OP"`, `"Arch"`, then the vendor (`"nvidia"`, `"amd"`).
+pub fn expect_keys(fam: &Family) -> [String; 4] {
+    [
+        format!("{}:{}:{}", fam.arch, fam.op, fam.label),
+        format!("{}:{}", fam.arch, fam.op),
+        fam.arch.clone(),
+        fam.vendor.to_string(),
+    ]
+}
+
+/// The expectation that applies to a family (see [`expect_keys`]).
 pub fn expectation<'a>(v: &'a Vector, fam: &Family) -> Option<&'a str> {
-    v.expect
-        .get(&format!("{}:{}", fam.arch, fam.op))
-        .or_else(|| v.expect.get(&fam.arch))
+    expect_keys(fam)
+        .iter()
+        .find_map(|k| v.expect.get(k))
         .map(String::as_str)
 }
 
