@@ -382,6 +382,8 @@ def s_cancellation(sp, rng):
         # C cancels the products' sum to within C's rounding: the leftover is tiny
         cc = to_fmt(sp.c, -tot)
         c = cc if cc is not None else zero(sp.c)
+        if c & ~(1 << (sp.c.store - 1)) and rng.random() < 0.5:
+            c += rng.choice([-1, 1])  # one unit in the last place off: a tiny leftover
     elif r < 0.75:
         c = rand_elem(sp.c, rng, 0, 3)
     else:
@@ -513,6 +515,8 @@ def main():
                 n_cases = args.per_sampler_other
             else:
                 continue
+        if n_cases == 0:
+            continue
         sim = mmasim_eval.get_sim("nvidia", arch, op, instr)
         sp = Spec(arch, op, instr, sim)
         rng = random.Random(zlib.crc32(f"{args.seed}|{arch}|{op}|{instr}".encode()))
