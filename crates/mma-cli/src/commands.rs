@@ -122,10 +122,9 @@ pub fn check(files: &[std::path::PathBuf], show: usize, any_nan: bool) -> Result
 
 pub fn list(arch: Option<&str>, filter: Option<&str>) -> Result<bool> {
     let filter = filter.map(str::to_ascii_lowercase);
-    let keep = |name: &str| {
-        filter
-            .as_ref()
-            .is_none_or(|f| name.to_ascii_lowercase().contains(f))
+    let keep = |name: &str| match &filter {
+        None => true,
+        Some(f) => name.to_ascii_lowercase().contains(f),
     };
     let mut any = false;
     let mut out = BufWriter::new(std::io::stdout().lock());

@@ -8,6 +8,32 @@
 //! Conventions of every fused NVIDIA path (models.md §3): a NaN result is 0x7FFFFFFF (f32) or
 //! 0x7FFF (f16); a -0 result is returned as +0; overflow gives ±Inf even when the final rounding
 //! truncates. The fp64 FMA path returns the all-ones NaN too (an assumption: no record decides).
+//!
+//! # Differences from mmasim
+//!
+//! mmasim 2.1.1 is the reference for every instruction it lists; `vectors/mmasim/nvidia/`
+//! holds its results for all of them (written by `scripts/mmasim_nvidia_cases.py`) and
+//! `crates/mma/tests/mmasim_nvidia.rs` requires bit equality on every line but those below.
+//! Where hardware records exist (`shared/hw`) they outrank mmasim.
+//!
+//! - **fp64 NaN bits.** mmasim computes fp64 `mma.sync` with the host's `std::fma`, so its NaN
+//!   results are the host CPU's: on x86 an invalid operation (0·Inf, Inf−Inf) gives
+//!   0xFFF8000000000000 and a NaN operand comes out quieted with its sign and payload
+//!   (0x7FF0000000000001 → 0x7FF8000000000001); an Arm host would give 0x7FF8000000000000.
+//!   Neither is a property of the GPU. This crate returns 0x7FFFFFFFFFFFFFFF for every fp64
+//!   NaN, the same all-ones pattern as the fused paths (an assumption; no record decides).
+//!   The vector test excludes fp64 lines whose mmasim result is a NaN and instead requires
+//!   the all-ones NaN; `fp64_nan_results_are_all_ones` checks hand-derived cases.
+//! - **Instructions mmasim does not list.** Hopper and Blackwell `mma.sync` with e4m3/e5m2
+//!   (see `src/fp8_mma.rs`; `Instruction::note` says where their arithmetic comes from). Every
+//!   instruction mmasim lists is in the catalog under the same name (checked against
+//!   `vectors/mmasim/nvidia/instructions.txt`).
+//!
+//! Behaviours that look odd but where this crate agrees with mmasim, kept because no hardware
+//! record contradicts them: a tf32 operand that is an fp32 NaN with its payload only in the
+//! 13 dropped bits reads as ±Inf (the bits are truncated first); round-toward-zero outputs
+//! overflow to ±Inf, not to the largest finite value; ue4m3 scales ignore their sign bit in
+//! mmasim, and case files must give it clear.
 
 pub mod arch;
 pub mod catalog;
