@@ -359,7 +359,7 @@ pub fn error_report(args: &ErrorReportArgs) -> Result<bool> {
     }
     if let Some(path) = &args.plot {
         let series: Vec<&[f64]> = reports.iter().map(|r| r.signed.as_slice()).collect();
-        let (lo, hi, bins) = symmetric_range(&series, 41);
+        let (lo, hi, bins) = symmetric_range(&series, 41, 99.0);
         let same_instr = jobs.iter().all(|j| j.target.name == jobs[0].target.name);
         let hists: Vec<(String, Histogram)> = jobs
             .iter()

@@ -64,9 +64,7 @@ fn within(model: u64, d: &Format, exact: &ExactResult, limit: &Rational, max: &R
         ExactResult::Inf { neg } => mv == Value::Inf { neg: *neg },
         ExactResult::Finite { value, .. } => match mv {
             Value::Nan => false,
-            Value::Inf { neg } => {
-                neg == value.is_negative() && Rational::from(value.clone().abs() + limit) > *max
-            }
+            Value::Inf { neg } => neg == value.is_negative() && value.clone().abs() + limit > *max,
             _ => {
                 let m = ExactResult::from_value(mv);
                 let err = Rational::from(m.value().expect("finite") - value).abs();
@@ -246,7 +244,7 @@ pub fn evaluate(unit: &DotUnit, x: &Inputs) -> Evaluation {
         ok &= within(model, &f.d, &exact, t, &rho_max);
     }
     let bound_ulps = match (&total, exact.value()) {
-        (Some(t), Some(v)) => Some(to_f64(&Rational::from(t / quantum(&f.d, v)))),
+        (Some(t), Some(v)) => Some(to_f64(&(t / quantum(&f.d, v)))),
         _ => None,
     };
     Evaluation {

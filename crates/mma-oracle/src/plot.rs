@@ -117,6 +117,12 @@ pub fn histogram_svg(series: &[(String, Histogram)], title: &str, xlabel: &str) 
             r#"<path d="{d}" fill="{col}" fill-opacity="0.25" stroke="{col}" stroke-width="1.5"/>"#
         );
         let ly = mt + 10.0 + 18.0 * i as f64;
+        let outside = hst.under + hst.over;
+        let label = if outside > 0 {
+            format!("{label} ({outside} beyond the axis)")
+        } else {
+            label.clone()
+        };
         let _ = writeln!(
             s,
             r#"<rect x="{0}" y="{1}" width="12" height="12" fill="{col}" fill-opacity="0.5" stroke="{col}"/><text x="{2}" y="{3}" text-anchor="end">{4}</text>"#,
@@ -124,7 +130,7 @@ pub fn histogram_svg(series: &[(String, Histogram)], title: &str, xlabel: &str) 
             ly,
             ml + pw - 20.0,
             ly + 10.0,
-            esc(label)
+            esc(&label)
         );
     }
     s.push_str("</svg>\n");

@@ -109,15 +109,24 @@ impl Histogram {
     }
 }
 
-/// Bin edges for signed errors in ulps: symmetric about 0, wide enough for the finite values of
-/// every series, with an odd number of bins so that 0 sits in the middle of one; a range of at
-/// least ±1 ulp.
-pub fn symmetric_range(series: &[&[f64]], bins: usize) -> (f64, f64, usize) {
+/// Bin edges for signed errors in ulps: symmetric about 0, wide enough for the `q`-th
+/// percentile of the finite |values| of every series (heavy tails beyond it are counted in
+/// `under`/`over` rather than squeezing the bulk into one bin), at least ±1 ulp, with an odd
+/// number of bins so that 0 sits in the middle of one.
+pub fn symmetric_range(series: &[&[f64]], bins: usize, q: f64) -> (f64, f64, usize) {
     let m = series
         .iter()
-        .flat_map(|s| s.iter())
-        .filter(|x| x.is_finite())
-        .fold(1.0f64, |m, x| m.max(x.abs()));
+        .map(|s| {
+            let mut v: Vec<f64> = s
+                .iter()
+                .filter(|x| x.is_finite())
+                .map(|x| x.abs())
+                .collect();
+            v.sort_by(f64::total_cmp);
+            percentile(&v, q)
+        })
+        .filter(|x| !x.is_nan())
+        .fold(1.0f64, f64::max);
     let bins = if bins % 2 == 0 { bins + 1 } else { bins };
     // Widen by half a bin so that ±m fall inside rather than on the edges.
     let half = m * bins as f64 / (bins - 1).max(1) as f64;

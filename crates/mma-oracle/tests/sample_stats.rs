@@ -52,7 +52,7 @@ fn histogram_bins() {
     // Bins [-1,-0.5) [-0.5,0) [0,0.5) [0.5,1]; 2.0 is over, NaN ignored.
     assert_eq!(h.counts, vec![1, 1, 2, 2]);
     assert_eq!((h.under, h.over, h.total()), (0, 1, 7));
-    let (lo, hi, bins) = symmetric_range(&[&[0.25, -3.0], &[2.0, f64::INFINITY]], 40);
+    let (lo, hi, bins) = symmetric_range(&[&[0.25, -3.0], &[2.0, f64::INFINITY]], 40, 100.0);
     assert_eq!(bins, 41);
     assert_eq!(lo, -hi);
     assert!(hi > 3.0 && hi < 3.1);
@@ -60,6 +60,13 @@ fn histogram_bins() {
     let h = Histogram::of(&[0.0], lo, hi, bins);
     assert_eq!(h.counts[20], 1);
     assert!((lo + 20.5 * h.width()).abs() < 1e-12);
+    // A heavy tail is cut at the percentile: 0..=99 and one 1e9 (101 values), p99 = 99, widened
+    // by half a bin of 41.
+    let mut tail: Vec<f64> = (0..100).map(f64::from).collect();
+    tail.push(1e9);
+    let (_, hi, _) = symmetric_range(&[&tail], 41, 99.0);
+    assert_eq!(hi, 99.0 * 41.0 / 40.0);
+    assert_eq!(symmetric_range(&[&[0.1]], 3, 99.0), (-1.5, 1.5, 3));
 }
 
 fn formats(a: Format, d: Format, scale: Option<(Format, usize)>) -> Formats {

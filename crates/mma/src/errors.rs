@@ -39,6 +39,15 @@ impl std::fmt::Display for Source {
     }
 }
 
+fn default_vendor(arch: &str) -> &'static str {
+    #[cfg(feature = "nvidia")]
+    if mma_nvidia::parse_arch(arch).is_some() {
+        return "nvidia";
+    }
+    let _ = arch;
+    "amd"
+}
+
 /// One instruction to report on, as the user named it.
 #[derive(Clone, Debug)]
 pub struct Job {
@@ -49,30 +58,20 @@ pub struct Job {
 }
 
 impl Job {
-    /// Resolves `instr` on `arch`; without `vendor`, NVIDIA is tried first, then AMD.
+    /// Resolves `instr` on `arch`; without `vendor`, the vendor is the one whose catalog knows
+    /// the architecture (NVIDIA names first, anything else is tried as AMD).
     pub fn resolve(vendor: Option<&str>, arch: &str, instr: &str) -> Result<Job, CaseError> {
-        let vendors: &[&str] = match vendor {
-            Some(v) => &[v][..],
-            None => &["nvidia", "amd"],
+        let vendor = match vendor {
+            Some(v) => v.to_ascii_lowercase(),
+            None => default_vendor(arch).to_string(),
         };
-        let mut first_err = None;
-        for v in vendors {
-            let v = v.to_ascii_lowercase();
-            match cases::resolve(&v, arch, None, instr) {
-                Ok(target) => {
-                    return Ok(Job {
-                        vendor: v,
-                        arch: arch.to_string(),
-                        instr: instr.to_string(),
-                        target,
-                    })
-                }
-                Err(e) => {
-                    first_err.get_or_insert(e);
-                }
-            }
-        }
-        Err(first_err.expect("at least one vendor tried"))
+        let target = cases::resolve(&vendor, arch, None, instr)?;
+        Ok(Job {
+            vendor,
+            arch: arch.to_string(),
+            instr: instr.to_string(),
+            target,
+        })
     }
 
     /// The model and its parameters in words.
@@ -305,6 +304,20 @@ pub fn to_json(job: &Job, source: &Source, seed: u64, r: &RunReport) -> Json {
     })
 }
 
+/// A number of ulps for text: more digits for small values, scientific for huge ones.
+fn ulps(x: f64) -> String {
+    let a = x.abs();
+    if !x.is_finite() || a == 0.0 {
+        format!("{x}")
+    } else if a >= 1e6 {
+        format!("{x:.3e}")
+    } else if a >= 100.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
 /// The report as text, one block per instruction.
 pub fn to_text(job: &Job, source: &Source, seed: u64, r: &RunReport) -> String {
     let s = &r.summary;
@@ -321,8 +334,12 @@ pub fn to_text(job: &Job, source: &Source, seed: u64, r: &RunReport) -> String {
         job.target.k
     );
     t += &format!(
-        "  error (ulps of {}): mean {:.4}  median {:.4}  p99 {:.4}  max {:.4}\n",
-        d.name, s.mean, s.median, s.p99, s.max
+        "  error (ulps of {}): mean {}  median {}  p99 {}  max {}\n",
+        d.name,
+        ulps(s.mean),
+        ulps(s.median),
+        ulps(s.p99),
+        ulps(s.max)
     );
     if s.infinite > 0 {
         t += &format!(
@@ -338,8 +355,10 @@ pub fn to_text(job: &Job, source: &Source, seed: u64, r: &RunReport) -> String {
     match r.bound_max_ulps {
         Some(b) => {
             t += &format!(
-                "  Table V bound: up to {b:.4} ulps over these samples (observed max {:.4}); {} outside the bound",
-                s.max, r.violations
+                "  Table V bound: up to {} ulps over these samples (observed max {}); {} outside the bound",
+                ulps(b),
+                ulps(s.max),
+                r.violations
             );
             if r.unbounded > 0 {
                 t += &format!(", {} without a finite bound", r.unbounded);
@@ -350,13 +369,14 @@ pub fn to_text(job: &Job, source: &Source, seed: u64, r: &RunReport) -> String {
     }
     if let Some(w) = &r.worst {
         t += &format!(
-            "  worst: {:+.4} ulps (model {} = {}, exact {}{})\n    {}\n",
-            w.ulps,
+            "  worst: {}{} ulps (model {} = {}, exact {}{})\n    {}\n",
+            if w.ulps > 0.0 { "+" } else { "" },
+            ulps(w.ulps),
             cases::hex(w.model, d),
             d.decode(w.model).to_f64(),
             w.exact,
             w.bound_ulps
-                .map_or(String::new(), |b| format!(", bound {b:.4} ulps")),
+                .map_or(String::new(), |b| format!(", bound {} ulps", ulps(b))),
             dot_command(job, &w.inputs)
         );
     }
