@@ -1,13 +1,221 @@
-//! placeholder until the AMD catalog lands
+//! Bit-exact models of the AMD CDNA1, CDNA2 and CDNA3 matrix cores (`v_mfma_*`).
+//!
+//! [`catalog`] lists every MFMA instruction of mmasim 2.1.1's lists for the three
+//! architectures, each with its shape, block count (`_Nb`) and a [`mma_core::DotUnit`] that
+//! computes one output element bit-exactly; [`find`] looks instructions up by mmasim suffix,
+//! ISA mnemonic or compiler builtin.
+//!
+//! # Arithmetic (models.md §4; Khattak, Mikaitis, Graziani, "Accurate Models of AMD Matrix
+//! Cores")
+//! | architecture | fp64 / fp32 | xf32 | fp16 | bf16 | fp8 / bf8 (FNUZ) |
+//! | --- | --- | --- | --- | --- | --- |
+//! | CDNA1 | FMA | - | E-FDPA, L = 4 | E-FDPA, L = 2 | - |
+//! | CDNA2 | FMA | - | FTZ-MulAdd, P = 4 | FTZ-MulAdd, P = 2 (`_1k`: P = 4) | - |
+//! | CDNA3 | FMA | TR-FDPA, L = 4 | TR-FDPA, L = 8 | TR-FDPA, L = 8 | GTR-FDPA, L = 16 |
+//!
+//! The models live in `mma-core` (`fma`, `e_fdpa`, `ftz_mul_add`, `tr_fdpa`, `gtr_fdpa`), each
+//! with its sources. Outputs are fp32 (fp64 for fp64 inputs) rounded to nearest even.
+//!
+//! # Conventions
+//! - NaN: every NaN result is the IEEE default quiet NaN of the output format (0x7FC00000,
+//!   0x7FF8000000000000). No hardware record of AMD NaN payloads is available; mmasim's AMD
+//!   NaNs are either the host CPU's (FMA, E-FDPA, FTZ-MulAdd) or NVIDIA's 0x7FFFFFFF reused by
+//!   its shared code (TR/GTR-FDPA). The AMD paper notes that CDNA1 gives a *negative* NaN for
+//!   Inf - Inf; its payload is not given, so it is not modelled. The differential test compares
+//!   only NaN-ness where mmasim returns a NaN.
+//! - Signed zero: IEEE rules in the FMA, E-FDPA and FTZ-MulAdd paths (FTZ-MulAdd flushes -0
+//!   and subnormal inputs and C to +0, and tiny products and sums to a zero of their sign, as
+//!   mmasim does). TR/GTR-FDPA sum in two's-complement fixed point, where an exact zero is +0;
+//!   a negative sum below fp32's range still rounds to -0.
+//! - xf32 operands are fp32 registers whose low 13 mantissa bits are ignored (truncation), so
+//!   an fp32 NaN whose payload lies only in those bits reads as Inf (as in mmasim; the hardware
+//!   behaviour is not recorded).
+//! - fp8/bf8 are the FNUZ formats: 0x80 is the only NaN, there is no Inf or -0.
+//! - FTZ-MulAdd units take the whole K as one block, because C is flushed once per instruction.
+//!
+//! # DIFFERENCES from mmasim 2.1.1
+//! Each is kept by a named test in `tests/differences.rs`, and the differential test
+//! `tests/mmasim_corpus.rs` skips exactly the lines that [`known_difference`] names.
+//! 1. **CDNA3 fp8/bf8 with an Inf or NaN C** (models.md §7). mmasim's GTR-FDPA drops C when
+//!    its exponent is below `e_max - 25`; for Inf/NaN it uses the exponent that `frexp` gives
+//!    them (0), so once the products exceed about 2^24 a NaN or Inf C silently disappears and
+//!    the result is finite. The dropping rule models the alignment shifter losing a small C; an
+//!    Inf or NaN is not a small number and has no alignment, and IEEE 754 (and the CDNA3 TR-FDPA
+//!    path of the same hardware, which never drops C) says the result is NaN or Inf. This crate
+//!    returns NaN for a NaN C and Inf of C's sign for an Inf C.
+//! 2. **CDNA1 fp16/bf16 where every product and C are -0.** The exact sum of negative zeros
+//!    is -0 by IEEE 754 (and the AMD paper describes CDNA1 as a correctly rounded exact sum);
+//!    mmasim returns +0, a side effect of the error-free transformations (TwoSum) it sums with,
+//!    not a modelling decision. This crate returns -0.
+//!
+//! Not a difference: CDNA2 `0·Inf` where the 0 is a flushed subnormal gives NaN (mmasim; the
+//! MATLAB models of the AMD paper give Inf). The paper and both models flush subnormal inputs,
+//! and a flushed input is a zero (as with DAZ), so `0·Inf` is NaN by IEEE 754.
+
+mod catalog;
+mod lookup;
+
 use mma_core::DotUnit;
+use std::sync::OnceLock;
+
+pub use lookup::parse_arch;
+
+/// The CDNA generations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arch {
+    /// MI100.
+    Cdna1,
+    /// MI210, MI250, MI250X.
+    Cdna2,
+    /// MI300A, MI300X, MI325X.
+    Cdna3,
+}
+
+impl Arch {
+    pub const ALL: [Arch; 3] = [Arch::Cdna1, Arch::Cdna2, Arch::Cdna3];
+
+    /// The name mmasim uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::Cdna1 => "CDNA1",
+            Arch::Cdna2 => "CDNA2",
+            Arch::Cdna3 => "CDNA3",
+        }
+    }
+}
+
+impl std::fmt::Display for Arch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One MFMA instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Instruction {
-    pub name: String,
+    pub arch: Arch,
+    /// mmasim's suffix, e.g. `f32_32x32x8_f16`.
+    pub name: &'static str,
+    /// ISA mnemonic, e.g. `v_mfma_f32_32x32x8_f16`.
+    pub mnemonic: String,
+    pub m: usize,
+    pub n: usize,
     pub k: usize,
+    /// Independent blocks computed by one instruction (`_Nb`); 1 for single-block forms. Each
+    /// block is an `m×n×k` product of its own.
+    pub blocks: usize,
+    /// The arithmetic of one output element.
     pub unit: DotUnit,
 }
-#[derive(Debug, thiserror::Error)]
-#[error("AMD catalog not available: {0}")]
-pub struct CatalogError(String);
-pub fn find(_arch: &str, name: &str) -> Result<&'static Instruction, CatalogError> {
-    Err(CatalogError(name.to_string()))
+
+impl Instruction {
+    /// One output element `d = a·b + c` (raw storage words, `k` elements each).
+    pub fn dot(&self, a: &[u64], b: &[u64], c: u64) -> u64 {
+        self.unit.dot(a, b, c, &[], &[])
+    }
+}
+
+/// Why a look-up failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CatalogError {
+    #[error(
+        "unknown AMD architecture `{input}` (expected CDNA1, CDNA2, CDNA3 or a product name \
+         such as MI100, MI250X, MI300X){}",
+        did_you_mean(suggestions)
+    )]
+    UnknownArch {
+        input: String,
+        suggestions: Vec<String>,
+    },
+    #[error(
+        "{arch} has no MFMA instruction `{input}`{}",
+        did_you_mean(suggestions)
+    )]
+    UnknownInstruction {
+        arch: &'static str,
+        input: String,
+        suggestions: Vec<String>,
+    },
+    #[error("`{input}` matches several {arch} instructions: {}", candidates.join(", "))]
+    Ambiguous {
+        arch: &'static str,
+        input: String,
+        candidates: Vec<String>,
+    },
+}
+
+fn did_you_mean(s: &[String]) -> String {
+    if s.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean: {}", s.join(", "))
+    }
+}
+
+/// Every instruction of CDNA1, CDNA2 and CDNA3, built once.
+pub fn catalog() -> &'static [Instruction] {
+    static CATALOG: OnceLock<Vec<Instruction>> = OnceLock::new();
+    CATALOG.get_or_init(catalog::build)
+}
+
+/// Looks an instruction up. `arch`: `CDNA1`..`CDNA3` (any case) or a product name (MI100,
+/// MI210, MI250, MI250X, MI300A, MI300X, MI325X) or gfx target. `name`: the mmasim suffix
+/// (`f32_32x32x8_f16`), the ISA mnemonic with or without `v_mfma_` and with or without the
+/// underscore before the type (`v_mfma_f32_32x32x8f16`), or the compiler builtin
+/// (`__builtin_amdgcn_mfma_f32_32x32x8f16`), case-insensitive.
+pub fn find(arch: &str, name: &str) -> Result<&'static Instruction, CatalogError> {
+    lookup::find_in(parse_arch(arch)?, name)
+}
+
+/// A documented difference from mmasim 2.1.1 (see DIFFERENCES above).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KnownDifference {
+    /// CDNA3 fp8/bf8 with an Inf or NaN C: mmasim may drop C; this crate gives the IEEE NaN or
+    /// Inf.
+    NonFiniteCDropped,
+    /// CDNA1 E-FDPA where every product and C are negative zeros: IEEE gives -0, mmasim +0.
+    NegativeZeroSum,
+}
+
+impl KnownDifference {
+    pub fn reason(self) -> &'static str {
+        match self {
+            KnownDifference::NonFiniteCDropped => {
+                "CDNA3 fp8/bf8 with Inf/NaN C: mmasim may drop C, IEEE keeps it"
+            }
+            KnownDifference::NegativeZeroSum => {
+                "CDNA1 exact sum of negative zeros: IEEE gives -0, mmasim +0"
+            }
+        }
+    }
+}
+
+/// Whether a differential-test case falls in a documented difference class. The rule depends
+/// only on the instruction and its inputs (`c` is the instruction's C word), never on mmasim's
+/// answer.
+pub fn known_difference(
+    ins: &Instruction,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+) -> Option<KnownDifference> {
+    let f = &ins.unit.formats;
+    let cv = f.c.decode(c);
+    match ins.unit.model {
+        mma_core::Model::GtrFdpa(_) if cv.is_nan() || cv.is_inf() => {
+            Some(KnownDifference::NonFiniteCDropped)
+        }
+        mma_core::Model::EFdpa(_) if cv == mma_core::Value::Zero { neg: true } => {
+            let negative_zero_product = |(&x, &y): (&u64, &u64)| {
+                let (x, y) = (f.a.decode(x), f.b.decode(y));
+                let finite = |v: &mma_core::Value| !v.is_nan() && !v.is_inf();
+                (x.is_zero() || y.is_zero()) && finite(&x) && finite(&y) && x.is_neg() != y.is_neg()
+            };
+            a.iter()
+                .zip(b)
+                .all(negative_zero_product)
+                .then_some(KnownDifference::NegativeZeroSum)
+        }
+        _ => None,
+    }
 }

@@ -11,13 +11,16 @@
 pub mod e_fdpa;
 pub mod fma;
 pub mod format;
+pub mod ftz_mul_add;
 pub mod gst_fdpa;
+pub mod gtr_fdpa;
 pub mod model;
 pub mod round;
 pub mod sliced_fdpa;
 pub mod st_fdpa;
 pub mod t_fdpa;
 pub mod term;
+pub mod tr_fdpa;
 pub mod unit;
 pub mod value;
 pub mod wide;

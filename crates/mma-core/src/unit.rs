@@ -4,11 +4,14 @@
 use crate::e_fdpa::EFdpa;
 use crate::fma::Fma;
 use crate::format::Format;
+use crate::ftz_mul_add::FtzMulAdd;
 use crate::gst_fdpa::GstFdpa;
+use crate::gtr_fdpa::GtrFdpa;
 use crate::model::{BlockIn, BlockModel, Formats};
 use crate::sliced_fdpa::SlicedFdpa;
 use crate::st_fdpa::StFdpa;
 use crate::t_fdpa::TFdpa;
+use crate::tr_fdpa::TrFdpa;
 
 /// Every arithmetic model of the family, with its parameters as data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -19,6 +22,9 @@ pub enum Model {
     StFdpa(StFdpa),
     GstFdpa(GstFdpa),
     SlicedFdpa(SlicedFdpa),
+    FtzMulAdd(FtzMulAdd),
+    TrFdpa(TrFdpa),
+    GtrFdpa(GtrFdpa),
 }
 
 impl Model {
@@ -31,6 +37,9 @@ impl Model {
             Model::StFdpa(_) => "ST-FDPA",
             Model::GstFdpa(_) => "GST-FDPA",
             Model::SlicedFdpa(_) => "Sliced-FDPA",
+            Model::FtzMulAdd(_) => "FTZ-MulAdd",
+            Model::TrFdpa(_) => "TR-FDPA",
+            Model::GtrFdpa(_) => "GTR-FDPA",
         }
     }
 }
@@ -45,6 +54,9 @@ impl BlockModel for Model {
             Model::StFdpa(m) => m.block(f, x),
             Model::GstFdpa(m) => m.block(f, x),
             Model::SlicedFdpa(m) => m.block(f, x),
+            Model::FtzMulAdd(m) => m.block(f, x),
+            Model::TrFdpa(m) => m.block(f, x),
+            Model::GtrFdpa(m) => m.block(f, x),
         }
     }
 }

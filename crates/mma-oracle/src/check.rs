@@ -7,13 +7,17 @@
 //! errors, the error of the whole dot product is at most the sum of the blocks' limits, which is
 //! what [`Evaluation::bound`] holds and what the whole result is checked against too.
 //!
-//! Per model: FMA, E-FDPA and T-FDPA use their [`ModelKind`]; ST-FDPA is T-FDPA with the scales
+//! Per model: an FMA chain is checked one FMA at a time (one rounding each); E-FDPA, T-FDPA and
+//! FTZ-MulAdd use their [`ModelKind`]; ST-FDPA is T-FDPA with the scales
 //! folded into the products (as [`bound_for`] does); GST-FDPA is T-FDPA over group sums of `G`
 //! products, bounded here by T-FDPA over the single products with `F − ceil(log2 G)` (a group sum
 //! lies at most `log2 G` binades above its largest product, and `L + 1` single terms outnumber
 //! the `L/G + 1` group terms); Sliced-FDPA is bounded pass by pass (each pass a T-FDPA on the
-//! previous pass's rounded result) plus one rounding of the final addition of C. The output
-//! rounding's ulp is taken in the rounding format of the model (E8M13 for the NVIDIA fp8 paths
+//! previous pass's rounded result) plus one rounding of the final addition of C.
+//! TR-FDPA and GTR-FDPA (AMD CDNA3) are bounded as T-FDPA with 4 and 5 fraction bits fewer
+//! (see [`model_kind`]). For these and FTZ-MulAdd, a block whose `sum |terms|` reaches the
+//! largest finite output value may overflow inside (TR/GTR-FDPA make a product of 2^128 Inf,
+//! FTZ-MulAdd adds in fp32) and gets no finite bound and no check. The output rounding's ulp is taken in the rounding format of the model (E8M13 for the NVIDIA fp8 paths
 //! that round there before storing fp32).
 
 use crate::bounds::{bound_for, rounding_ulps, Bound, ModelKind};
@@ -50,8 +54,44 @@ pub fn model_kind(model: &Model, d: &Format) -> Option<(ModelKind, Format)> {
             let lg = usize::BITS - (g.g.max(1) - 1).leading_zeros();
             t_fdpa(g.f.saturating_sub(lg), g.e_zero, &g.out)
         }
+        // TR-FDPA: L products truncated to F bits below their largest exponent, then the
+        // product sum (at most log2 L + 1 binades higher) rounded down to F2 + 1 bits, C down to
+        // F bits and the sum down to F2 bits: all within (L + 1)·2^(e_max − (F − 4)) for
+        // L <= 8, before the RNE rounding. GTR-FDPA (two such sums and a dropped C below
+        // e_max − c_drop, L <= 16): one bit more.
+        Model::TrFdpa(t) => Some((
+            ModelKind::TFdpa {
+                f: t.f.saturating_sub(4),
+                e_zero: t.e_zero_c,
+                mode: mma_core::Rounding::NearestEven,
+            },
+            *d,
+        )),
+        Model::GtrFdpa(t) => Some((
+            ModelKind::TFdpa {
+                f: t.f.saturating_sub(5),
+                e_zero: t.e_zero_c,
+                mode: mma_core::Rounding::NearestEven,
+            },
+            *d,
+        )),
+        Model::FtzMulAdd(_) => Some((ModelKind::FtzMulAdd, *d)),
         Model::SlicedFdpa(_) => None,
     }
+}
+
+/// Whether the block's magnitudes `sum |a_k·b_k| + |c|` reach the output's largest finite
+/// value, so that the intermediate sums of a multi-step model may overflow (TR/GTR-FDPA turn a
+/// product of 2^128 into Inf, FTZ-MulAdd adds in fp32) although the exact result is finite.
+fn may_overflow(f: &Formats, x: &BlockIn<'_>) -> bool {
+    let mut sum = ExactResult::from_bits(x.c_fmt, x.c)
+        .value()
+        .map_or(Rational::new(), |v| v.clone().abs());
+    for k in 0..x.a.len() {
+        let p = exact_dot(f, &x.a[k..=k], &x.b[k..=k], 0, &[], &[]);
+        sum += p.value().map_or(Rational::new(), |v| v.clone().abs());
+    }
+    sum >= max_finite(&f.d)
 }
 
 /// Whether `model` (a word of `d`) lies within `limit` of `exact`. Specials must match; an
@@ -107,10 +147,63 @@ fn check_block(unit: &DotUnit, blk: &Block<'_>) -> Step {
     if let Model::SlicedFdpa(s) = &unit.model {
         return check_sliced(s, f, x, blk.out);
     }
+    if let (Model::Fma(m), true) = (&unit.model, x.a.len() > 1) {
+        return check_fma_chain(m, f, x, blk.out);
+    }
+    let multi_step = matches!(
+        unit.model,
+        Model::TrFdpa(_) | Model::GtrFdpa(_) | Model::FtzMulAdd(_)
+    );
+    if multi_step && may_overflow(f, x) {
+        return Step {
+            ok: true,
+            limit: None,
+        };
+    }
     let (kind, rho) = model_kind(&unit.model, &f.d).expect("non-composite model");
     let exact = exact_dot(f, x.a, x.b, x.c, x.scale_a, x.scale_b);
     let bound = bound_for(&kind, f, x.a, x.b, x.c, x.scale_a, x.scale_b);
     step(&bound, &rho, &f.d, blk.out, &exact)
+}
+
+/// An FMA chain, one fused multiply-add at a time (each within one rounding of its own exact
+/// result), so that an intermediate overflow is judged where it happens.
+fn check_fma_chain(m: &mma_core::fma::Fma, f: &Formats, x: &BlockIn<'_>, out: u64) -> Step {
+    let kind = ModelKind::Fma { mode: m.mode };
+    let mut acc = x.c;
+    let mut c_fmt = *x.c_fmt;
+    let mut ok = true;
+    let mut total = Some(Rational::new());
+    for k in 0..x.a.len() {
+        let sf = Formats { c: c_fmt, ..*f };
+        let (a, b) = (&x.a[k..=k], &x.b[k..=k]);
+        let one = BlockIn {
+            a,
+            b,
+            c: acc,
+            c_fmt: &c_fmt,
+            scale_a: &[],
+            scale_b: &[],
+        };
+        let r = m.block(f, &one);
+        let exact = exact_dot(&sf, a, b, acc, &[], &[]);
+        let st = step(
+            &bound_for(&kind, &sf, a, b, acc, &[], &[]),
+            &f.d,
+            &f.d,
+            r,
+            &exact,
+        );
+        ok &= st.ok;
+        total = total.zip(st.limit).map(|(t, l)| t + l);
+        acc = r;
+        c_fmt = f.d;
+    }
+    debug_assert_eq!(acc, out, "FMA chain walk differs from the block");
+    Step {
+        ok: ok && acc == out,
+        limit: total,
+    }
 }
 
 /// Sliced-FDPA: every pass is a T-FDPA step on the previous pass's rounded result, then C is

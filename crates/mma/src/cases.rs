@@ -149,7 +149,7 @@ pub fn resolve(
                 unit: &i.unit,
                 k: i.k,
                 packing: Packing::Plain,
-                name: &i.name,
+                name: i.name,
             })
         }
         other => Err(CaseError::Vendor(other.to_string())),

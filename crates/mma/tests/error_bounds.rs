@@ -1,4 +1,4 @@
-//! Every catalog instruction (one per distinct unit and K: instructions that differ only in M
+//! Every catalog instruction, NVIDIA and AMD (one per distinct unit and K: instructions that differ only in M
 //! and N share both) stays within its Table V bound, block by block and as a whole, on random
 //! inputs of every distribution. A failure prints the `mma dot` command that replays it.
 
@@ -22,6 +22,13 @@ fn jobs() -> Vec<Job> {
         if seen.insert((i.unit, i.k)) {
             let job = Job::resolve(Some("nvidia"), i.arch.name(), &i.name)
                 .unwrap_or_else(|e| panic!("{} {}: {e}", i.arch, i.name));
+            out.push(job);
+        }
+    }
+    for i in mma::amd::catalog() {
+        if seen.insert((i.unit, i.k)) {
+            let job = Job::resolve(Some("amd"), i.arch.name(), i.name)
+                .unwrap_or_else(|e| panic!("{} {}: {e}", i.arch.name(), i.name));
             out.push(job);
         }
     }

@@ -1,0 +1,276 @@
+//! Name look-up: architectures by family or product name, instructions by mmasim suffix, ISA
+//! mnemonic or compiler builtin, with close matches in the errors.
+
+use crate::{catalog, Arch, CatalogError, Instruction};
+
+/// Product and target names accepted for each architecture (lower case).
+const ARCH_NAMES: &[(&str, Arch)] = &[
+    ("cdna1", Arch::Cdna1),
+    ("cdna", Arch::Cdna1),
+    ("mi100", Arch::Cdna1),
+    ("gfx908", Arch::Cdna1),
+    ("cdna2", Arch::Cdna2),
+    ("mi200", Arch::Cdna2),
+    ("mi210", Arch::Cdna2),
+    ("mi250", Arch::Cdna2),
+    ("mi250x", Arch::Cdna2),
+    ("gfx90a", Arch::Cdna2),
+    ("cdna3", Arch::Cdna3),
+    ("mi300", Arch::Cdna3),
+    ("mi300a", Arch::Cdna3),
+    ("mi300x", Arch::Cdna3),
+    ("mi325x", Arch::Cdna3),
+    ("gfx940", Arch::Cdna3),
+    ("gfx941", Arch::Cdna3),
+    ("gfx942", Arch::Cdna3),
+];
+
+/// Parses an architecture name (case-insensitive; spaces, `-` and `_` ignored).
+pub fn parse_arch(input: &str) -> Result<Arch, CatalogError> {
+    let key: String = input
+        .trim()
+        .to_ascii_lowercase()
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '_'))
+        .collect();
+    let key = key.strip_prefix("amd").unwrap_or(&key);
+    let key = key.strip_prefix("instinct").unwrap_or(key);
+    if let Some(&(_, arch)) = ARCH_NAMES.iter().find(|(n, _)| *n == key) {
+        return Ok(arch);
+    }
+    let names: Vec<&str> = ARCH_NAMES.iter().map(|(n, _)| *n).collect();
+    Err(CatalogError::UnknownArch {
+        input: input.to_string(),
+        suggestions: close_matches(key, &names),
+    })
+}
+
+/// Lower case, prefixes `__builtin_amdgcn_`, `v_` and `mfma_` removed.
+fn normalise(input: &str) -> String {
+    let s = input.trim().to_ascii_lowercase();
+    let s = s.strip_prefix("__builtin_amdgcn_").unwrap_or(&s);
+    let s = s.strip_prefix("v_").unwrap_or(s);
+    let s = s.strip_prefix("mfma_").unwrap_or(s);
+    s.to_string()
+}
+
+fn compact(s: &str) -> String {
+    s.chars().filter(|&c| c != '_').collect()
+}
+
+/// The parts of an MFMA name that identify the arithmetic: output type, shape, input types,
+/// and the `_1k` flag; the `_Nb` block count, when written, is returned separately.
+#[derive(Debug, PartialEq, Eq)]
+struct Parsed {
+    out: String,
+    shape: (usize, usize, usize),
+    a: String,
+    b: String,
+    one_k: bool,
+    blocks: Option<usize>,
+}
+
+const TYPES: &[&str] = &["xf32", "bf16", "f16", "f32", "f64", "fp8", "bf8"];
+
+fn parse_type(s: &str) -> Option<(&'static str, &str)> {
+    TYPES
+        .iter()
+        .find(|t| s.starts_with(**t))
+        .map(|t| (*t, &s[t.len()..]))
+}
+
+fn parse_number(s: &str) -> Option<(usize, &str)> {
+    let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    Some((s[..end].parse().ok()?, &s[end..]))
+}
+
+/// Parses a normalised name such as `f32_32x32x4_2b_bf16`, `f32_32x32x4bf16_1k` or
+/// `f32_16x16x32_fp8_bf8`.
+fn parse(name: &str) -> Option<Parsed> {
+    let (out, rest) = parse_type(name)?;
+    let rest = rest.strip_prefix('_')?;
+    let (m, rest) = parse_number(rest)?;
+    let (n, rest) = parse_number(rest.strip_prefix('x')?)?;
+    let (k, rest) = parse_number(rest.strip_prefix('x')?)?;
+    let mut rest = compact(rest);
+    let one_k = rest.ends_with("1k");
+    if one_k {
+        rest.truncate(rest.len() - 2);
+    }
+    let mut blocks = None;
+    if let Some(pos) = rest.find('b') {
+        if pos > 0 && rest[..pos].bytes().all(|c| c.is_ascii_digit()) {
+            blocks = rest[..pos].parse().ok();
+            rest = rest[pos + 1..].to_string();
+        }
+    }
+    let (a, tail) = parse_type(&rest)?;
+    let b = if tail.is_empty() {
+        a
+    } else {
+        let (b, tail) = parse_type(tail)?;
+        if !tail.is_empty() {
+            return None;
+        }
+        b
+    };
+    Some(Parsed {
+        out: out.to_string(),
+        shape: (m, n, k),
+        a: a.to_string(),
+        b: b.to_string(),
+        one_k,
+        blocks,
+    })
+}
+
+/// Finds an instruction of `arch` by any of its accepted spellings.
+pub fn find_in(arch: Arch, input: &str) -> Result<&'static Instruction, CatalogError> {
+    if let Some(found) = lookup(arch, input)? {
+        return Ok(found);
+    }
+    let name = normalise(input);
+    let names: Vec<&str> = catalog()
+        .iter()
+        .filter(|i| i.arch == arch)
+        .map(|i| i.name)
+        .collect();
+    let mut suggestions: Vec<String> = close_matches(&name, &names)
+        .into_iter()
+        .map(|n| format!("v_mfma_{n}"))
+        .collect();
+    // Point at other architectures that do have the instruction.
+    for other in Arch::ALL {
+        if other != arch && matches!(lookup(other, input), Ok(Some(_))) {
+            suggestions.push(format!("{} has it", other.name()));
+        }
+    }
+    Err(CatalogError::UnknownInstruction {
+        arch: arch.name(),
+        input: input.to_string(),
+        suggestions,
+    })
+}
+
+/// The look-up proper: `Ok(None)` when nothing matches, an error only for ambiguity.
+fn lookup(arch: Arch, input: &str) -> Result<Option<&'static Instruction>, CatalogError> {
+    let all = catalog();
+    let here = || all.iter().filter(move |i| i.arch == arch);
+    let name = normalise(input);
+    if let Some(i) = here().find(|i| i.name == name) {
+        return Ok(Some(i));
+    }
+    let c = compact(&name);
+    if let Some(i) = here().find(|i| compact(i.name) == c) {
+        return Ok(Some(i));
+    }
+    // Structural match: the compiler builtins of CDNA3 keep the CDNA1/CDNA2 spellings
+    // (`__builtin_amdgcn_mfma_f32_16x16x4f16` is `v_mfma_f32_16x16x4_4b_f16`,
+    // `..._32x32x8bf16_1k` is `v_mfma_f32_32x32x8_bf16`).
+    if let Some(p) = parse(&name) {
+        let hits: Vec<&'static Instruction> = here()
+            .filter(|i| {
+                let q = parse(i.name).expect("catalog names parse");
+                q.out == p.out
+                    && q.shape == p.shape
+                    && q.a == p.a
+                    && q.b == p.b
+                    && p.blocks.map_or(true, |b| b == i.blocks)
+            })
+            .collect();
+        let exact_1k: Vec<_> = hits
+            .iter()
+            .copied()
+            .filter(|i| parse(i.name).is_some_and(|q| q.one_k == p.one_k))
+            .collect();
+        match (hits.len(), exact_1k.len()) {
+            (1, _) => return Ok(Some(hits[0])),
+            (_, 1) => return Ok(Some(exact_1k[0])),
+            (0, _) => {}
+            _ => {
+                return Err(CatalogError::Ambiguous {
+                    arch: arch.name(),
+                    input: input.to_string(),
+                    candidates: hits.iter().map(|i| i.mnemonic.clone()).collect(),
+                })
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Levenshtein distance (small strings only).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Up to five candidates close to `input`: small edit distance (ignoring underscores) first,
+/// then long shared prefixes.
+fn close_matches(input: &str, candidates: &[&str]) -> Vec<String> {
+    let ci = compact(input);
+    let mut scored: Vec<(usize, &str)> = candidates
+        .iter()
+        .map(|c| {
+            let d = distance(&ci, &compact(c));
+            let prefix = ci
+                .chars()
+                .zip(compact(c).chars())
+                .take_while(|(x, y)| x == y)
+                .count();
+            // A shared prefix of most of the input counts as close even if the tails differ.
+            let score = if prefix * 2 >= ci.len().max(1) {
+                d.min(ci.len() - prefix)
+            } else {
+                d
+            };
+            (score, *c)
+        })
+        .collect();
+    scored.sort();
+    let limit = (ci.len() / 3).max(2);
+    let mut out: Vec<String> = scored
+        .iter()
+        .filter(|(s, _)| *s <= limit)
+        .take(5)
+        .map(|(_, c)| c.to_string())
+        .collect();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_spelling_family() {
+        let p = parse("f32_32x32x4bf16_1k").unwrap();
+        assert_eq!(
+            (p.shape, p.a.as_str(), p.one_k),
+            ((32, 32, 4), "bf16", true)
+        );
+        let p = parse("f32_16x16x4_4b_f16").unwrap();
+        assert_eq!((p.blocks, p.a.as_str()), (Some(4), "f16"));
+        let p = parse("f32_16x16x32_fp8_bf8").unwrap();
+        assert_eq!((p.a.as_str(), p.b.as_str()), ("fp8", "bf8"));
+        assert_eq!(parse("f32_16x16x8_xf32").unwrap().a, "xf32");
+        assert!(parse("f32_16x16").is_none());
+    }
+
+    #[test]
+    fn edit_distance() {
+        assert_eq!(distance("kitten", "sitting"), 3);
+        assert_eq!(distance("", "abc"), 3);
+        assert_eq!(distance("f16", "f16"), 0);
+    }
+}

@@ -1,0 +1,140 @@
+//! GTR-FDPA: grouped TR-FDPA (AMD CDNA3 fp8/bf8 matrix cores, `L_max = 16`).
+//!
+//! As [`crate::tr_fdpa`], except for the product stage: the even- and the odd-indexed products
+//! of the block (index counted from the block start) are summed separately, each group aligned
+//! to its own largest exponent and truncated toward zero to `F = 24` fraction bits; the two
+//! group sums are then aligned to the larger of the two exponents and each rounded down to
+//! `F` fraction bits before they are added. C then joins late as in TR-FDPA (rounded down to
+//! `F` bits, product sum rounded down to `F2 + 1 = 32`, normalised, rounded down to `F2 = 31`,
+//! RNE to fp32), except that C is dropped when its exponent is below `e_max - (F + 1)`.
+//!
+//! Sources: the AMD paper (Khattak, Mikaitis, Graziani, CDNA 3: "fp8 uses FMA size 16 and
+//! accumulates odd- and even-indexed products separately before adding C"); models.md §2, §4;
+//! mmasim 2.1.1 `MMA_GTR_FDPA` for the widths and the C-drop threshold.
+//!
+//! Inf/NaN: fp8/bf8 FNUZ operands have no Inf and their products cannot overflow fp32, so a
+//! NaN operand gives NaN and an Inf or NaN C gives Inf or NaN (IEEE). mmasim instead drops a
+//! non-finite C together with a finite one once the products are large (models.md §7); that is
+//! the dropping rule applied to a value whose exponent means nothing, so this model does not
+//! follow it (see the mma-amd crate's DIFFERENCES).
+
+use crate::model::{decode_into, BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
+use crate::term::{scan_specials, Special, Term};
+use crate::tr_fdpa::{floor_shift, late_c, truncated_dot, DotSum, LateC, TrFdpa};
+use crate::value::Value;
+
+/// Parameters of a GTR-FDPA unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GtrFdpa {
+    /// Fraction bits of the group alignment, of the group sums and of the rounded-down C (24).
+    pub f: u32,
+    /// Fraction bits of the rounded-down normalised sum (31).
+    pub f2: u32,
+    /// Exponent a zero C counts with (-126).
+    pub e_zero_c: i32,
+    /// Smallest exponent of the normalisation (-126).
+    pub e_norm_min: i32,
+    /// C is dropped when its exponent is below `e_max - c_drop` (`F + 1 = 25`).
+    pub c_drop: u32,
+    pub out: Output,
+}
+
+/// Sums the even- and odd-indexed products separately and combines the two group sums,
+/// each rounded down to `f` fraction bits at the larger group exponent.
+#[inline]
+pub fn grouped_dot(terms: &[Term], f: u32) -> Option<DotSum> {
+    let mut even = [Term::ZERO; MAX_BLOCK];
+    let mut odd = [Term::ZERO; MAX_BLOCK];
+    let (mut ne, mut no) = (0, 0);
+    for (k, t) in terms.iter().enumerate() {
+        if k % 2 == 0 {
+            even[ne] = *t;
+            ne += 1;
+        } else {
+            odd[no] = *t;
+            no += 1;
+        }
+    }
+    let groups = [truncated_dot(&even[..ne], f), truncated_dot(&odd[..no], f)];
+    let e = groups.iter().flatten().map(|g| g.e).max()?;
+    // Each group sum is a multiple of 2^(g.e - f); re-quantise it to 2^(e - f), flooring.
+    let sum = groups
+        .iter()
+        .flatten()
+        .map(|g| floor_shift(g.sum, e - g.e))
+        .sum();
+    Some(DotSum { sum, e })
+}
+
+impl BlockModel for GtrFdpa {
+    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
+        let n = x.a.len().min(x.b.len()).min(MAX_BLOCK);
+        let mut av = [Value::Nan; MAX_BLOCK];
+        let mut bv = [Value::Nan; MAX_BLOCK];
+        let a = decode_into(&f.a, &x.a[..n], &mut av);
+        let b = decode_into(&f.b, &x.b[..n], &mut bv);
+        let c = x.c_fmt.decode(x.c);
+        match scan_specials(a, b, c) {
+            Special::Finite => {}
+            Special::Nan => return self.out.encode(&f.d, Value::Nan),
+            Special::Inf { neg } => return self.out.encode(&f.d, Value::Inf { neg }),
+        }
+        let mut terms = [Term::ZERO; MAX_BLOCK];
+        for k in 0..n {
+            terms[k] = Term::product(a[k], &f.a, b[k], &f.b, 0);
+        }
+        let dot = grouped_dot(&terms[..n], self.f);
+        let p = LateC {
+            f: self.f,
+            f2: self.f2,
+            e_zero_c: self.e_zero_c,
+            e_norm_min: self.e_norm_min,
+            c_drop: Some(self.c_drop),
+        };
+        let v = late_c(dot, c, x.c_fmt, &p);
+        TrFdpa::finish(&self.out, &f.d, v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn term(neg: bool, sig: u64, e: i32) -> Term {
+        // A product with 2 fraction bits (as fp8 e5m2 x e5m2 with hidden bits: sig in [4, 16)).
+        Term {
+            neg,
+            sig,
+            lsb: e - 4,
+            e,
+        }
+    }
+
+    #[test]
+    fn group_sums_are_rounded_down_separately() {
+        // Even: 1 (sig 16 at e = 0, i.e. 16·2^-4). Odd: -2^-26 twice (sig 16 at e = -26). The odd
+        // group sums exactly to -2^-25; aligned to e = 0 and floored to 24 fraction bits it
+        // becomes -2^-24. Total: 2^24 - 1 units of 2^-24.
+        let t = [
+            term(false, 16, 0),
+            term(true, 16, -26),
+            Term::ZERO,
+            term(true, 16, -26),
+        ];
+        let d = grouped_dot(&t, 24).unwrap();
+        assert_eq!((d.sum, d.e), ((1 << 24) - 1, 0));
+        // Positive odd products floor to 0 instead: the asymmetry of rounding down.
+        let t = [
+            term(false, 16, 0),
+            term(false, 16, -26),
+            Term::ZERO,
+            term(false, 16, -26),
+        ];
+        assert_eq!(grouped_dot(&t, 24).unwrap().sum, 1 << 24);
+    }
+
+    #[test]
+    fn no_products_means_no_dot() {
+        assert_eq!(grouped_dot(&[Term::ZERO, Term::ZERO], 24), None);
+    }
+}
