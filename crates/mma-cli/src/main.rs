@@ -76,6 +76,37 @@ enum Cmd {
         #[arg(long)]
         scale_b: Option<String>,
     },
+    /// Error distribution of instructions against the exact (MPFR) oracle.
+    ///
+    /// Runs random (or file) dot products through the model and the oracle and prints the
+    /// error in ulps (mean, median, 99th percentile, maximum), the share of correctly rounded
+    /// results, the Table V bound beside the observed maximum and the worst input as an
+    /// `mma dot` command. Several --arch (or a comma list) overlay their histograms in --plot.
+    ErrorReport {
+        /// Architecture(s): repeat or give a comma list.
+        #[arg(long, required = true, value_delimiter = ',')]
+        arch: Vec<String>,
+        /// Instruction(s): one for every architecture, or one per architecture.
+        #[arg(long, required = true, value_delimiter = ',')]
+        instr: Vec<String>,
+        /// nvidia or amd (default: whichever catalog knows the architecture).
+        #[arg(long)]
+        vendor: Option<String>,
+        /// Number of dot products (default 10000; with file:, every fitting line).
+        #[arg(long)]
+        samples: Option<usize>,
+        /// logu, narrow, bits, cancel or file:PATH.
+        #[arg(long, default_value = "logu")]
+        dist: String,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print JSON (an array, one object per instruction) instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Write an SVG histogram of the signed error in ulps.
+        #[arg(long)]
+        plot: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -110,6 +141,25 @@ fn main() -> ExitCode {
             scale_a.as_deref(),
             scale_b.as_deref(),
         ),
+        Cmd::ErrorReport {
+            arch,
+            instr,
+            vendor,
+            samples,
+            dist,
+            seed,
+            json,
+            plot,
+        } => commands::error_report(&commands::ErrorReportArgs {
+            arch,
+            instr,
+            vendor,
+            samples,
+            dist,
+            seed,
+            json,
+            plot,
+        }),
     };
     match r {
         Ok(true) => ExitCode::SUCCESS,

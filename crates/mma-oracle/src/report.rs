@@ -69,8 +69,9 @@ pub fn error_report(model: u64, exact: &ExactResult, out: &Format) -> ErrorRepor
     };
     let neighbour = match (mv.is_nan(), rv.is_nan()) {
         (true, true) => 0,
-        (false, false) => (ordinal(out, model) - ordinal(out, rne))
-            .clamp(-(i32::MAX as i64), i32::MAX as i64) as i32,
+        // i128: two f64 ordinals of opposite sign differ by more than i64 holds.
+        (false, false) => (ordinal(out, model) as i128 - ordinal(out, rne) as i128)
+            .clamp(-(i32::MAX as i128), i32::MAX as i128) as i32,
         _ => i32::MAX,
     };
     let infinite = ErrorReport {

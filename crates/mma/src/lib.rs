@@ -14,3 +14,6 @@ pub use mma_amd as amd;
 pub use mma_oracle as oracle;
 
 pub mod cases;
+
+#[cfg(feature = "oracle")]
+pub mod errors;
