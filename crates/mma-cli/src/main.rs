@@ -1,6 +1,8 @@
 //! `mma`: evaluate, check and list GPU matrix-unit instructions bit for bit.
 
 mod commands;
+#[cfg(feature = "oracle")]
+mod error_report;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -82,6 +84,7 @@ enum Cmd {
     /// error in ulps (mean, median, 99th percentile, maximum), the share of correctly rounded
     /// results, the Table V bound beside the observed maximum and the worst input as an
     /// `mma dot` command. Several --arch (or a comma list) overlay their histograms in --plot.
+    #[cfg(feature = "oracle")]
     ErrorReport {
         /// Architecture(s): repeat or give a comma list.
         #[arg(long, required = true, value_delimiter = ',')]
@@ -141,6 +144,7 @@ fn main() -> ExitCode {
             scale_a.as_deref(),
             scale_b.as_deref(),
         ),
+        #[cfg(feature = "oracle")]
         Cmd::ErrorReport {
             arch,
             instr,
@@ -150,7 +154,7 @@ fn main() -> ExitCode {
             seed,
             json,
             plot,
-        } => commands::error_report(&commands::ErrorReportArgs {
+        } => error_report::error_report(&error_report::ErrorReportArgs {
             arch,
             instr,
             vendor,
