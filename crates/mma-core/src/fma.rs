@@ -2,13 +2,20 @@
 //! input precision (NVIDIA fp64 DMMA; AMD fp32/fp64 MFMA). models.md §2; the AMD paper's CDNA1
 //! section ("C is added to the first product, then each later product in turn").
 //!
-//! The IEEE operations come from Berkeley SoftFloat (softfloat-wrapper). A NaN result is
-//! re-encoded with the path's [`crate::model::NanStyle`], since SoftFloat's payload rules are
-//! those of the host architecture it was built for, not of the GPU.
+//! Each step is what IEEE 754 defines an FMA to be: the exact `a·b + c`, rounded once. The
+//! product is exact in 128 bits, the sum exact in [`WideSum`] anchored at the smaller operand,
+//! and the rounding goes through [`crate::round::round`]. When the two operands are so far apart
+//! that the accumulator cannot hold both, the smaller one only decides the direction of a sticky
+//! bit far below the larger one's last place, which is exact for rounding. The tests check every
+//! rounding mode against Berkeley SoftFloat (softfloat-wrapper). A NaN result is encoded with
+//! the path's [`NanStyle`], since the GPU's NaN payload is not the host's.
 
+use crate::e_fdpa::ZeroSigns;
+use crate::format::Format;
 use crate::model::{BlockIn, BlockModel, Formats, NanStyle};
-use crate::round::Rounding;
-use softfloat_wrapper::{Float, RoundingMode, F32, F64};
+use crate::round::{round, Exact, RoundOpts, Rounding};
+use crate::value::Value;
+use crate::wide::WideSum;
 
 /// Parameters of an FMA chain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -17,42 +24,201 @@ pub struct Fma {
     pub nan: NanStyle,
 }
 
-fn softfloat_mode(mode: Rounding) -> RoundingMode {
-    match mode {
-        Rounding::NearestEven => RoundingMode::TiesToEven,
-        Rounding::TowardZero => RoundingMode::TowardZero,
-        Rounding::Down => RoundingMode::TowardNegative,
-        Rounding::Up => RoundingMode::TowardPositive,
-        Rounding::NearestAway => RoundingMode::TiesToAway,
+/// A finite operand of the exact sum: `(-1)^neg · sig · 2^lsb`.
+#[derive(Clone, Copy, Debug)]
+struct Operand {
+    neg: bool,
+    sig: u128,
+    lsb: i32,
+}
+
+impl Operand {
+    fn top(&self) -> i32 {
+        self.lsb + (128 - self.sig.leading_zeros() as i32)
     }
+}
+
+/// One IEEE fused multiply-add `a·b + c` rounded to `fmt` with `mode`.
+pub fn fma(a: Value, b: Value, c: Value, fmt: &Format, mode: Rounding) -> Value {
+    use Value::*;
+    match (a, b, c) {
+        (Nan, _, _) | (_, Nan, _) | (_, _, Nan) => return Nan,
+        (Inf { .. }, Zero { .. }, _) | (Zero { .. }, Inf { .. }, _) => return Nan,
+        (Inf { .. }, _, _) | (_, Inf { .. }, _) => {
+            let neg = a.is_neg() != b.is_neg();
+            return match c {
+                Inf { neg: cn } if cn != neg => Nan,
+                _ => Inf { neg },
+            };
+        }
+        (_, _, Inf { .. }) => return c,
+        _ => {}
+    }
+    let p_neg = a.is_neg() != b.is_neg();
+    let product = match (a, b) {
+        (
+            Finite {
+                sig: sa, exp: xa, ..
+            },
+            Finite {
+                sig: sb, exp: xb, ..
+            },
+        ) => Some(Operand {
+            neg: p_neg,
+            sig: sa as u128 * sb as u128,
+            lsb: xa + xb,
+        }),
+        _ => None,
+    };
+    let addend = match c {
+        Finite { neg, sig, exp } => Some(Operand {
+            neg,
+            sig: sig as u128,
+            lsb: exp,
+        }),
+        _ => None,
+    };
+    let signs = ZeroSigns {
+        all_neg: p_neg && c.is_neg(),
+        any_neg: p_neg || c.is_neg(),
+        any_nonzero: product.is_some() || addend.is_some(),
+    };
+    let exact = match (product, addend) {
+        (None, None) => {
+            return Zero {
+                neg: signs.zero_is_neg(mode),
+            }
+        }
+        (Some(x), None) | (None, Some(x)) => Exact {
+            neg: x.neg,
+            mag: x.sig,
+            exp: x.lsb,
+            sticky: false,
+        },
+        (Some(p), Some(q)) => {
+            let (big, small) = if p.top() >= q.top() { (p, q) } else { (q, p) };
+            if big.top() - small.lsb <= WideSum::SPAN {
+                let mut acc = WideSum::anchored(small.lsb.min(big.lsb));
+                acc.add(big.neg, big.sig, big.lsb);
+                acc.add(small.neg, small.sig, small.lsb);
+                if acc.is_zero() {
+                    return Zero {
+                        neg: signs.zero_is_neg(mode),
+                    };
+                }
+                acc.to_exact()
+            } else if big.neg == small.neg {
+                // The small operand lies far below the big one's last place: a sticky bit.
+                Exact {
+                    neg: big.neg,
+                    mag: big.sig << 2,
+                    exp: big.lsb - 2,
+                    sticky: true,
+                }
+            } else {
+                // Just below the big operand's magnitude: one quarter-unit less, plus sticky.
+                Exact {
+                    neg: big.neg,
+                    mag: (big.sig << 2) - 1,
+                    exp: big.lsb - 2,
+                    sticky: true,
+                }
+            }
+        }
+    };
+    round(fmt, exact, mode, RoundOpts::IEEE)
 }
 
 impl BlockModel for Fma {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        let rnd = softfloat_mode(self.mode);
-        let nan = self.nan.bits(&f.d);
-        match f.d.storage_bits {
-            64 => {
-                let mut c = F64::from_bits(x.c);
-                for (&a, &b) in x.a.iter().zip(x.b) {
-                    c = F64::from_bits(a).fused_mul_add(F64::from_bits(b), c, rnd);
-                }
-                if c.is_nan() {
-                    nan
+        let mut c = x.c_fmt.decode(x.c);
+        for (&a, &b) in x.a.iter().zip(x.b) {
+            c = fma(f.a.decode(a), f.b.decode(b), c, &f.d, self.mode);
+        }
+        f.d.encode(c, self.nan.bits(&f.d))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{FP32, FP64};
+    use rand::{Rng, SeedableRng};
+    use softfloat_wrapper::{Float, RoundingMode, F32, F64};
+
+    const MODES: [(Rounding, RoundingMode); 4] = [
+        (Rounding::NearestEven, RoundingMode::TiesToEven),
+        (Rounding::TowardZero, RoundingMode::TowardZero),
+        (Rounding::Down, RoundingMode::TowardNegative),
+        (Rounding::Up, RoundingMode::TowardPositive),
+    ];
+
+    /// Random words with clustered exponents (so that cancellation, ties and far-apart operands
+    /// all occur), plus zeros, subnormals, Inf and NaN.
+    fn word(rng: &mut impl Rng, exp_bits: u32, man_bits: u32, centre: u64, spread: u64) -> u64 {
+        let sign = (rng.random::<u64>() & 1) << (exp_bits + man_bits);
+        let top = (1u64 << exp_bits) - 1;
+        let e = match rng.random_range(0..16) {
+            0 => 0,
+            1 => top,
+            2 => rng.random_range(0..=top),
+            _ => (centre + rng.random_range(0..=2 * spread))
+                .saturating_sub(spread)
+                .min(top - 1),
+        };
+        let m = match rng.random_range(0..4) {
+            0 => 0,
+            1 => (1u64 << man_bits) - 1,
+            _ => rng.random::<u64>() & ((1u64 << man_bits) - 1),
+        };
+        sign | (e << man_bits) | m
+    }
+
+    #[test]
+    fn fp32_fma_matches_softfloat_in_every_mode() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+        for i in 0..200_000 {
+            let centre = if i % 3 == 0 { 10 } else { 127 };
+            let [a, b, c] = [0; 3].map(|_| word(&mut rng, 8, 23, centre, 30));
+            for (mode, sf) in MODES {
+                let want = F32::from_bits(a as u32).fused_mul_add(
+                    F32::from_bits(b as u32),
+                    F32::from_bits(c as u32),
+                    sf,
+                );
+                let got = fma(FP32.decode(a), FP32.decode(b), FP32.decode(c), &FP32, mode);
+                if want.is_nan() {
+                    assert!(got.is_nan(), "{a:08x}·{b:08x}+{c:08x} {mode:?}: {got:?}");
                 } else {
-                    c.to_bits()
+                    assert_eq!(
+                        FP32.encode(got, 0),
+                        want.to_bits() as u64,
+                        "{a:08x}·{b:08x}+{c:08x} {mode:?}"
+                    );
                 }
             }
-            _ => {
-                // fp32 chain; tf32-style inputs would first be truncated by their format.
-                let mut c = F32::from_bits(x.c as u32);
-                for (&a, &b) in x.a.iter().zip(x.b) {
-                    c = F32::from_bits(a as u32).fused_mul_add(F32::from_bits(b as u32), c, rnd);
-                }
-                if c.is_nan() {
-                    nan
+        }
+    }
+
+    #[test]
+    fn fp64_fma_matches_softfloat_in_every_mode() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(2);
+        for i in 0..200_000 {
+            let centre = if i % 3 == 0 { 40 } else { 1023 };
+            let [a, b, c] =
+                [0; 3].map(|_| word(&mut rng, 11, 52, centre, if i % 2 == 0 { 60 } else { 1100 }));
+            for (mode, sf) in MODES {
+                let want =
+                    F64::from_bits(a).fused_mul_add(F64::from_bits(b), F64::from_bits(c), sf);
+                let got = fma(FP64.decode(a), FP64.decode(b), FP64.decode(c), &FP64, mode);
+                if want.is_nan() {
+                    assert!(got.is_nan(), "{a:016x}·{b:016x}+{c:016x} {mode:?}: {got:?}");
                 } else {
-                    c.to_bits() as u64
+                    assert_eq!(
+                        FP64.encode(got, 0),
+                        want.to_bits(),
+                        "{a:016x}·{b:016x}+{c:016x} {mode:?}"
+                    );
                 }
             }
         }

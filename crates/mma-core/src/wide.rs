@@ -19,6 +19,8 @@ pub const TOP_EXP: i32 = LSB_EXP + 64 * LIMBS as i32 - 1;
 pub struct WideSum {
     limbs: [u64; LIMBS],
     lost: bool,
+    /// Weight of the least significant bit (`LSB_EXP` unless anchored elsewhere).
+    lsb_exp: i32,
 }
 
 impl Default for WideSum {
@@ -29,11 +31,21 @@ impl Default for WideSum {
 
 impl WideSum {
     pub fn new() -> Self {
+        Self::anchored(LSB_EXP)
+    }
+
+    /// An accumulator whose least significant bit weighs `2^lsb_exp`; it spans about
+    /// `64 * LIMBS` bits above that (the FMA anchors it at its smaller operand).
+    pub fn anchored(lsb_exp: i32) -> Self {
         WideSum {
             limbs: [0; LIMBS],
             lost: false,
+            lsb_exp,
         }
     }
+
+    /// Bits of magnitude the accumulator holds above its anchor, with room for carries.
+    pub const SPAN: i32 = 64 * LIMBS as i32 - 8;
 
     /// Adds `(-1)^neg · sig · 2^lsb`.
     pub fn add(&mut self, neg: bool, sig: u128, lsb: i32) {
@@ -41,7 +53,7 @@ impl WideSum {
             return;
         }
         let mut sig = sig;
-        let mut pos = lsb - LSB_EXP;
+        let mut pos = lsb - self.lsb_exp;
         if pos < 0 {
             let drop = (-pos) as u32;
             if drop >= 128 || sig & ((1u128 << drop) - 1) != 0 {
@@ -53,10 +65,14 @@ impl WideSum {
                 return;
             }
         }
-        debug_assert!(
-            lsb + 128 <= TOP_EXP + 64,
-            "term 2^{lsb} beyond the accumulator"
-        );
+        let top = pos + (128 - sig.leading_zeros() as i32);
+        if top > Self::SPAN {
+            // Beyond the accumulator: no model forms such a term (their ranges are documented
+            // above); record the loss instead of wrapping around.
+            debug_assert!(false, "term 2^{lsb} beyond the accumulator");
+            self.lost = true;
+            return;
+        }
         let limb = (pos / 64) as usize;
         let off = (pos % 64) as u32;
         // The term spread over up to three limbs.
@@ -128,7 +144,7 @@ impl WideSum {
             return Exact {
                 neg,
                 mag: 0,
-                exp: LSB_EXP,
+                exp: self.lsb_exp,
                 sticky: self.lost,
             };
         };
@@ -162,14 +178,14 @@ impl WideSum {
             return Exact {
                 neg,
                 mag: v,
-                exp: LSB_EXP,
+                exp: self.lsb_exp,
                 sticky: self.lost,
             };
         }
         Exact {
             neg,
             mag: m,
-            exp: LSB_EXP + lo_bit,
+            exp: self.lsb_exp + lo_bit,
             sticky,
         }
     }
