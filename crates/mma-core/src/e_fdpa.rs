@@ -42,7 +42,11 @@ impl ZeroSigns {
 /// The exact sum of the terms, with what is needed for the sign of an exact zero.
 pub fn exact_sum(terms: &[Term]) -> (WideSum, ZeroSigns) {
     let mut acc = WideSum::new();
-    let mut z = ZeroSigns { all_neg: true, any_neg: false, any_nonzero: false };
+    let mut z = ZeroSigns {
+        all_neg: true,
+        any_neg: false,
+        any_nonzero: false,
+    };
     for t in terms {
         acc.add(t.neg, t.sig as u128, t.lsb);
         z.all_neg &= t.neg;
@@ -71,6 +75,7 @@ impl BlockModel for EFdpa {
         }
         terms[n] = Term::of_value(c, x.c_fmt, 0);
         let (sum, signs) = exact_sum(&terms[..=n]);
-        self.out.round_encode(&f.d, sum.to_exact(), signs.zero_is_neg(self.out.rho.mode))
+        self.out
+            .round_encode(&f.d, sum.to_exact(), signs.zero_is_neg(self.out.rho.mode))
     }
 }

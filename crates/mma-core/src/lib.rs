@@ -9,8 +9,10 @@
 //!   matrix-level drivers.
 
 pub mod e_fdpa;
+pub mod fast;
 pub mod fma;
 pub mod format;
+pub mod gemm;
 pub mod gst_fdpa;
 pub mod model;
 pub mod round;
@@ -22,6 +24,7 @@ pub mod unit;
 pub mod value;
 pub mod wide;
 
+pub use fast::Kernel;
 pub use format::Format;
 pub use model::{BlockModel, Formats, NanStyle, Output, OutputRounding};
 pub use round::{Exact, Overflow, RoundOpts, Rounding};
