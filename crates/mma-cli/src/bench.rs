@@ -54,7 +54,8 @@ fn lookup(vendor: &str, arch: &str, op: &str, name: &str) -> Result<(DotUnit, us
     }
 }
 
-/// A random finite (or zero) encoding of `fmt`.
+/// A random finite (or zero) encoding of `fmt`; for the wide-exponent formats (bf16) only
+/// magnitudes within 2^±30, so that sums of products stay within f32 as in real workloads.
 fn finite(fmt: &Format, rng: &mut impl Rng) -> u64 {
     let mask = if fmt.storage_bits == 8 && fmt.width() < 8 {
         (1u64 << fmt.width()) - 1
@@ -63,8 +64,14 @@ fn finite(fmt: &Format, rng: &mut impl Rng) -> u64 {
     };
     loop {
         let bits = (rng.random::<u64>() & mask) >> fmt.lsb << fmt.lsb;
-        if matches!(fmt.decode(bits), Value::Finite { .. } | Value::Zero { .. }) {
-            return bits;
+        match fmt.decode(bits) {
+            Value::Zero { .. } => return bits,
+            Value::Finite { exp, .. }
+                if fmt.exp_bits < 8 || (exp + fmt.man_bits as i32).abs() <= 30 =>
+            {
+                return bits
+            }
+            _ => {}
         }
     }
 }

@@ -22,7 +22,7 @@ use crate::t_fdpa::TFdpa;
 use crate::unit::{DotUnit, Model};
 use crate::value::Value;
 use round::FastRound;
-use table::{Bf16Dec, Dec, Entry, F16Dec, Table8, SPECIAL};
+use table::{Bf16Dec, Dec, F16Dec, Table8, SPECIAL};
 
 /// Largest `F` for which the `i64` sums of the fast paths cannot overflow (see module docs).
 const MAX_FAST_F: u32 = 48;
@@ -204,41 +204,42 @@ fn tfdpa_n<const N: usize, DA: Dec, DB: Dec>(
 ) -> Option<u64> {
     let a: &[u64; N] = x.a.try_into().ok()?;
     let b: &[u64; N] = x.b.try_into().ok()?;
+    // Straight loops over arrays of compile-time length, which the compiler turns into SIMD
+    // code where the target has variable vector shifts (AVX2).
+    let mut ea = [0u32; N];
+    let mut eb = [0u32; N];
+    for k in 0..N {
+        ea[k] = da.get(a[k]);
+        eb[k] = db.get(b[k]);
+    }
     let mut any = 0u32;
     let mut all_neg = 1u32;
-    let mut e_max = i32::MIN;
-    // Product significand with the sign in bit 31, and the product's exponent. (A zeroed
-    // array of compile-time length: cheaper than `array::from_fn`, which does not inline.)
-    let mut prod = [(0u32, 0i32); N];
+    let mut s = [0u32; N];
+    let mut e = [0i32; N];
     for k in 0..N {
-        let ea: Entry = da.get(a[k]);
-        let eb: Entry = db.get(b[k]);
-        any |= ea | eb;
-        let s = table::sig(ea) * table::sig(eb);
-        let e = if s == 0 {
-            m.e_zero
-        } else {
-            table::exp(ea) + table::exp(eb)
-        };
-        let ng = table::neg(ea ^ eb);
-        all_neg &= ng;
-        e_max = e_max.max(e);
-        prod[k] = (s | ng << 31, e);
+        any |= ea[k] | eb[k];
+        all_neg &= table::neg(ea[k] ^ eb[k]);
+        s[k] = table::sig(ea[k]) * table::sig(eb[k]);
+        let sum_e = table::exp(ea[k]) + table::exp(eb[k]);
+        e[k] = if s[k] == 0 { m.e_zero } else { sum_e };
     }
     if any & SPECIAL != 0 {
         return None;
     }
     let (c_sig, c_e, c_neg) = c_term(x, m.e_zero)?;
-    e_max = e_max.max(c_e);
+    let mut e_max = c_e;
+    for &ek in &e {
+        e_max = e_max.max(ek);
+    }
     all_neg &= c_neg as u32;
     let mut sum = signed(
         c_aligned(c_sig, c_e, x.c_fmt.man_bits, m.f, e_max),
         c_neg as u32,
     );
-    for &(s, e) in &prod {
-        let d = ((e_max - e) as u32).min(63);
-        let mag = (((s & 0x7fff_ffff) as u64) << p.shift) >> d;
-        sum += signed(mag, s >> 31);
+    for k in 0..N {
+        let d = ((e_max - e[k]) as u32).min(63);
+        let mag = ((s[k] as u64) << p.shift) >> d;
+        sum += signed(mag, table::neg(ea[k] ^ eb[k]));
     }
     Some(finish(
         &m.out,
