@@ -122,7 +122,7 @@ pub fn list(arch: Option<&str>, filter: Option<&str>) -> Result<bool> {
     let keep = |name: &str| {
         filter
             .as_ref()
-            .is_none_or(|f| name.to_ascii_lowercase().contains(f))
+            .map_or(true, |f| name.to_ascii_lowercase().contains(f))
     };
     let mut any = false;
     let mut out = BufWriter::new(std::io::stdout().lock());

@@ -110,7 +110,7 @@ fn gemm_rows(
             let i = i0 + r;
             let row = &x.a[i * k..(i + 1) * k];
             let sa = &x.scale_a[i * s..(i + 1) * s];
-            for j in j0..j1 {
+            for (j, dj) in drow.iter_mut().enumerate().take(j1).skip(j0) {
                 let col = &x.b_cols[j * k..(j + 1) * k];
                 let sb = &x.scale_b[j * s..(j + 1) * s];
                 let mut acc = x.c[i * n + j];
@@ -119,7 +119,7 @@ fn gemm_rows(
                     let (s0, s1) = (t * scales_per_step, (t + 1) * scales_per_step);
                     acc = kern.dot(&row[k0..k1], &col[k0..k1], acc, &sa[s0..s1], &sb[s0..s1]);
                 }
-                drow[j] = acc;
+                *dj = acc;
             }
         }
     }

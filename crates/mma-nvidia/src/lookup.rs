@@ -140,7 +140,7 @@ pub fn find_in(
         .into_iter()
         .flatten()
         .map(|&i| &idx.all[i])
-        .filter(|i| op.is_none_or(|o| i.op == o))
+        .filter(|i| op.map_or(true, |o| i.op == o))
         .collect();
     if let [one] = hits.as_slice() {
         return Ok(one);

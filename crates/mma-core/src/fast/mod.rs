@@ -68,6 +68,9 @@ struct GPath {
     ta: Table8,
     tb: Table8,
     ts: Table8,
+    /// Exact signed products of every pair of 4-bit codes, in units of the smallest product
+    /// quantum, when neither format has Inf/NaN codes.
+    prods: Option<&'static [i32; 256]>,
     round: Option<FastRound>,
 }
 
@@ -98,6 +101,7 @@ impl Kernel {
                         ta,
                         tb,
                         ts,
+                        prods: table::products4(&f.a, &f.b),
                         round: FastRound::new(&m.out, &f.d),
                     }),
                     _ => Path::Plain,
@@ -270,7 +274,13 @@ fn finish(
 /// GST-FDPA over one block with fp4-sized elements, all inputs finite, scales not NaN.
 #[inline]
 fn gst_block(m: &GstFdpa, f: &Formats, p: &GPath, x: &BlockIn<'_>) -> Option<u64> {
-    let GPath { ta, tb, ts, round } = p;
+    let GPath {
+        ta,
+        tb,
+        ts,
+        prods,
+        round,
+    } = p;
     let (_, per) = f.scale?;
     let n = x.a.len();
     // Products of two elements of at most 4 bits: the smallest possible product quantum.
@@ -285,16 +295,25 @@ fn gst_block(m: &GstFdpa, f: &Formats, p: &GPath, x: &BlockIn<'_>) -> Option<u64
         let g1 = (g0 + m.g).min(n);
         let mut sum = 0i64;
         let mut nonzero = 0u32;
-        for k in g0..g1 {
-            let ea = ta.get(x.a[k]);
-            let eb = tb.get(x.b[k]);
-            any |= ea | eb;
-            let s = table::sig(ea) * table::sig(eb);
-            nonzero |= s;
-            // lsb of the product, relative to the smallest quantum (>= 0).
-            let sh = (table::exp(ea) - ma + table::exp(eb) - mb - lsb0) as u32;
-            let mag = ((s as u64) << sh.min(40)) as i64;
-            sum += signed(mag as u64, table::neg(ea ^ eb));
+        if let Some(pt) = prods {
+            // Formats without specials: one load per exact product.
+            for k in g0..g1 {
+                let v = pt[((x.a[k] & 15) << 4 | (x.b[k] & 15)) as usize];
+                nonzero |= v as u32;
+                sum += v as i64;
+            }
+        } else {
+            for k in g0..g1 {
+                let ea = ta.get(x.a[k]);
+                let eb = tb.get(x.b[k]);
+                any |= ea | eb;
+                let s = table::sig(ea) * table::sig(eb);
+                nonzero |= s;
+                // lsb of the product, relative to the smallest quantum (>= 0).
+                let sh = (table::exp(ea) - ma + table::exp(eb) - mb - lsb0) as u32;
+                let mag = ((s as u64) << sh.min(40)) as i64;
+                sum += signed(mag as u64, table::neg(ea ^ eb));
+            }
         }
         let si = g0 / per;
         let (qa, qb) = (ts.get(x.scale_a[si]), ts.get(x.scale_b[si]));

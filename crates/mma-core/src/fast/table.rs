@@ -176,3 +176,45 @@ impl<const EXP: u32, const MAN: u32> Dec for Ieee16<EXP, MAN> {
         ((e << E_SHIFT) as u32) | neg << NEG_SHIFT | special | sig
     }
 }
+
+/// For two formats of at most 4 bits without Inf/NaN codes: the exact product of every pair of
+/// codes `(x << 4) | y`, as a signed multiple of the smallest product quantum
+/// `2^(min_lsb_exp(a) + min_lsb_exp(b))`. Built once per pair of named formats.
+pub fn products4(fa: &Format, fb: &Format) -> Option<&'static [i32; 256]> {
+    const N: usize = format::ALL.len();
+    static PRODS: [OnceLock<[i32; 256]>; N * N] = [const { OnceLock::new() }; N * N];
+    let ok = |f: &Format| f.width() <= 4 && f.specials == format::Specials::None && tabulable(f);
+    if !ok(fa) || !ok(fb) {
+        return None;
+    }
+    let ia = format::ALL.iter().position(|f| same_encoding(f, fa))?;
+    let ib = format::ALL.iter().position(|f| same_encoding(f, fb))?;
+    Some(PRODS[ia * N + ib].get_or_init(|| {
+        let lsb0 = fa.min_lsb_exp() + fb.min_lsb_exp();
+        core::array::from_fn(|i| {
+            let (x, y) = ((i >> 4) as u64, (i & 15) as u64);
+            match (fa.decode(x), fb.decode(y)) {
+                (
+                    Value::Finite {
+                        neg: na,
+                        sig: sa,
+                        exp: xa,
+                    },
+                    Value::Finite {
+                        neg: nb,
+                        sig: sb,
+                        exp: xb,
+                    },
+                ) => {
+                    let v = ((sa * sb) << (xa + xb - lsb0)) as i32;
+                    if na != nb {
+                        -v
+                    } else {
+                        v
+                    }
+                }
+                _ => 0,
+            }
+        })
+    }))
+}
