@@ -1,5 +1,6 @@
 //! `mma`: evaluate, check and list GPU matrix-unit instructions bit for bit.
 
+mod bench;
 mod commands;
 #[cfg(feature = "oracle")]
 mod error_report;
@@ -110,6 +111,25 @@ enum Cmd {
         #[arg(long)]
         plot: Option<PathBuf>,
     },
+    /// Dot products per second of the models against a native f32 FMA chain (single thread),
+    /// and optionally a threaded GEMM.
+    Bench {
+        /// Print one JSON document instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Threads for the GEMM (default: all available).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Seconds spent measuring each instruction and each baseline.
+        #[arg(long, default_value_t = 1.0)]
+        seconds: f64,
+        /// Also time a SIZE×SIZE×SIZE bf16 GEMM on the Hopper model, 1 thread vs --threads.
+        #[arg(long, value_name = "SIZE")]
+        gemm: Option<usize>,
+        /// Only instructions whose name contains this text.
+        #[arg(long)]
+        filter: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -163,6 +183,20 @@ fn main() -> ExitCode {
             seed,
             json,
             plot,
+        }),
+        Cmd::Bench {
+            json,
+            threads,
+            seconds,
+            gemm,
+            filter,
+        } => bench::run(&bench::Opts {
+            filter,
+            json,
+            threads: threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            seconds,
+            gemm,
         }),
     };
     match r {

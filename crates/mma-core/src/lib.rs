@@ -9,9 +9,11 @@
 //!   matrix-level drivers.
 
 pub mod e_fdpa;
+pub mod fast;
 pub mod fma;
 pub mod format;
 pub mod ftz_mul_add;
+pub mod gemm;
 pub mod gst_fdpa;
 pub mod gtr_fdpa;
 pub mod model;
@@ -26,6 +28,7 @@ pub mod unit;
 pub mod value;
 pub mod wide;
 
+pub use fast::Kernel;
 pub use format::Format;
 pub use model::{BlockModel, Formats, NanStyle, Output, OutputRounding};
 pub use round::{Exact, Overflow, RoundOpts, Rounding};

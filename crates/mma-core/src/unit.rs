@@ -2,6 +2,7 @@
 //! matrix-level drivers.
 
 use crate::e_fdpa::EFdpa;
+use crate::fast::Kernel;
 use crate::fma::Fma;
 use crate::format::Format;
 use crate::ftz_mul_add::FtzMulAdd;
@@ -146,6 +147,8 @@ pub enum ShapeError {
         got: usize,
         want: usize,
     },
+    #[error("C is {c} but D is {d}: D cannot be fed back as C")]
+    Feedback { c: &'static str, d: &'static str },
     #[error("{which}[{index}] = {bits:#x} is not a valid {format} encoding")]
     Encoding {
         which: &'static str,
@@ -224,9 +227,36 @@ impl DotUnit {
     }
 
     /// `d = a·b + c` over any K, in blocks of `self.block`. Allocation-free; operands must have
-    /// passed [`DotUnit::check`] (lengths are only debug-asserted here).
+    /// passed [`DotUnit::check`] (lengths are only debug-asserted here). Runs the fast paths of
+    /// [`Kernel`]; for many dot products prepare the kernel once with [`DotUnit::kernel`].
     #[inline]
     pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
+        self.kernel().dot(a, b, c, sa, sb)
+    }
+
+    /// As [`DotUnit::dot`], always through the plain model: the reference the fast paths are
+    /// tested against.
+    pub fn dot_plain(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
+        self.chain(a, b, c, sa, sb, |x| self.model.block(&self.formats, x))
+    }
+
+    /// The unit prepared for repeated evaluation (decode tables, fast block routine).
+    pub fn kernel(&self) -> Kernel {
+        Kernel::new(*self)
+    }
+
+    /// The K-chaining shared by every driver: splits K into blocks of `self.block`, feeds each
+    /// block's result (format `d`) to the next as C, and evaluates each block with `block`.
+    #[inline(always)]
+    pub(crate) fn chain(
+        &self,
+        a: &[u64],
+        b: &[u64],
+        c: u64,
+        sa: &[u64],
+        sb: &[u64],
+        mut block: impl FnMut(&BlockIn<'_>) -> u64,
+    ) -> u64 {
         debug_assert_eq!(a.len(), b.len());
         let f = &self.formats;
         let per_scale = f.scale.map_or(usize::MAX, |(_, n)| n);
@@ -248,7 +278,7 @@ impl DotUnit {
                 scale_a: &sa[s0..s1],
                 scale_b: &sb[s0..s1],
             };
-            acc = self.model.block(f, &x);
+            acc = block(&x);
             c_fmt = &f.d;
             k0 = k1;
             if k1 == a.len() {
@@ -286,13 +316,14 @@ impl DotUnit {
                 return Err(ShapeError::Matrix { which, got, want });
             }
         }
+        let kern = self.kernel();
         for i in 0..m {
             let row = &a[i * k..(i + 1) * k];
             let sa = &scale_a[i * s..(i + 1) * s];
             for j in 0..n {
                 let col = &b_cols[j * k..(j + 1) * k];
                 let sb = &scale_b[j * s..(j + 1) * s];
-                d[i * n + j] = self.dot(row, col, c[i * n + j], sa, sb);
+                d[i * n + j] = kern.dot(row, col, c[i * n + j], sa, sb);
             }
         }
         Ok(())

@@ -1,0 +1,332 @@
+//! `mma bench`: dot products per second of the models against a native f32 FMA chain, on the
+//! same random inputs, and the threaded matrix driver.
+
+use anyhow::{bail, Context, Result};
+use mma::core::gemm::GemmIn;
+use mma::core::{format, DotUnit, Format, Value};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde_json::json;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// One instruction to measure: vendor, architecture, operation, name.
+const LIST: &[(&str, &str, &str, &str)] = &[
+    ("nvidia", "Hopper", "WGMMA", "m64n8k16.f32.f16.f16"),
+    ("nvidia", "Ampere", "MMA", "m16n8k16.f32.bf16.bf16.f32"),
+    (
+        "nvidia",
+        "Ada Lovelace",
+        "MMA",
+        "m16n8k32.f32.e4m3.e4m3.f32",
+    ),
+    (
+        "nvidia",
+        "RTX Blackwell",
+        "MMABlockScale",
+        "m16n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.f32.ue4m3",
+    ),
+    ("amd", "CDNA3", "MFMA", "f32_32x32x8_f16"),
+    ("amd", "CDNA2", "MFMA", "f32_32x32x8bf16_1k"),
+    ("amd", "CDNA3", "MFMA", "f32_16x16x32_fp8_fp8"),
+];
+
+/// Independent dot products in the data set each measurement cycles through.
+const DOTS: usize = 4096;
+
+pub struct Opts {
+    pub json: bool,
+    pub threads: usize,
+    pub seconds: f64,
+    pub gemm: Option<usize>,
+    /// Only instructions whose name contains this text.
+    pub filter: Option<String>,
+}
+
+/// The unit and K of an instruction, or why it is not available.
+fn lookup(vendor: &str, arch: &str, op: &str, name: &str) -> Result<(DotUnit, usize)> {
+    if vendor == "nvidia" {
+        let i = mma::nvidia::find(arch, Some(op), name)?;
+        Ok((i.unit, i.k))
+    } else {
+        let i = mma::amd::find(arch, name)?;
+        Ok((i.unit, i.k))
+    }
+}
+
+/// A random finite (or zero) encoding of `fmt`; for the wide-exponent formats (bf16) only
+/// magnitudes within 2^±30, so that sums of products stay within f32 as in real workloads.
+fn finite(fmt: &Format, rng: &mut impl Rng) -> u64 {
+    let mask = if fmt.storage_bits == 8 && fmt.width() < 8 {
+        (1u64 << fmt.width()) - 1
+    } else {
+        fmt.storage_mask()
+    };
+    loop {
+        let bits = (rng.random::<u64>() & mask) >> fmt.lsb << fmt.lsb;
+        match fmt.decode(bits) {
+            Value::Zero { .. } => return bits,
+            Value::Finite { exp, .. }
+                if fmt.exp_bits < 8 || (exp + fmt.man_bits as i32).abs() <= 30 =>
+            {
+                return bits
+            }
+            _ => {}
+        }
+    }
+}
+
+/// An accumulator-like C: uniform in [-1, 1) in C's format.
+fn c_word(fmt: &Format, rng: &mut impl Rng) -> u64 {
+    let v = rng.random::<f32>() * 2.0 - 1.0;
+    match fmt.storage_bits {
+        32 => v.to_bits() as u64,
+        16 if *fmt == format::FP16 => half::f16::from_f32(v).to_bits() as u64,
+        _ => finite(fmt, rng),
+    }
+}
+
+struct Data {
+    k: usize,
+    s: usize,
+    a: Vec<u64>,
+    b: Vec<u64>,
+    c: Vec<u64>,
+    sa: Vec<u64>,
+    sb: Vec<u64>,
+    af: Vec<f32>,
+    bf: Vec<f32>,
+    cf: Vec<f32>,
+}
+
+fn data(unit: &DotUnit, k: usize, seed: u64) -> Data {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let f = &unit.formats;
+    let s = unit.scales_for(k);
+    let a: Vec<u64> = (0..DOTS * k).map(|_| finite(&f.a, &mut rng)).collect();
+    let b: Vec<u64> = (0..DOTS * k).map(|_| finite(&f.b, &mut rng)).collect();
+    let c: Vec<u64> = (0..DOTS).map(|_| c_word(&f.c, &mut rng)).collect();
+    let scale = f.scale.map_or(format::UE8M0, |(sf, _)| sf);
+    let sa: Vec<u64> = (0..DOTS * s).map(|_| finite(&scale, &mut rng)).collect();
+    let sb: Vec<u64> = (0..DOTS * s).map(|_| finite(&scale, &mut rng)).collect();
+    let to_f32 = |fmt: &Format, w: &[u64]| -> Vec<f32> {
+        w.iter().map(|&x| fmt.decode(x).to_f64() as f32).collect()
+    };
+    Data {
+        af: to_f32(&f.a, &a),
+        bf: to_f32(&f.b, &b),
+        cf: to_f32(&f.c, &c),
+        k,
+        s,
+        a,
+        b,
+        c,
+        sa,
+        sb,
+    }
+}
+
+/// CPU time of the calling thread (the machine may be shared: wall time would count the time
+/// other processes run). Falls back to wall time where the clock is not available.
+fn thread_time() -> Duration {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid timespec to write to.
+        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
+            return Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32);
+        }
+    }
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed()
+}
+
+/// Calls `pass` (one pass over the data set, `DOTS` dot products) until `seconds` of this
+/// thread's CPU time have passed; returns dot products per CPU second.
+fn rate(seconds: f64, mut pass: impl FnMut()) -> f64 {
+    pass(); // warm-up: tables, caches
+    let limit = Duration::from_secs_f64(seconds);
+    let t0 = thread_time();
+    let mut n = 0usize;
+    while n == 0 || thread_time() - t0 < limit {
+        pass();
+        n += 1;
+    }
+    (n * DOTS) as f64 / (thread_time() - t0).as_secs_f64()
+}
+
+#[inline(never)]
+fn model_pass(unit: &DotUnit, d: &Data, out: &mut [u64]) {
+    let kern = unit.kernel();
+    let (k, s) = (d.k, d.s);
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = kern.dot(
+            &d.a[i * k..(i + 1) * k],
+            &d.b[i * k..(i + 1) * k],
+            d.c[i],
+            &d.sa[i * s..(i + 1) * s],
+            &d.sb[i * s..(i + 1) * s],
+        );
+    }
+}
+
+/// The native baseline: `acc = c; acc = fma(a_i, b_i, acc)` over K, on decoded f32 data.
+#[inline(always)]
+fn native_body(a: &[f32], b: &[f32], c: &[f32], k: usize, out: &mut [f32]) {
+    for ((ra, rb), (&c0, o)) in a
+        .chunks_exact(k)
+        .zip(b.chunks_exact(k))
+        .zip(c.iter().zip(out.iter_mut()))
+    {
+        let mut acc = c0;
+        for (x, y) in ra.iter().zip(rb) {
+            acc = x.mul_add(*y, acc);
+        }
+        *o = acc;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+#[inline(never)]
+unsafe fn native_fma(a: &[f32], b: &[f32], c: &[f32], k: usize, out: &mut [f32]) {
+    native_body(a, b, c, k, out)
+}
+
+/// Runs the native baseline with the hardware FMA instruction whatever the build's target
+/// features (without it, `mul_add` is a library call).
+fn native(a: &[f32], b: &[f32], c: &[f32], k: usize, out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU supports FMA, checked just above.
+        unsafe { native_fma(a, b, c, k, out) };
+        return;
+    }
+    native_body(a, b, c, k, out)
+}
+
+pub fn run(o: &Opts) -> Result<bool> {
+    let mut rows = Vec::new();
+    if !o.json {
+        println!(
+            "{:<14} {:<62} {:>4} {:>13} {:>13} {:>7}",
+            "arch", "instruction", "K", "dot/s", "native dot/s", "native/model"
+        );
+    }
+    for (i, &(vendor, arch, op, name)) in LIST.iter().enumerate() {
+        if o.filter.as_deref().is_some_and(|t| !name.contains(t)) {
+            continue;
+        }
+        let (unit, k) = match lookup(vendor, arch, op, name) {
+            Ok(x) => x,
+            Err(e) => {
+                if !o.json {
+                    println!("{arch:<14} {name:<62} not available: {e}");
+                }
+                rows.push(
+                    json!({"vendor": vendor, "arch": arch, "op": op, "instr": name,
+                                 "available": false}),
+                );
+                continue;
+            }
+        };
+        let d = data(&unit, k, i as u64 + 1);
+        let mut out = vec![0u64; DOTS];
+        let model = rate(o.seconds, || {
+            model_pass(&unit, &d, &mut out);
+            black_box(&out);
+        });
+        let mut outf = vec![0f32; DOTS];
+        let nat = rate(o.seconds, || {
+            native(&d.af, &d.bf, &d.cf, k, &mut outf);
+            black_box(&outf);
+        });
+        let ratio = nat / model;
+        if !o.json {
+            println!(
+                "{arch:<14} {name:<62} {k:>4} {model:>13.3e} {nat:>13.3e} {ratio:>7.2}{}",
+                if unit.kernel().is_fast() {
+                    ""
+                } else {
+                    "  (plain)"
+                }
+            );
+        }
+        rows.push(
+            json!({"vendor": vendor, "arch": arch, "op": op, "instr": name, "k": k,
+                         "available": true, "fast": unit.kernel().is_fast(),
+                         "dot_per_s": model, "native_dot_per_s": nat, "native_over_model": ratio}),
+        );
+    }
+    let mut ok = true;
+    let gemm = match o.gemm {
+        Some(size) => {
+            let g = gemm(size, o.threads)?;
+            ok = g["identical"].as_bool() == Some(true);
+            if !o.json {
+                println!(
+                    "GEMM {size}x{size}x{size} bf16 (Hopper m64n8k16.f32.bf16.bf16, K step 16): \
+                     1 thread {:.3} s, {} threads {:.3} s, speed-up {:.2}, identical: {}",
+                    g["seconds_1"].as_f64().unwrap_or(0.0),
+                    g["threads"],
+                    g["seconds_n"].as_f64().unwrap_or(0.0),
+                    g["speedup"].as_f64().unwrap_or(0.0),
+                    g["identical"]
+                );
+            }
+            g
+        }
+        None => serde_json::Value::Null,
+    };
+    if o.json {
+        let doc = json!({"threads": o.threads, "seconds": o.seconds, "dots": rows, "gemm": gemm});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    }
+    Ok(ok)
+}
+
+/// Times a `size³` bf16 GEMM on the Hopper model with 1 and `threads` threads and checks that
+/// both give the same D.
+fn gemm(size: usize, threads: usize) -> Result<serde_json::Value> {
+    if size == 0 || size % 16 != 0 {
+        bail!("--gemm: the size must be a positive multiple of 16");
+    }
+    let ins = mma::nvidia::find("Hopper", Some("WGMMA"), "m64n8k16.f32.bf16.bf16")
+        .context("Hopper bf16 WGMMA")?;
+    let unit = ins.unit;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1024);
+    let f = &unit.formats;
+    let a: Vec<u64> = (0..size * size).map(|_| bf16_normal(&mut rng)).collect();
+    let b: Vec<u64> = (0..size * size).map(|_| bf16_normal(&mut rng)).collect();
+    let c: Vec<u64> = (0..size * size).map(|_| c_word(&f.c, &mut rng)).collect();
+    let x = GemmIn {
+        a: &a,
+        b_cols: &b,
+        c: &c,
+        scale_a: &[],
+        scale_b: &[],
+    };
+    let shape = (size, size, size);
+    let mut d1 = vec![0u64; size * size];
+    let t = Instant::now();
+    unit.gemm(shape, ins.k, &x, &mut d1, 1)?;
+    let s1 = t.elapsed().as_secs_f64();
+    let mut dn = vec![0u64; size * size];
+    let t = Instant::now();
+    unit.gemm(shape, ins.k, &x, &mut dn, threads)?;
+    let sn = t.elapsed().as_secs_f64();
+    Ok(
+        json!({"m": size, "n": size, "k": size, "instr": ins.name, "threads": threads,
+              "seconds_1": s1, "seconds_n": sn, "speedup": s1 / sn, "identical": d1 == dn}),
+    )
+}
+
+/// A bf16 with a roughly unit-normal magnitude (products stay finite, sums meaningful).
+fn bf16_normal(rng: &mut impl Rng) -> u64 {
+    let u: f32 = rng.random::<f32>() * 2.0 - 1.0;
+    let v: f32 = rng.random::<f32>() * 2.0 - 1.0;
+    (half::bf16::from_f32(u + v).to_bits()) as u64
+}

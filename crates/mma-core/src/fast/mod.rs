@@ -1,0 +1,358 @@
+//! Fast paths of the hot models, bit-identical to the plain models they shadow.
+//!
+//! A [`Kernel`] is a [`DotUnit`] prepared once: its operand formats' decode tables
+//! ([`table`]) and the specialised block routine its model allows. Every fast block handles the
+//! common case only (all inputs finite, sums that fit in `i64`) and hands any other block to the
+//! plain model ([`BlockModel::block`]), so the two agree by construction on specials; the tests
+//! in `tests/fast_paths.rs` compare them on random inputs with specials and subnormals.
+//!
+//! Why `i64` suffices in [`tfdpa_block`]: a product significand is below
+//! `2^(ma+mb+2)` (each decoded significand is below `2^(m+1)`), and its exponent is at most
+//! `e_max`, so after alignment to `F` fraction bits below `e_max` its magnitude is below
+//! `2^(F+2)`; C's is below `2^(F+1)`. With at most [`MAX_BLOCK`]` = 64` products the sum stays
+//! below `2^(F+9)`, and the kernel is only chosen for `F <= 48`.
+
+pub mod round;
+pub mod table;
+
+use crate::format::{self, Format};
+use crate::gst_fdpa::GstFdpa;
+use crate::model::{BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
+use crate::t_fdpa::TFdpa;
+use crate::unit::{DotUnit, Model};
+use crate::value::Value;
+use round::FastRound;
+use table::{Bf16Dec, Dec, F16Dec, Table8, SPECIAL};
+
+/// Largest `F` for which the `i64` sums of the fast paths cannot overflow (see module docs).
+const MAX_FAST_F: u32 = 48;
+
+#[derive(Clone, Copy, Debug)]
+enum Path {
+    Plain,
+    TFdpa(TPath),
+    Gst(GPath),
+}
+
+/// Decoders of A and B.
+#[derive(Clone, Copy, Debug)]
+enum Decs {
+    T8(Table8, Table8),
+    F16,
+    Bf16,
+}
+
+impl Decs {
+    fn of(f: &Formats) -> Option<Decs> {
+        if f.a == format::FP16 && f.b == format::FP16 {
+            Some(Decs::F16)
+        } else if f.a == format::BF16 && f.b == format::BF16 {
+            Some(Decs::Bf16)
+        } else {
+            Some(Decs::T8(Table8::of(&f.a)?, Table8::of(&f.b)?))
+        }
+    }
+}
+
+/// Prepared T-FDPA: decoders, `shift = F - ma - mb`, the output rounding.
+#[derive(Clone, Copy, Debug)]
+struct TPath {
+    decs: Decs,
+    shift: u32,
+    round: Option<FastRound>,
+}
+
+/// Prepared GST-FDPA: element and scale tables, the output rounding.
+#[derive(Clone, Copy, Debug)]
+struct GPath {
+    ta: Table8,
+    tb: Table8,
+    ts: Table8,
+    /// Exact signed products of every pair of 4-bit codes, in units of the smallest product
+    /// quantum, when neither format has Inf/NaN codes.
+    prods: Option<&'static [i32; 256]>,
+    round: Option<FastRound>,
+}
+
+/// A [`DotUnit`] prepared for repeated evaluation; cheap to copy, built by [`DotUnit::kernel`].
+#[derive(Clone, Copy, Debug)]
+pub struct Kernel {
+    pub unit: DotUnit,
+    path: Path,
+}
+
+impl Kernel {
+    /// Prepares `unit`: picks the fast path its model and formats allow.
+    pub fn new(unit: DotUnit) -> Kernel {
+        let f = &unit.formats;
+        let path = match (&unit.model, Decs::of(f)) {
+            (Model::TFdpa(m), Some(decs))
+                if m.f <= MAX_FAST_F && m.f >= f.a.man_bits + f.b.man_bits =>
+            {
+                Path::TFdpa(TPath {
+                    decs,
+                    shift: m.f - f.a.man_bits - f.b.man_bits,
+                    round: FastRound::new(&m.out, &f.d),
+                })
+            }
+            (Model::GstFdpa(m), Some(Decs::T8(ta, tb))) if m.f <= MAX_FAST_F && m.g <= 16 => {
+                match f.scale.and_then(|(s, _)| Table8::of(&s)) {
+                    Some(ts) if f.a.width() <= 4 && f.b.width() <= 4 => Path::Gst(GPath {
+                        ta,
+                        tb,
+                        ts,
+                        prods: table::products4(&f.a, &f.b),
+                        round: FastRound::new(&m.out, &f.d),
+                    }),
+                    _ => Path::Plain,
+                }
+            }
+            _ => Path::Plain,
+        };
+        Kernel { unit, path }
+    }
+
+    /// Whether a fast path was chosen (false: every block runs the plain model).
+    pub fn is_fast(&self) -> bool {
+        !matches!(self.path, Path::Plain)
+    }
+
+    /// One block, fast where possible.
+    #[inline]
+    pub fn block(&self, x: &BlockIn<'_>) -> u64 {
+        let f = &self.unit.formats;
+        let fast = match (&self.path, &self.unit.model) {
+            (Path::TFdpa(p), Model::TFdpa(m)) => tfdpa_block(m, f, p, x),
+            (Path::Gst(p), Model::GstFdpa(m)) => gst_block(m, f, p, x),
+            _ => None,
+        };
+        match fast {
+            Some(d) => d,
+            None => self.unit.model.block(f, x),
+        }
+    }
+
+    /// `d = a·b + c` over any K, as [`DotUnit::dot`].
+    #[inline]
+    pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
+        self.unit.chain(a, b, c, sa, sb, |x| self.block(x))
+    }
+}
+
+/// Decoded C: significand, scientific exponent (`e_zero` for a zero), sign; `None` for Inf/NaN.
+#[inline(always)]
+fn c_term(x: &BlockIn<'_>, e_zero: i32) -> Option<(u64, i32, bool)> {
+    match x.c_fmt.decode(x.c) {
+        Value::Finite { neg, sig, exp } => Some((sig, exp + x.c_fmt.man_bits as i32, neg)),
+        Value::Zero { neg } => Some((0, e_zero, neg)),
+        _ => None,
+    }
+}
+
+/// C aligned to `f` fraction bits below `e_max`, truncated toward zero (magnitude).
+#[inline(always)]
+fn c_aligned(sig: u64, e: i32, man_bits: u32, f: u32, e_max: i32) -> u64 {
+    let d = (e_max - e) as u32;
+    if f >= man_bits {
+        (sig << (f - man_bits)) >> d.min(63)
+    } else {
+        sig >> (man_bits - f + d).min(63)
+    }
+}
+
+/// Applies a sign bit (0 or 1) to a magnitude.
+#[inline(always)]
+fn signed(mag: u64, neg: u32) -> i64 {
+    let s = -(neg as i64);
+    (mag as i64 ^ s) - s
+}
+
+/// T-FDPA over one block, all inputs finite: dispatches on the block length so that the
+/// per-product arrays have a length known at compile time (filled without zeroing first).
+#[inline]
+fn tfdpa_block(m: &TFdpa, f: &Formats, p: &TPath, x: &BlockIn<'_>) -> Option<u64> {
+    match p.decs {
+        Decs::T8(da, db) => tfdpa_len(m, f, p, da, db, x),
+        Decs::F16 => tfdpa_len(m, f, p, F16Dec {}, F16Dec {}, x),
+        Decs::Bf16 => tfdpa_len(m, f, p, Bf16Dec {}, Bf16Dec {}, x),
+    }
+}
+
+#[inline(always)]
+fn tfdpa_len<DA: Dec, DB: Dec>(
+    m: &TFdpa,
+    f: &Formats,
+    p: &TPath,
+    da: DA,
+    db: DB,
+    x: &BlockIn<'_>,
+) -> Option<u64> {
+    match x.a.len() {
+        4 => tfdpa_n::<4, DA, DB>(m, f, p, da, db, x),
+        8 => tfdpa_n::<8, DA, DB>(m, f, p, da, db, x),
+        16 => tfdpa_n::<16, DA, DB>(m, f, p, da, db, x),
+        32 => tfdpa_n::<32, DA, DB>(m, f, p, da, db, x),
+        64 => tfdpa_n::<64, DA, DB>(m, f, p, da, db, x),
+        _ => None,
+    }
+}
+
+#[inline(always)]
+fn tfdpa_n<const N: usize, DA: Dec, DB: Dec>(
+    m: &TFdpa,
+    f: &Formats,
+    p: &TPath,
+    da: DA,
+    db: DB,
+    x: &BlockIn<'_>,
+) -> Option<u64> {
+    let a: &[u64; N] = x.a.try_into().ok()?;
+    let b: &[u64; N] = x.b.try_into().ok()?;
+    // Straight loops over arrays of compile-time length, which the compiler turns into SIMD
+    // code where the target has variable vector shifts (AVX2).
+    let mut ea = [0u32; N];
+    let mut eb = [0u32; N];
+    for k in 0..N {
+        ea[k] = da.get(a[k]);
+        eb[k] = db.get(b[k]);
+    }
+    let mut any = 0u32;
+    let mut all_neg = 1u32;
+    let mut s = [0u32; N];
+    let mut e = [0i32; N];
+    for k in 0..N {
+        any |= ea[k] | eb[k];
+        all_neg &= table::neg(ea[k] ^ eb[k]);
+        s[k] = table::sig(ea[k]) * table::sig(eb[k]);
+        let sum_e = table::exp(ea[k]) + table::exp(eb[k]);
+        e[k] = if s[k] == 0 { m.e_zero } else { sum_e };
+    }
+    if any & SPECIAL != 0 {
+        return None;
+    }
+    let (c_sig, c_e, c_neg) = c_term(x, m.e_zero)?;
+    let mut e_max = c_e;
+    for &ek in &e {
+        e_max = e_max.max(ek);
+    }
+    all_neg &= c_neg as u32;
+    let mut sum = signed(
+        c_aligned(c_sig, c_e, x.c_fmt.man_bits, m.f, e_max),
+        c_neg as u32,
+    );
+    for k in 0..N {
+        let d = ((e_max - e[k]) as u32).min(63);
+        let mag = ((s[k] as u64) << p.shift) >> d;
+        sum += signed(mag, table::neg(ea[k] ^ eb[k]));
+    }
+    Some(finish(
+        &m.out,
+        &f.d,
+        &p.round,
+        sum,
+        e_max - m.f as i32,
+        all_neg == 1,
+    ))
+}
+
+/// Rounds and encodes a fast path's sum, through [`FastRound`] where the output allows.
+#[inline(always)]
+fn finish(
+    out: &Output,
+    d: &Format,
+    fr: &Option<FastRound>,
+    sum: i64,
+    exp: i32,
+    zero_neg: bool,
+) -> u64 {
+    match fr {
+        Some(r) => r.round(sum, exp, zero_neg),
+        None => round::reference(out, d, sum, exp, zero_neg),
+    }
+}
+
+/// GST-FDPA over one block with fp4-sized elements, all inputs finite, scales not NaN.
+#[inline]
+fn gst_block(m: &GstFdpa, f: &Formats, p: &GPath, x: &BlockIn<'_>) -> Option<u64> {
+    let GPath {
+        ta,
+        tb,
+        ts,
+        prods,
+        round,
+    } = p;
+    let (_, per) = f.scale?;
+    let n = x.a.len();
+    // Products of two elements of at most 4 bits: the smallest possible product quantum.
+    let lsb0 = f.a.min_lsb_exp() + f.b.min_lsb_exp();
+    let (ma, mb) = (f.a.man_bits as i32, f.b.man_bits as i32);
+    let ms = 2 * ts_man(f);
+    let mut any = 0u32;
+    let mut terms = [(0u64, 0i32, 0i32, 0u32); MAX_BLOCK / 4 + 1];
+    let mut groups = 0;
+    let mut e_max = i32::MIN;
+    for g0 in (0..n).step_by(m.g) {
+        let g1 = (g0 + m.g).min(n);
+        let mut sum = 0i64;
+        let mut nonzero = 0u32;
+        if let Some(pt) = prods {
+            // Formats without specials: one load per exact product.
+            for k in g0..g1 {
+                let v = pt[((x.a[k] & 15) << 4 | (x.b[k] & 15)) as usize];
+                nonzero |= v as u32;
+                sum += v as i64;
+            }
+        } else {
+            for k in g0..g1 {
+                let ea = ta.get(x.a[k]);
+                let eb = tb.get(x.b[k]);
+                any |= ea | eb;
+                let s = table::sig(ea) * table::sig(eb);
+                nonzero |= s;
+                // lsb of the product, relative to the smallest quantum (>= 0).
+                let sh = (table::exp(ea) - ma + table::exp(eb) - mb - lsb0) as u32;
+                let mag = ((s as u64) << sh.min(40)) as i64;
+                sum += signed(mag as u64, table::neg(ea ^ eb));
+            }
+        }
+        let si = g0 / per;
+        let (qa, qb) = (ts.get(x.scale_a[si]), ts.get(x.scale_b[si]));
+        any |= qa | qb;
+        let ss = table::sig(qa) * table::sig(qb);
+        let term = if nonzero == 0 || ss == 0 {
+            (0u64, m.e_zero, m.e_zero, 0u32)
+        } else {
+            let e_s = table::exp(qa) + table::exp(qb);
+            let neg = (sum < 0) as u32;
+            (sum.unsigned_abs() * ss as u64, lsb0 + e_s - ms, e_s, neg)
+        };
+        e_max = e_max.max(term.2);
+        terms[groups] = term;
+        groups += 1;
+    }
+    if any & SPECIAL != 0 {
+        return None;
+    }
+    let (c_sig, c_e, c_neg) = c_term(x, m.e_zero)?;
+    e_max = e_max.max(c_e);
+    let quantum = e_max - m.f as i32;
+    let mut sum = signed(
+        c_aligned(c_sig, c_e, x.c_fmt.man_bits, m.f, e_max),
+        c_neg as u32,
+    );
+    for &(sig, lsb, _, neg) in &terms[..groups] {
+        let sh = lsb - quantum;
+        let mag = if sh >= 0 {
+            // |group sum| < 2^12 and the scale product < 2^8 (see `Kernel::new`): < 2^(F+12).
+            sig << sh
+        } else {
+            sig >> (-sh).min(63)
+        };
+        sum += signed(mag, neg);
+    }
+    Some(finish(&m.out, &f.d, round, sum, quantum, false))
+}
+
+fn ts_man(f: &Formats) -> i32 {
+    f.scale.map_or(0, |(s, _)| s.man_bits as i32)
+}

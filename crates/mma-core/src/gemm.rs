@@ -1,0 +1,126 @@
+//! The matrix driver: a whole `M×N×K` product evaluated the way a GPU kernel issues it, one
+//! instruction of depth `k_step` after another along K, each instruction's D fed back as the
+//! next one's C. Rows of D are independent, so they are spread over threads (feature
+//! `parallel`, on by default, with rayon); every element is computed by the same sequence of
+//! operations whatever the thread count, so the result is identical for any number of threads.
+
+use crate::fast::Kernel;
+use crate::unit::{DotUnit, ShapeError};
+
+/// Operands of [`DotUnit::gemm`]: `a` is `m×k` row-major, `b_cols` is B given column by column
+/// (`n` columns of `k`), `c` is `m×n` row-major; scales, when the unit has them, are `m×s` and
+/// `n×s` with `s = scales_for(k)`.
+#[derive(Clone, Copy, Debug)]
+pub struct GemmIn<'a> {
+    pub a: &'a [u64],
+    pub b_cols: &'a [u64],
+    pub c: &'a [u64],
+    pub scale_a: &'a [u64],
+    pub scale_b: &'a [u64],
+}
+
+/// Rows of D one task computes, and columns per cache tile.
+const ROWS_PER_TASK: usize = 8;
+const COLS_PER_TILE: usize = 64;
+
+impl DotUnit {
+    /// `D = A·B + C` over `(m, n, k)`, walking K in steps of `k_step` (the instruction's K) with
+    /// each step's D as the next step's C. `threads`: 0 uses rayon's global pool, 1 runs on the
+    /// calling thread, `t > 1` a pool of `t` threads. Results do not depend on `threads`.
+    pub fn gemm(
+        &self,
+        (m, n, k): (usize, usize, usize),
+        k_step: usize,
+        x: &GemmIn<'_>,
+        d: &mut [u64],
+        threads: usize,
+    ) -> Result<(), ShapeError> {
+        let s = self.scales_for(k);
+        for (which, got, want) in [
+            ("A", x.a.len(), m * k),
+            ("B", x.b_cols.len(), k * n),
+            ("C", x.c.len(), m * n),
+            ("D", d.len(), m * n),
+            ("scale_a", x.scale_a.len(), m * s),
+            ("scale_b", x.scale_b.len(), n * s),
+        ] {
+            if got != want {
+                return Err(ShapeError::Matrix { which, got, want });
+            }
+        }
+        let per = self.formats.scale.map_or(1, |(_, p)| p);
+        if k_step == 0 || k % k_step != 0 || k_step % per != 0 {
+            return Err(ShapeError::Ragged {
+                k,
+                block: k_step.max(1),
+            });
+        }
+        if k > k_step && self.formats.c != self.formats.d {
+            return Err(ShapeError::Feedback {
+                c: self.formats.c.name,
+                d: self.formats.d.name,
+            });
+        }
+        if m == 0 || n == 0 {
+            return Ok(());
+        }
+        let kern = self.kernel();
+        let rows = |(t, chunk): (usize, &mut [u64])| {
+            gemm_rows(&kern, t * ROWS_PER_TASK, (n, k, k_step, s), x, chunk)
+        };
+        run(d, n * ROWS_PER_TASK, threads, rows);
+        Ok(())
+    }
+}
+
+#[cfg(feature = "parallel")]
+fn run(d: &mut [u64], chunk: usize, threads: usize, f: impl Fn((usize, &mut [u64])) + Sync) {
+    use rayon::prelude::*;
+    let par = |d: &mut [u64]| d.par_chunks_mut(chunk).enumerate().for_each(&f);
+    match threads {
+        1 => d.chunks_mut(chunk).enumerate().for_each(&f),
+        0 => par(d),
+        t => match rayon::ThreadPoolBuilder::new().num_threads(t).build() {
+            Ok(pool) => pool.install(|| par(d)),
+            Err(_) => par(d),
+        },
+    }
+}
+
+#[cfg(not(feature = "parallel"))]
+fn run(d: &mut [u64], chunk: usize, _threads: usize, f: impl Fn((usize, &mut [u64]))) {
+    d.chunks_mut(chunk).enumerate().for_each(f)
+}
+
+/// Rows `i0..` of D (as many as `d` holds), tiled over columns so that a tile of B stays in
+/// cache while the rows pass over it.
+fn gemm_rows(
+    kern: &Kernel,
+    i0: usize,
+    (n, k, k_step, s): (usize, usize, usize, usize),
+    x: &GemmIn<'_>,
+    d: &mut [u64],
+) {
+    let per = kern.unit.formats.scale.map_or(usize::MAX, |(_, p)| p);
+    let steps = k / k_step;
+    let scales_per_step = if s == 0 { 0 } else { k_step / per };
+    for j0 in (0..n).step_by(COLS_PER_TILE) {
+        let j1 = (j0 + COLS_PER_TILE).min(n);
+        for (r, drow) in d.chunks_mut(n).enumerate() {
+            let i = i0 + r;
+            let row = &x.a[i * k..(i + 1) * k];
+            let sa = &x.scale_a[i * s..(i + 1) * s];
+            for (j, dj) in drow.iter_mut().enumerate().take(j1).skip(j0) {
+                let col = &x.b_cols[j * k..(j + 1) * k];
+                let sb = &x.scale_b[j * s..(j + 1) * s];
+                let mut acc = x.c[i * n + j];
+                for t in 0..steps {
+                    let (k0, k1) = (t * k_step, (t + 1) * k_step);
+                    let (s0, s1) = (t * scales_per_step, (t + 1) * scales_per_step);
+                    acc = kern.dot(&row[k0..k1], &col[k0..k1], acc, &sa[s0..s1], &sb[s0..s1]);
+                }
+                *dj = acc;
+            }
+        }
+    }
+}
