@@ -1,5 +1,5 @@
 //! Differential test against mmasim 2.1.1: every line of `vectors/mmasim/amd/<arch>.jsonl`
-//! (written by `scripts/mmasim_amd_cases.py`) is evaluated with the catalog and must give
+//! (written by `xtask/scripts/mmasim_amd_cases.py`) is evaluated with the catalog and must give
 //! mmasim's bits. Two documented relaxations:
 //! - where mmasim's result is a NaN, only NaN-ness is compared, because mmasim's AMD NaN
 //!   payloads come from the host CPU or from NVIDIA's convention, not from AMD hardware;

@@ -12,7 +12,7 @@
 //! # Differences from mmasim
 //!
 //! mmasim 2.1.1 is the reference for every instruction it lists; `vectors/mmasim/nvidia/`
-//! holds its results for all of them (written by `scripts/mmasim_nvidia_cases.py`) and
+//! holds its results for all of them (written by `xtask/scripts/mmasim_nvidia_cases.py`) and
 //! `crates/mma/tests/mmasim_nvidia.rs` requires bit equality on every line but those below.
 //! Where hardware records exist (`shared/hw`) they outrank mmasim.
 //!

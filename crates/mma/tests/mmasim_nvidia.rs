@@ -2,7 +2,7 @@
 //!
 //! `vectors/mmasim/nvidia/*.jsonl` are case files whose `"d"` is mmasim's result; they and
 //! `vectors/mmasim/nvidia/instructions.txt` (every NVIDIA instruction mmasim accepts) are written
-//! by `scripts/mmasim_nvidia_cases.py` (not run in CI; see its header).
+//! by `xtask/scripts/mmasim_nvidia_cases.py` (not run in CI; see its header).
 //!
 //! Every line must match bit for bit, with one documented exclusion (see `mma_nvidia`'s
 //! "Differences from mmasim"): on the fp64 FMA path (`Model::Fma`) mmasim's NaN bits come from

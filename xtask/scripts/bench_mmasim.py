@@ -5,7 +5,7 @@ Not part of CI. Needs mmasim 2.1.1 (and torch) in a virtual environment; activat
 that mmasim's JIT build finds `ninja`:
 
     source /path/to/venv/bin/activate
-    python scripts/bench_mmasim.py [--seconds 2] [--mma target/release/mma] [--markdown]
+    python xtask/scripts/bench_mmasim.py [--seconds 2] [--mma target/release/mma] [--markdown]
 
 mmasim is timed through its own batched `dpa` (the fastest way to evaluate many independent
 dot products), with torch limited to one thread and CPU time measured (`time.process_time`).
@@ -85,7 +85,7 @@ def main():
         mmasim[name] = time_mmasim(torch, sim, o.seconds)
         print(f"mmasim {arch} {name}: {mmasim[name]:.3e} dot/s", file=sys.stderr)
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     cmd = ([o.mma] if o.mma else ["cargo", "run", "-q", "--release", "--bin", "mma", "--"])
     cmd += ["bench", "--json", "--seconds", str(o.seconds)]
     ours = json.loads(subprocess.run(cmd, cwd=root, check=True, capture_output=True, text=True).stdout)

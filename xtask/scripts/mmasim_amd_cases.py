@@ -4,7 +4,7 @@ overflow and sign-asymmetry cases for every AMD instruction of mmasim 2.1.1, eva
 mmasim and written as JSON Lines (one dot product per line) to <out>/<arch>.jsonl.
 
 Run with the mmasim virtual environment (not part of CI):
-    /work/venv-mmasim/bin/python scripts/mmasim_amd_cases.py [--per-instr N] [--seed S] [--out DIR]
+    /work/venv-mmasim/bin/python xtask/scripts/mmasim_amd_cases.py [--per-instr N] [--seed S] [--out DIR]
 
 Line format (hex = raw storage bits, lower case, zero padded: f64 16 digits, f32/xf32 8,
 f16/bf16 4, fp8/bf8 2):
@@ -327,7 +327,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--per-instr", type=int, default=100)
     ap.add_argument("--seed", type=int, default=20260914)
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "vectors",
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "..", "vectors",
                                                   "mmasim", "amd"))
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
