@@ -5,9 +5,8 @@
 //! for bf16 (models.md §2 and §4; Khattak, Mikaitis, Graziani, "Accurate Models of AMD Matrix
 //! Cores", CDNA1 section).
 
-use crate::model::{decode_into, BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
-use crate::term::{scan_specials, Special, Term};
-use crate::value::Value;
+use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
+use crate::term::Term;
 use crate::wide::WideSum;
 
 /// Parameters of an exact fused unit: only the output conventions.
@@ -58,17 +57,11 @@ pub fn exact_sum(terms: &[Term]) -> (WideSum, ZeroSigns) {
 
 impl BlockModel for EFdpa {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        let n = x.a.len();
-        let mut av = [Value::Nan; MAX_BLOCK];
-        let mut bv = [Value::Nan; MAX_BLOCK];
-        let a = decode_into(&f.a, x.a, &mut av);
-        let b = decode_into(&f.b, x.b, &mut bv);
-        let c = x.c_fmt.decode(x.c);
-        match scan_specials(a, b, c) {
-            Special::Finite => {}
-            Special::Nan => return self.out.encode(&f.d, Value::Nan),
-            Special::Inf { neg } => return self.out.encode(&f.d, Value::Inf { neg }),
-        }
+        let d = match Decoded::finite(f, x, &self.out) {
+            Ok(d) => d,
+            Err(special) => return special,
+        };
+        let (a, b, c, n) = (&d.a, &d.b, d.c, d.n);
         let mut terms = [Term::ZERO; MAX_BLOCK + 1];
         for k in 0..n {
             terms[k] = Term::product(a[k], &f.a, b[k], &f.b, 0);

@@ -9,10 +9,9 @@
 //! (G = 16, F = 35, e_zero = -139, RZ to fp32), and the reference model mmasim 2.1.1
 //! (`gst_fdpa`) for the zero-group rule.
 
-use crate::model::{decode_into, BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
-use crate::st_fdpa::decode_scales;
+use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
 use crate::t_fdpa::truncated_sum;
-use crate::term::{scan_specials, Special, Term};
+use crate::term::Term;
 use crate::value::Value;
 
 /// Parameters of a GST-FDPA unit.
@@ -27,23 +26,12 @@ pub struct GstFdpa {
 
 impl BlockModel for GstFdpa {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        let n = x.a.len();
-        let mut av = [Value::Nan; MAX_BLOCK];
-        let mut bv = [Value::Nan; MAX_BLOCK];
-        let a = decode_into(&f.a, x.a, &mut av);
-        let b = decode_into(&f.b, x.b, &mut bv);
-        let c = x.c_fmt.decode(x.c);
-        let mut sa = [Value::Nan; MAX_BLOCK];
-        let mut sb = [Value::Nan; MAX_BLOCK];
-        let (per, scale_nan) = decode_scales(f, x, &mut sa, &mut sb);
-        if scale_nan {
-            return self.out.encode(&f.d, Value::Nan);
-        }
-        match scan_specials(a, b, c) {
-            Special::Finite => {}
-            Special::Nan => return self.out.encode(&f.d, Value::Nan),
-            Special::Inf { neg } => return self.out.encode(&f.d, Value::Inf { neg }),
-        }
+        let d = match Decoded::finite(f, x, &self.out) {
+            Ok(d) => d,
+            Err(special) => return special,
+        };
+        let (a, b, c, n, per) = (&d.a, &d.b, d.c, d.n, d.per);
+        let (sa, sb) = (&d.sa, &d.sb);
         let sf = f.scale.map(|(s, _)| s).unwrap_or(crate::format::UE8M0);
         let mut terms = [Term::ZERO; MAX_BLOCK + 1];
         let mut groups = 0;

@@ -102,3 +102,54 @@ pub(crate) fn decode_into<'a>(fmt: &Format, src: &[u64], dst: &'a mut [Value]) -
 
 /// Largest block any model accepts (fp4 blocks of 64 elements); bounds the stack buffers.
 pub const MAX_BLOCK: usize = 64;
+
+/// The decoded operands of one block whose inputs are all finite or zero.
+pub(crate) struct Decoded {
+    pub a: [Value; MAX_BLOCK],
+    pub b: [Value; MAX_BLOCK],
+    pub n: usize,
+    pub c: Value,
+    /// Block scales (only the first `x.scale_a.len()` are set) and the elements one covers
+    /// (`usize::MAX` without block scaling).
+    pub sa: [Value; MAX_BLOCK],
+    pub sb: [Value; MAX_BLOCK],
+    pub per: usize,
+}
+
+impl Decoded {
+    /// Decodes a block. When the IEEE special-value rules (a NaN operand or scale, `0·Inf`,
+    /// Inf terms of both signs, or any other Inf) decide the result, returns it encoded with
+    /// the path's conventions instead.
+    #[inline]
+    pub(crate) fn finite(f: &Formats, x: &BlockIn<'_>, out: &Output) -> Result<Decoded, u64> {
+        let mut d = Decoded {
+            a: [Value::Nan; MAX_BLOCK],
+            b: [Value::Nan; MAX_BLOCK],
+            n: x.a.len(),
+            c: x.c_fmt.decode(x.c),
+            sa: [Value::Nan; MAX_BLOCK],
+            sb: [Value::Nan; MAX_BLOCK],
+            per: usize::MAX,
+        };
+        decode_into(&f.a, x.a, &mut d.a);
+        decode_into(&f.b, x.b, &mut d.b);
+        if let Some((sf, per)) = f.scale {
+            d.per = per;
+            let mut nan = false;
+            for (i, (&ra, &rb)) in x.scale_a.iter().zip(x.scale_b).enumerate() {
+                d.sa[i] = sf.decode(ra);
+                d.sb[i] = sf.decode(rb);
+                nan |= d.sa[i].is_nan() || d.sb[i].is_nan();
+            }
+            // A NaN scale makes the result NaN even when its products are zero (models.md §3).
+            if nan {
+                return Err(out.encode(&f.d, Value::Nan));
+            }
+        }
+        match crate::term::scan_specials(&d.a[..d.n], &d.b[..d.n], d.c) {
+            crate::term::Special::Finite => Ok(d),
+            crate::term::Special::Nan => Err(out.encode(&f.d, Value::Nan)),
+            crate::term::Special::Inf { neg } => Err(out.encode(&f.d, Value::Inf { neg })),
+        }
+    }
+}

@@ -6,9 +6,9 @@
 //! result NaN. models.md §2 and §3 (mxf8f6f4: F = 25, e_zero = -133, RZ to fp32); first paper,
 //! Table III.
 
-use crate::model::{decode_into, BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
+use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
 use crate::t_fdpa::truncated_sum;
-use crate::term::{scan_specials, Special, Term};
+use crate::term::Term;
 use crate::value::Value;
 
 /// Parameters of an ST-FDPA unit (those of T-FDPA; the scale format comes with the operands).
@@ -40,46 +40,14 @@ pub(crate) fn scale_term(t: Term, sa: Value, sb: Value, sf: &crate::format::Form
     }
 }
 
-/// Scale values of the block, with the verdict that a NaN scale forces (the scale formats have no
-/// Inf, and a zero ue4m3 scale zeroes its products).
-#[inline]
-pub(crate) fn decode_scales(
-    f: &Formats,
-    x: &BlockIn<'_>,
-    sa: &mut [Value; MAX_BLOCK],
-    sb: &mut [Value; MAX_BLOCK],
-) -> (usize, bool) {
-    let Some((sf, per)) = f.scale else {
-        return (usize::MAX, false);
-    };
-    let mut nan = false;
-    for (i, (&ra, &rb)) in x.scale_a.iter().zip(x.scale_b).enumerate() {
-        sa[i] = sf.decode(ra);
-        sb[i] = sf.decode(rb);
-        nan |= sa[i].is_nan() || sb[i].is_nan();
-    }
-    (per, nan)
-}
-
 impl BlockModel for StFdpa {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        let n = x.a.len();
-        let mut av = [Value::Nan; MAX_BLOCK];
-        let mut bv = [Value::Nan; MAX_BLOCK];
-        let a = decode_into(&f.a, x.a, &mut av);
-        let b = decode_into(&f.b, x.b, &mut bv);
-        let c = x.c_fmt.decode(x.c);
-        let mut sa = [Value::Nan; MAX_BLOCK];
-        let mut sb = [Value::Nan; MAX_BLOCK];
-        let (per, scale_nan) = decode_scales(f, x, &mut sa, &mut sb);
-        if scale_nan {
-            return self.out.encode(&f.d, Value::Nan);
-        }
-        match scan_specials(a, b, c) {
-            Special::Finite => {}
-            Special::Nan => return self.out.encode(&f.d, Value::Nan),
-            Special::Inf { neg } => return self.out.encode(&f.d, Value::Inf { neg }),
-        }
+        let d = match Decoded::finite(f, x, &self.out) {
+            Ok(d) => d,
+            Err(special) => return special,
+        };
+        let (a, b, c, n, per) = (&d.a, &d.b, d.c, d.n, d.per);
+        let (sa, sb) = (&d.sa, &d.sb);
         let sf = f.scale.map(|(s, _)| s).unwrap_or(crate::format::UE8M0);
         let mut terms = [Term::ZERO; MAX_BLOCK + 1];
         for k in 0..n {

@@ -7,10 +7,9 @@
 //! Table III (Xie et al., arXiv 2511.10909), and the hardware records of `shared/hw` (V100, A100,
 //! Ada, H100, B200: fp16, bf16, tf32, and Ada/H100 fp8) fix the parameters.
 
-use crate::model::{decode_into, BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
+use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
 use crate::round::Exact;
-use crate::term::{scan_specials, Special, Term};
-use crate::value::Value;
+use crate::term::Term;
 
 /// Parameters of a T-FDPA unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,17 +47,11 @@ pub fn truncated_sum(terms: &[Term], f: u32) -> (Exact, bool) {
 
 impl BlockModel for TFdpa {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        let n = x.a.len();
-        let mut av = [Value::Nan; MAX_BLOCK];
-        let mut bv = [Value::Nan; MAX_BLOCK];
-        let a = decode_into(&f.a, x.a, &mut av);
-        let b = decode_into(&f.b, x.b, &mut bv);
-        let c = x.c_fmt.decode(x.c);
-        match scan_specials(a, b, c) {
-            Special::Finite => {}
-            Special::Nan => return self.out.encode(&f.d, Value::Nan),
-            Special::Inf { neg } => return self.out.encode(&f.d, Value::Inf { neg }),
-        }
+        let d = match Decoded::finite(f, x, &self.out) {
+            Ok(d) => d,
+            Err(special) => return special,
+        };
+        let (a, b, c, n) = (&d.a, &d.b, d.c, d.n);
         let mut terms = [Term::ZERO; MAX_BLOCK + 1];
         for k in 0..n {
             terms[k] = Term::product(a[k], &f.a, b[k], &f.b, self.e_zero);
