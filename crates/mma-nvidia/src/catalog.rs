@@ -247,6 +247,13 @@ fn unit(
 
 const FP8: [&str; 2] = ["e5m2", "e4m3"];
 const F8F6F4: [&str; 5] = ["e5m2", "e4m3", "e3m2", "e2m3", "e2m1"];
+/// The fp4 block-scaled kinds: (kind, elements per scale, scale format).
+const FP4_KINDS: [(&str, usize, &str); 4] = [
+    ("mxf4", 32, "ue8m0"),
+    ("mxf4nvf4", 32, "ue8m0"),
+    ("mxf4nvf4", 16, "ue8m0"),
+    ("mxf4nvf4", 16, "ue4m3"),
+];
 
 fn shape_of(name: &str) -> (usize, usize, usize) {
     let s = name.split('.').next().unwrap_or("");
@@ -420,14 +427,29 @@ impl Builder {
                 }
             }
         }
+        self.block_scaled(arch, Op::MmaBlockScale, |kind, block, a, b, scale| {
+            let k = if kind == "mxf8f6f4" { 32 } else { 64 };
+            format!("m16n8k{k}.kind::{kind}.block{block}.f32.{a}.{b}.f32.{scale}")
+        });
+    }
+
+    /// The block-scaled kinds: `mxf8f6f4` for every fp8/fp6/fp4 pair (ue8m0 scales per 32,
+    /// ST-FDPA) and the fp4 kinds with their scale formats and blocks (GST-FDPA). `name(kind,
+    /// block, a, b, scale)` spells the instruction.
+    fn block_scaled(
+        &mut self,
+        arch: Arch,
+        op: Op,
+        name: impl Fn(&str, usize, &str, &str, &str) -> String,
+    ) {
         for a in F8F6F4 {
             for b in F8F6F4 {
-                let name = format!("m16n8k32.kind::mxf8f6f4.block32.f32.{a}.{b}.f32.ue8m0");
                 let t = ["f32", a, b, "f32"];
+                let n = name("mxf8f6f4", 32, a, b, "ue8m0");
                 self.push(
                     arch,
-                    Op::MmaBlockScale,
-                    name,
+                    op,
+                    n,
                     Path::Scaled,
                     Layout::Byte,
                     t,
@@ -436,18 +458,13 @@ impl Builder {
                 );
             }
         }
-        for (kind, block, scale) in [
-            ("mxf4", 32, "ue8m0"),
-            ("mxf4nvf4", 32, "ue8m0"),
-            ("mxf4nvf4", 16, "ue8m0"),
-            ("mxf4nvf4", 16, "ue4m3"),
-        ] {
-            let name = format!("m16n8k64.kind::{kind}.block{block}.f32.e2m1.e2m1.f32.{scale}");
+        for (kind, block, scale) in FP4_KINDS {
             let t = ["f32", "e2m1", "e2m1", "f32"];
+            let n = name(kind, block, "e2m1", "e2m1", scale);
             self.push(
                 arch,
-                Op::MmaBlockScale,
-                name,
+                op,
+                n,
                 Path::GroupScaled,
                 Layout::PackedFp4,
                 t,
@@ -518,41 +535,14 @@ impl Builder {
             }
         }
         for n in (8..=256).step_by(8) {
-            for a in F8F6F4 {
-                for b in F8F6F4 {
-                    let name = format!("m128n{n}k32.kind::mxf8f6f4.block32.f32.{a}.{b}.ue8m0");
-                    let t = ["f32", a, b, "f32"];
-                    self.push(
-                        arch,
-                        Op::Tcgen05MmaBlockScale,
-                        name,
-                        Path::Scaled,
-                        Layout::Byte,
-                        t,
-                        Some(("ue8m0", 32)),
-                        None,
-                    );
-                }
-            }
-            for (kind, block, scale) in [
-                ("mxf4", 32, "ue8m0"),
-                ("mxf4nvf4", 32, "ue8m0"),
-                ("mxf4nvf4", 16, "ue8m0"),
-                ("mxf4nvf4", 16, "ue4m3"),
-            ] {
-                let name = format!("m128n{n}k64.kind::{kind}.block{block}.f32.e2m1.e2m1.{scale}");
-                let t = ["f32", "e2m1", "e2m1", "f32"];
-                self.push(
-                    arch,
-                    Op::Tcgen05MmaBlockScale,
-                    name,
-                    Path::GroupScaled,
-                    Layout::PackedFp4,
-                    t,
-                    Some((scale, block)),
-                    None,
-                );
-            }
+            self.block_scaled(
+                arch,
+                Op::Tcgen05MmaBlockScale,
+                |kind, block, a, b, scale| {
+                    let k = if kind == "mxf8f6f4" { 32 } else { 64 };
+                    format!("m128n{n}k{k}.kind::{kind}.block{block}.f32.{a}.{b}.{scale}")
+                },
+            );
         }
     }
 }
