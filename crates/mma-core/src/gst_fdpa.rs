@@ -85,11 +85,16 @@ impl BlockModel for GstFdpa {
                             sum += if p.neg { -m } else { m };
                         }
                     }
-                    let mag = sum.unsigned_abs() as u64;
+                    // Scaled group sums of fp4 products need a few dozen bits; wider custom
+                    // formats may need more than a term's 64. Dropping low bits (floor of the
+                    // magnitude) then changes nothing: the term is truncated toward zero to a
+                    // quantum far above them anyway (F + 12 < 64 for the group sum's headroom).
+                    let full = sum.unsigned_abs() * sig as u128;
+                    let excess = (128 - full.leading_zeros()).saturating_sub(64);
                     Term {
                         neg: sum < 0,
-                        sig: mag * sig,
-                        lsb: lsb + lsb_s,
+                        sig: (full >> excess) as u64,
+                        lsb: lsb + lsb_s + excess as i32,
                         e: e_s,
                     }
                 }
