@@ -33,10 +33,10 @@
 //! Inf input, or (TR-FDPA) a product that may reach the Inf threshold `2^t` (any product with
 //! scientific exponent `>= t - 1`), go to the plain model.
 //!
-//! Why `i64` suffices: each aligned product is below `2^(F+2)`, so a group of at most
-//! [`MAX_BLOCK`]` = 64` sums to below `2^(F+8)`; aligned to `F2 + 1` bits the product sum is
-//! below `2^(F2+9)`, C below `2^(F2+2)`: the total is below `2^(F2+10)`. The kernels are only
-//! chosen for `F, F2 <= 48`.
+//! Why the integer widths suffice: each aligned product is below `2^(F+2)`; the kernels are
+//! only chosen for `F <= 25` and blocks of at most 16 products, so a product group sums to below
+//! `2^31` in `i32` lanes. Aligned to `F2 + 1` bits the product sum is below `2^(F2+6)`, C below
+//! `2^(F2+2)`: with `F2 <= 48` the total fits `i64`.
 
 use super::round::FastRound;
 use super::table::{self, Dec, SPECIAL};
@@ -376,6 +376,33 @@ fn products<const N: usize, DA: Dec, DB: Dec>(
     (s, e, neg, any)
 }
 
+/// The products aligned to `F` fraction bits below `e_top` (`F - ma - mb = shift`), each
+/// truncated toward zero, summed. In 32-bit lanes (one AVX2 vector of variable shifts for 8
+/// products): each aligned product is below `2^(F+2) <= 2^27` and there are at most 16.
+#[inline(always)]
+fn aligned_sum<const N: usize>(
+    s: &[u32; N],
+    e: &[i32; N],
+    neg: &[u32; N],
+    e_top: i32,
+    shift: u32,
+) -> i32 {
+    let mut dk = [0u32; N];
+    for k in 0..N {
+        dk[k] = ((e_top - e[k]) as u32).min(31);
+    }
+    let mut t = [0i32; N];
+    for k in 0..N {
+        let mag = ((s[k] << shift) >> dk[k]) as i32;
+        t[k] = if neg[k] != 0 { -mag } else { mag };
+    }
+    let mut sum = 0i32;
+    for v in t {
+        sum = sum.wrapping_add(v);
+    }
+    sum
+}
+
 #[inline(always)]
 fn tr_n<const N: usize, DA: Dec, DB: Dec>(
     p: &TrParams,
@@ -396,11 +423,7 @@ fn tr_n<const N: usize, DA: Dec, DB: Dec>(
     if any & SPECIAL != 0 || e_dot >= p.e_prod_limit {
         return None;
     }
-    let mut dot = 0i64;
-    for k in 0..N {
-        let dk = ((e_dot - e[k]) as u32).min(63);
-        dot += signed(((s[k] as u64) << p.shift) >> dk, neg[k]);
-    }
+    let dot = aligned_sum(&s, &e, &neg, e_dot, p.shift) as i64;
     late_c(p, out, d, fr, dot, e_dot, x.c)
 }
 
@@ -445,14 +468,18 @@ fn gtr_n<const N: usize, const H: usize, DA: Dec, DB: Dec>(
         e0 = e0.max(e[2 * j]);
         e1 = e1.max(e[2 * j + 1]);
     }
-    let (mut s0, mut s1) = (0i64, 0i64);
+    let mut s0 = [0u32; H];
+    let mut e0v = [0i32; H];
+    let mut n0 = [0u32; H];
+    let mut s1 = [0u32; H];
+    let mut e1v = [0i32; H];
+    let mut n1 = [0u32; H];
     for j in 0..H {
-        let (k0, k1) = (2 * j, 2 * j + 1);
-        let d0 = ((e0 - e[k0]) as u32).min(63);
-        let d1 = ((e1 - e[k1]) as u32).min(63);
-        s0 += signed(((s[k0] as u64) << p.shift) >> d0, neg[k0]);
-        s1 += signed(((s[k1] as u64) << p.shift) >> d1, neg[k1]);
+        (s0[j], e0v[j], n0[j]) = (s[2 * j], e[2 * j], neg[2 * j]);
+        (s1[j], e1v[j], n1[j]) = (s[2 * j + 1], e[2 * j + 1], neg[2 * j + 1]);
     }
+    let s0 = aligned_sum(&s0, &e0v, &n0, e0, p.shift) as i64;
+    let s1 = aligned_sum(&s1, &e1v, &n1, e1, p.shift) as i64;
     // Each group sum (zero for a group without non-zero products) floored to F bits at the
     // larger exponent.
     let e_dot = e0.max(e1);

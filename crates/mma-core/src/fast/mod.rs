@@ -201,10 +201,7 @@ impl Kernel {
 /// Whether a TR-FDPA or GTR-FDPA unit's widths keep the fast path's sums within `i64` (see
 /// [`amd`]) and its alignment shifts non-negative.
 fn tr_fits(f_bits: u32, f2: u32, f: &Formats) -> bool {
-    f_bits <= MAX_FAST_F
-        && f2 <= MAX_FAST_F
-        && f2 + 1 >= f_bits
-        && f_bits >= f.a.man_bits + f.b.man_bits
+    f_bits <= 25 && f2 <= MAX_FAST_F && f2 + 1 >= f_bits && f_bits >= f.a.man_bits + f.b.man_bits
 }
 
 /// Decoded C: significand, scientific exponent (`e_zero` for a zero), sign; `None` for Inf/NaN.
