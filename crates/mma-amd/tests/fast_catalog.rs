@@ -50,15 +50,15 @@ fn amd_fast_paths_match_plain() {
             let bias_b = 1 - f.b.bias..=(1 << f.b.exp_bits) - 2 - f.b.bias;
             let (ca, cb) = (rng.random_range(bias_a), rng.random_range(bias_b));
             let spread = [0, 2, 10, 60][rng.random_range(0..4)];
-            let mut gen = |fmt: &Format, centre: i32, rng: &mut Xoshiro256PlusPlus| {
+            let elem = |fmt: &Format, centre: i32, rng: &mut Xoshiro256PlusPlus| {
                 if rng.random_range(0..6) == 0 {
                     any_word(fmt, rng)
                 } else {
                     near(fmt, centre + rng.random_range(-spread..=spread), rng)
                 }
             };
-            let a: Vec<u64> = (0..k).map(|_| gen(&f.a, ca, &mut rng)).collect();
-            let mut b: Vec<u64> = (0..k).map(|_| gen(&f.b, cb, &mut rng)).collect();
+            let a: Vec<u64> = (0..k).map(|_| elem(&f.a, ca, &mut rng)).collect();
+            let mut b: Vec<u64> = (0..k).map(|_| elem(&f.b, cb, &mut rng)).collect();
             let mut a = a;
             if rng.random::<bool>() {
                 let step = rng.random_range(1..=2);

@@ -293,7 +293,7 @@ pub fn amd_case(f: &Formats, k: usize, rng: &mut impl Rng) -> (Vec<u64>, Vec<u64
         (rng.random_range(lo_a..=hi_a), rng.random_range(lo_b..=hi_b))
     };
     let spread = [0, 1, 3, 12, 40][rng.random_range(0..5)];
-    let mut elem = |fmt: &Format, centre: i32, rng: &mut Xoshiro256PlusPlus| -> u64 {
+    let elem = |fmt: &Format, centre: i32, rng: &mut Xoshiro256PlusPlus| -> u64 {
         match rng.random_range(0..12) {
             0 => word(fmt, rng),
             1 => 0,

@@ -187,8 +187,8 @@ fn ftz_any<D: H16>(p: usize, nan_bits: u64, x: &BlockIn<'_>) -> u64 {
     let n = x.a.len().min(x.b.len()).min(MAX_BLOCK);
     let p = p.clamp(1, MAX_BLOCK);
     let mut prod = [0f32; 2 * MAX_BLOCK];
-    for k in 0..n {
-        prod[k] = flush(D::ftz_f32(x.a[k]) * D::ftz_f32(x.b[k]));
+    for ((pk, &a), &b) in prod.iter_mut().zip(&x.a[..n]).zip(&x.b[..n]) {
+        *pk = flush(D::ftz_f32(a) * D::ftz_f32(b));
     }
     let mut c = ftz_in32(x.c);
     for g in 0..n.div_ceil(p) {
