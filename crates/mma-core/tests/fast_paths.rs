@@ -1,13 +1,18 @@
 //! The fast paths against the plain ones: decode tables, the direct rounding, and whole dot
-//! products of hand-built units on random inputs with specials, zeros and subnormals. (The
-//! whole NVIDIA catalog is checked the same way in mma-nvidia's `fast_catalog` test.)
+//! products of hand-built units on random inputs with specials, zeros and subnormals, and for
+//! the AMD models (FTZ-MulAdd, TR-FDPA, GTR-FDPA) inputs built for their corner cases:
+//! cancellations, large exponent spreads, products near `2^128`, C near the drop threshold.
+//! (The whole AMD catalog is checked the same way in mma-amd's `fast_catalog` test.)
 
 use mma_core::fast::round::{reference, FastRound};
 use mma_core::fast::table::{self, Bf16Dec, Dec, F16Dec, Table8};
-use mma_core::format::{self, Format};
+use mma_core::format::{self, Format, Specials};
+use mma_core::ftz_mul_add::FtzMulAdd;
 use mma_core::gst_fdpa::GstFdpa;
+use mma_core::gtr_fdpa::GtrFdpa;
 use mma_core::model::{NanStyle, Output, OutputRounding};
 use mma_core::t_fdpa::TFdpa;
+use mma_core::tr_fdpa::TrFdpa;
 use mma_core::{DotUnit, Formats, Model, RoundOpts, Rounding, Value};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -242,5 +247,267 @@ fn gst_fast_matches_plain() {
         };
         compare(&unit, 64, 20_000, per as u64);
         compare(&unit, 128, 5_000, per as u64 + 1);
+    }
+}
+
+/// A word of `fmt` with scientific exponent `e` clamped to the normal range, a random mantissa
+/// and sign.
+fn near(fmt: &Format, e: i32, rng: &mut impl Rng) -> u64 {
+    let top = (1i32 << fmt.exp_bits) - if fmt.specials == Specials::Ieee { 2 } else { 1 };
+    let field = (e + fmt.bias).clamp(1, top) as u64;
+    let man = rng.random::<u64>() & ((1u64 << fmt.man_bits) - 1);
+    let sign = if fmt.signed && rng.random::<bool>() {
+        1u64 << (fmt.exp_bits + fmt.man_bits)
+    } else {
+        0
+    };
+    (sign | field << fmt.man_bits | man) << fmt.lsb
+}
+
+/// Normal exponent range of a format.
+fn e_range(fmt: &Format) -> (i32, i32) {
+    let top = (1i32 << fmt.exp_bits) - if fmt.specials == Specials::Ieee { 2 } else { 1 };
+    (1 - fmt.bias, top - fmt.bias)
+}
+
+/// The sign bit of a signed format's storage word.
+fn sign_bit(fmt: &Format) -> u64 {
+    1u64 << (fmt.lsb + fmt.exp_bits + fmt.man_bits)
+}
+
+/// Operands for the AMD models' corner cases: elements around a random centre exponent with a
+/// random spread (0 to 40 binades), random words (specials, subnormals), zeros, pairs that
+/// cancel exactly (next or next-but-one element, for GTR-FDPA's even/odd groups), products
+/// near 2^128, and a C that cancels a product or the whole sum, sits near the C-drop threshold
+/// `e_max - 25`, or is subnormal, zero or special.
+pub fn amd_case(f: &Formats, k: usize, rng: &mut impl Rng) -> (Vec<u64>, Vec<u64>, u64) {
+    let (lo_a, hi_a) = e_range(&f.a);
+    let (lo_b, hi_b) = e_range(&f.b);
+    let (ca, cb) = if rng.random_range(0..8) == 0 {
+        // Products near the Inf threshold of TR-FDPA (only reachable with bf16).
+        (
+            hi_a.min(63) + rng.random_range(-1..=1),
+            hi_b.min(64) + rng.random_range(-1..=1),
+        )
+    } else {
+        (rng.random_range(lo_a..=hi_a), rng.random_range(lo_b..=hi_b))
+    };
+    let spread = [0, 1, 3, 12, 40][rng.random_range(0..5)];
+    let elem = |fmt: &Format, centre: i32, rng: &mut Xoshiro256PlusPlus| -> u64 {
+        match rng.random_range(0..12) {
+            0 => word(fmt, rng),
+            1 => 0,
+            2 if fmt.specials == Specials::Ieee => sign_bit(fmt),
+            _ => near(fmt, centre + rng.random_range(-spread..=spread), rng),
+        }
+    };
+    let mut r = Xoshiro256PlusPlus::seed_from_u64(rng.random());
+    let mut a: Vec<u64> = (0..k).map(|_| elem(&f.a, ca, &mut r)).collect();
+    let mut b: Vec<u64> = (0..k).map(|_| elem(&f.b, cb, &mut r)).collect();
+    let cancel = rng.random_range(0..3);
+    if cancel > 0 && k >= 2 {
+        let step = cancel; // 1: neighbours, 2: same parity
+        for i in (0..k.saturating_sub(step)).step_by(2 * step) {
+            if f.b.signed && rng.random_range(0..4) != 0 {
+                a[i + step] = a[i];
+                b[i + step] = b[i] ^ sign_bit(&f.b);
+            }
+        }
+    }
+    let val = |fmt: &Format, w: u64| fmt.decode(w).to_f64();
+    let prods: Vec<f64> = a
+        .iter()
+        .zip(&b)
+        .map(|(&x, &y)| val(&f.a, x) * val(&f.b, y))
+        .collect();
+    let c = match rng.random_range(0..9) {
+        0 => word(&f.c, rng),
+        1 => 0,
+        2 => sign_bit(&f.c),
+        3 => ((-prods[0]) as f32).to_bits() as u64,
+        4 => ((-prods.iter().sum::<f64>()) as f32).to_bits() as u64,
+        5 => {
+            // Around the drop threshold: e_max is about ca + cb (+1).
+            near(&f.c, ca + cb + rng.random_range(-28..=-22), rng)
+        }
+        6 => rng.random::<u64>() & 0x807f_ffff, // subnormal fp32
+        _ => near(&f.c, ca + cb + rng.random_range(-4..=4), rng),
+    };
+    let c = c & f.c.storage_mask();
+    (a, b, c)
+}
+
+/// The fast path of `unit` against its plain model on `n` [`amd_case`]s and `n` cases of
+/// random words, for `k` elements.
+fn compare_amd(unit: &DotUnit, k: usize, n: usize, seed: u64) {
+    let kern = unit.kernel();
+    assert!(kern.is_fast(), "{unit:?}");
+    let f = &unit.formats;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    for i in 0..2 * n {
+        let (a, b, c) = if i % 2 == 0 {
+            amd_case(f, k, &mut rng)
+        } else {
+            (
+                (0..k).map(|_| word(&f.a, &mut rng)).collect(),
+                (0..k).map(|_| word(&f.b, &mut rng)).collect(),
+                word(&f.c, &mut rng),
+            )
+        };
+        assert_eq!(
+            kern.dot(&a, &b, c, &[], &[]),
+            unit.dot_plain(&a, &b, c, &[], &[]),
+            "{}\na {a:x?}\nb {b:x?}\nc {c:x}",
+            unit.describe()
+        );
+    }
+}
+
+fn amd_out() -> Output {
+    Output {
+        rho: OutputRounding {
+            fmt: format::FP32,
+            mode: Rounding::NearestEven,
+            opts: RoundOpts::IEEE,
+        },
+        nan: NanStyle::DefaultQuiet,
+        neg_zero_to_pos: false,
+    }
+}
+
+fn amd_formats(a: Format, b: Format) -> Formats {
+    Formats {
+        a,
+        b,
+        c: format::FP32,
+        d: format::FP32,
+        scale: None,
+    }
+}
+
+#[test]
+fn ftz_mul_add_fast_matches_plain() {
+    for (fmt, p) in [
+        (format::FP16, 4),
+        (format::BF16, 4),
+        (format::BF16, 2),
+        (format::FP16, 2),
+        (format::BF16, 8),
+    ] {
+        for (k, block) in [(2, 2), (4, 4), (8, 8), (16, 16), (6, 6), (16, 8), (12, 4)] {
+            let unit = DotUnit {
+                formats: amd_formats(fmt, fmt),
+                block,
+                model: Model::FtzMulAdd(FtzMulAdd {
+                    p,
+                    acc: format::FP32,
+                    nan: NanStyle::DefaultQuiet,
+                }),
+            };
+            compare_amd(&unit, k, 4000, (p * 100 + k) as u64);
+        }
+    }
+}
+
+#[test]
+fn ftz_native_flush_boundaries() {
+    // Products and sums that land exactly at, just below and just above 2^-126, whose flush
+    // decides the result; all through the fast path and the plain model.
+    let unit = DotUnit {
+        formats: amd_formats(format::BF16, format::BF16),
+        block: 4,
+        model: Model::FtzMulAdd(FtzMulAdd {
+            p: 4,
+            acc: format::FP32,
+            nan: NanStyle::DefaultQuiet,
+        }),
+    };
+    let kern = unit.kernel();
+    let bf = |x: f32| (x.to_bits() >> 16) as u64;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    for _ in 0..200_000 {
+        // x·y near 2^-126: exponents summing to about -126, random mantissas and signs.
+        let ex = rng.random_range(-126..=0);
+        let ey = -126 - ex + rng.random_range(-2..=1);
+        let mut a = [0u64; 4];
+        let mut b = [0u64; 4];
+        for i in 0..4 {
+            let mx = 1.0 + rng.random_range(0..128) as f32 / 128.0;
+            let my = 1.0 + rng.random_range(0..128) as f32 / 128.0;
+            let sx = if rng.random::<bool>() { -1.0 } else { 1.0 };
+            a[i] = bf(sx * mx * 2f32.powi(ex));
+            b[i] = bf(my * 2f32.powi(ey.clamp(-126, 127)));
+        }
+        let c = (rng.random::<u32>() & 0x80ff_ffff) as u64;
+        assert_eq!(
+            kern.dot(&a, &b, c, &[], &[]),
+            unit.dot_plain(&a, &b, c, &[], &[]),
+            "a {a:x?} b {b:x?} c {c:x}"
+        );
+    }
+}
+
+fn tr_unit(a: Format, b: Format, block: usize, e_zero_c: i32, f: u32) -> DotUnit {
+    DotUnit {
+        formats: amd_formats(a, b),
+        block,
+        model: Model::TrFdpa(TrFdpa {
+            f,
+            f2: 31,
+            e_zero_c,
+            e_norm_min: -126,
+            product_inf_exp: Some(128),
+            out: amd_out(),
+        }),
+    }
+}
+
+#[test]
+fn tr_fdpa_fast_matches_plain() {
+    let (f16, bf16) = (format::FP16, format::BF16);
+    let units = [
+        tr_unit(f16, f16, 8, -126, 24),
+        tr_unit(bf16, bf16, 8, -126, 24),
+        tr_unit(bf16, bf16, 4, -126, 24),
+        tr_unit(f16, f16, 4, -100, 24),
+        tr_unit(bf16, bf16, 8, -140, 20),
+        tr_unit(format::E4M3_FNUZ, format::E5M2_FNUZ, 8, -126, 24),
+        tr_unit(format::E5M2, format::E4M3, 16, -126, 24),
+    ];
+    for (i, u) in units.iter().enumerate() {
+        for k in [u.block, 2 * u.block, 4 * u.block] {
+            compare_amd(u, k, 5000, 1000 + i as u64 * 100 + k as u64);
+        }
+    }
+}
+
+#[test]
+fn gtr_fdpa_fast_matches_plain() {
+    let (e4, e5) = (format::E4M3_FNUZ, format::E5M2_FNUZ);
+    let gtr = |a, b, block, c_drop, e_zero_c| DotUnit {
+        formats: amd_formats(a, b),
+        block,
+        model: Model::GtrFdpa(GtrFdpa {
+            f: 24,
+            f2: 31,
+            e_zero_c,
+            e_norm_min: -126,
+            c_drop,
+            out: amd_out(),
+        }),
+    };
+    let units = [
+        gtr(e4, e4, 16, 25, -126),
+        gtr(e5, e5, 16, 25, -126),
+        gtr(e4, e5, 16, 25, -126),
+        gtr(e5, e4, 16, 25, -126),
+        gtr(e4, e4, 8, 25, -126),
+        gtr(e5, e5, 16, 10, -30),
+        gtr(format::FP16, format::FP16, 16, 25, -126),
+    ];
+    for (i, u) in units.iter().enumerate() {
+        for k in [u.block, 2 * u.block, 4 * u.block] {
+            compare_amd(u, k, 5000, 2000 + i as u64 * 100 + k as u64);
+        }
     }
 }

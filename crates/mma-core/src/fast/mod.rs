@@ -12,6 +12,7 @@
 //! `2^(F+2)`; C's is below `2^(F+1)`. With at most [`MAX_BLOCK`]` = 64` products the sum stays
 //! below `2^(F+9)`, and the kernel is only chosen for `F <= 48`.
 
+pub mod amd;
 pub mod round;
 pub mod table;
 
@@ -32,6 +33,18 @@ enum Path {
     Plain,
     TFdpa(TPath),
     Gst(GPath),
+    /// FTZ-MulAdd in native fp32: fp16 (true) or bf16 operands, and the NaN bits of D.
+    Ftz(bool, u64),
+    Tr(TrPath),
+    Gtr(TrPath),
+}
+
+/// Prepared TR-FDPA or GTR-FDPA: decoders, parameters, the output rounding.
+#[derive(Clone, Copy, Debug)]
+struct TrPath {
+    decs: Decs,
+    params: amd::TrParams,
+    round: Option<FastRound>,
 }
 
 /// Decoders of A and B.
@@ -107,6 +120,29 @@ impl Kernel {
                     _ => Path::Plain,
                 }
             }
+            (Model::FtzMulAdd(m), Some(d @ (Decs::F16 | Decs::Bf16)))
+                if m.acc == format::FP32 && f.c == format::FP32 && f.d == format::FP32 =>
+            {
+                Path::Ftz(matches!(d, Decs::F16), m.nan.bits(&f.d))
+            }
+            (Model::TrFdpa(m), Some(decs))
+                if tr_fits(m.f, m.f2, f) && f.c == format::FP32 && f.d == format::FP32 =>
+            {
+                Path::Tr(TrPath {
+                    decs,
+                    params: amd::TrParams::tr(m, f.a.man_bits, f.b.man_bits),
+                    round: FastRound::new(&m.out, &f.d),
+                })
+            }
+            (Model::GtrFdpa(m), Some(decs))
+                if tr_fits(m.f, m.f2, f) && f.c == format::FP32 && f.d == format::FP32 =>
+            {
+                Path::Gtr(TrPath {
+                    decs,
+                    params: amd::TrParams::gtr(m, f.a.man_bits, f.b.man_bits),
+                    round: FastRound::new(&m.out, &f.d),
+                })
+            }
             _ => Path::Plain,
         };
         Kernel { unit, path }
@@ -124,6 +160,29 @@ impl Kernel {
         let fast = match (&self.path, &self.unit.model) {
             (Path::TFdpa(p), Model::TFdpa(m)) => tfdpa_block(m, f, p, x),
             (Path::Gst(p), Model::GstFdpa(m)) => gst_block(m, f, p, x),
+            (&Path::Ftz(f16, nan), Model::FtzMulAdd(m)) => {
+                return if f16 {
+                    amd::ftz_block::<amd::F16In>(m, nan, x)
+                } else {
+                    amd::ftz_block::<amd::Bf16In>(m, nan, x)
+                };
+            }
+            (Path::Tr(p), Model::TrFdpa(m)) => {
+                let (pa, o, r) = (&p.params, &m.out, &p.round);
+                match p.decs {
+                    Decs::T8(da, db) => amd::tr_block(pa, o, &f.d, r, da, db, x),
+                    Decs::F16 => amd::tr_block(pa, o, &f.d, r, F16Dec {}, F16Dec {}, x),
+                    Decs::Bf16 => amd::tr_block(pa, o, &f.d, r, Bf16Dec {}, Bf16Dec {}, x),
+                }
+            }
+            (Path::Gtr(p), Model::GtrFdpa(m)) => {
+                let (pa, o, r) = (&p.params, &m.out, &p.round);
+                match p.decs {
+                    Decs::T8(da, db) => amd::gtr_block(pa, o, &f.d, r, da, db, x),
+                    Decs::F16 => amd::gtr_block(pa, o, &f.d, r, F16Dec {}, F16Dec {}, x),
+                    Decs::Bf16 => amd::gtr_block(pa, o, &f.d, r, Bf16Dec {}, Bf16Dec {}, x),
+                }
+            }
             _ => None,
         };
         match fast {
@@ -137,6 +196,12 @@ impl Kernel {
     pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
         self.unit.chain(a, b, c, sa, sb, |x| self.block(x))
     }
+}
+
+/// Whether a TR-FDPA or GTR-FDPA unit's widths keep the fast path's sums within `i64` (see
+/// [`amd`]) and its alignment shifts non-negative.
+fn tr_fits(f_bits: u32, f2: u32, f: &Formats) -> bool {
+    f_bits <= 25 && f2 <= MAX_FAST_F && f2 + 1 >= f_bits && f_bits >= f.a.man_bits + f.b.man_bits
 }
 
 /// Decoded C: significand, scientific exponent (`e_zero` for a zero), sign; `None` for Inf/NaN.
@@ -257,7 +322,7 @@ fn tfdpa_n<const N: usize, DA: Dec, DB: Dec>(
 
 /// Rounds and encodes a fast path's sum, through [`FastRound`] where the output allows.
 #[inline(always)]
-fn finish(
+pub(crate) fn finish(
     out: &Output,
     d: &Format,
     fr: &Option<FastRound>,

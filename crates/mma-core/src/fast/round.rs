@@ -24,7 +24,8 @@ pub struct FastRound {
 
 impl FastRound {
     /// The fast rounding of `out` into `d`, when `out` rounds RZ or RNE to a signed IEEE format
-    /// with subnormals, overflowing to Inf without flush to zero, and `d` has the same exponent
+    /// with subnormals, overflowing to Inf (`Overflow::Infinity`, or `Overflow::Ieee` with RNE,
+    /// which is the same) without flush to zero, and `d` has the same exponent
     /// field with at least as many mantissa bits (fp32 from fp32 or E8M13, fp16 from fp16).
     pub fn new(out: &Output, d: &Format) -> Option<FastRound> {
         let r = &out.rho.fmt;
@@ -38,7 +39,8 @@ impl FastRound {
         if !ieee(r)
             || !ieee(d)
             || out.rho.opts.ftz
-            || out.rho.opts.overflow != Overflow::Infinity
+            || !(out.rho.opts.overflow == Overflow::Infinity
+                || (out.rho.opts.overflow == Overflow::Ieee && nearest))
             || r.exp_bits != d.exp_bits
             || r.bias != d.bias
             || r.man_bits > d.man_bits

@@ -1,0 +1,85 @@
+//! Every CDNA2/CDNA3 instruction's fast path (`DotUnit::dot`) against its plain model
+//! (`DotUnit::dot_plain`) on random inputs: any words (specials, subnormals, zeros), elements
+//! around a common exponent (cancellation, carries), exactly cancelling pairs, large exponent
+//! spreads, and C at the scale of the products, near GTR-FDPA's drop threshold, or subnormal.
+
+use mma_core::format::{Format, Specials};
+use mma_core::Model;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+fn any_word(fmt: &Format, rng: &mut impl Rng) -> u64 {
+    let x = rng.random::<u64>() & fmt.storage_mask();
+    let man = x & (((1u64 << fmt.man_bits) - 1) << fmt.lsb);
+    let sign = x & (1 << (fmt.lsb + fmt.exp_bits + fmt.man_bits));
+    match rng.random_range(0..6) {
+        0 => sign,
+        1 => sign | man,
+        _ => x,
+    }
+}
+
+fn near(fmt: &Format, e: i32, rng: &mut impl Rng) -> u64 {
+    let top = (1i32 << fmt.exp_bits) - if fmt.specials == Specials::Ieee { 2 } else { 1 };
+    let field = (e + fmt.bias).clamp(1, top) as u64;
+    let man = rng.random::<u64>() & ((1u64 << fmt.man_bits) - 1);
+    let sign = (rng.random::<bool>() as u64) << (fmt.exp_bits + fmt.man_bits);
+    (sign | field << fmt.man_bits | man) << fmt.lsb
+}
+
+#[test]
+fn amd_fast_paths_match_plain() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(42);
+    let mut checked = 0;
+    for ins in mma_amd::catalog() {
+        let u = &ins.unit;
+        let f = &u.formats;
+        let kern = u.kernel();
+        let fast_expected = match u.model {
+            Model::FtzMulAdd(_) | Model::GtrFdpa(_) => true,
+            // xf32 operands (32-bit storage) have no decode table.
+            Model::TrFdpa(_) => f.a.storage_bits <= 16,
+            _ => continue,
+        };
+        assert_eq!(kern.is_fast(), fast_expected, "{}", ins.name);
+        checked += 1;
+        let sign_b = 1u64 << (f.b.lsb + f.b.exp_bits + f.b.man_bits);
+        for _ in 0..3000 {
+            let k = ins.k * rng.random_range(1..=2);
+            let bias_a = 1 - f.a.bias..=(1 << f.a.exp_bits) - 2 - f.a.bias;
+            let bias_b = 1 - f.b.bias..=(1 << f.b.exp_bits) - 2 - f.b.bias;
+            let (ca, cb) = (rng.random_range(bias_a), rng.random_range(bias_b));
+            let spread = [0, 2, 10, 60][rng.random_range(0..4)];
+            let elem = |fmt: &Format, centre: i32, rng: &mut Xoshiro256PlusPlus| {
+                if rng.random_range(0..6) == 0 {
+                    any_word(fmt, rng)
+                } else {
+                    near(fmt, centre + rng.random_range(-spread..=spread), rng)
+                }
+            };
+            let a: Vec<u64> = (0..k).map(|_| elem(&f.a, ca, &mut rng)).collect();
+            let mut b: Vec<u64> = (0..k).map(|_| elem(&f.b, cb, &mut rng)).collect();
+            let mut a = a;
+            if rng.random::<bool>() {
+                let step = rng.random_range(1..=2);
+                for i in (0..k.saturating_sub(step)).step_by(2 * step) {
+                    a[i + step] = a[i];
+                    b[i + step] = b[i] ^ sign_b;
+                }
+            }
+            let c = match rng.random_range(0..5) {
+                0 => any_word(&f.c, &mut rng),
+                1 => near(&f.c, ca + cb + rng.random_range(-28..=-22), &mut rng),
+                2 => rng.random::<u64>() & 0x807f_ffff & f.c.storage_mask(),
+                _ => near(&f.c, ca + cb + rng.random_range(-3..=3), &mut rng),
+            };
+            assert_eq!(
+                u.dot(&a, &b, c, &[], &[]),
+                u.dot_plain(&a, &b, c, &[], &[]),
+                "{}\na {a:x?}\nb {b:x?}\nc {c:x}",
+                ins.name
+            );
+        }
+    }
+    assert!(checked >= 30, "{checked}");
+}
