@@ -14,6 +14,8 @@
 
 pub mod amd;
 pub mod round;
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+pub mod simd;
 pub mod table;
 
 use crate::format::{self, Format};
@@ -67,12 +69,60 @@ impl Decs {
     }
 }
 
-/// Prepared T-FDPA: decoders, `shift = F - ma - mb`, the output rounding.
+/// Prepared T-FDPA: decoders, `shift = F - ma - mb`, the output rounding, and the A/B format
+/// pair of the vector block where the build has one and the block fits its 32-bit lanes.
 #[derive(Clone, Copy, Debug)]
 struct TPath {
     decs: Decs,
     shift: u32,
     round: Option<FastRound>,
+    vec: Option<(VFmt, VFmt)>,
+}
+
+/// Formats the vector T-FDPA block decodes arithmetically (`simd::V`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum VFmt {
+    F16,
+    Bf16,
+    E4M3,
+    E5M2,
+    E3M2,
+    E2M3,
+    E2M1,
+}
+
+impl VFmt {
+    fn of(f: &Format) -> Option<VFmt> {
+        let same = |g: &Format| table::same_encoding(f, g);
+        [
+            (format::FP16, VFmt::F16),
+            (format::BF16, VFmt::Bf16),
+            (format::E4M3, VFmt::E4M3),
+            (format::E5M2, VFmt::E5M2),
+            (format::E3M2, VFmt::E3M2),
+            (format::E2M3, VFmt::E2M3),
+            (format::E2M1, VFmt::E2M1),
+        ]
+        .into_iter()
+        .find_map(|(g, v)| same(&g).then_some(v))
+    }
+
+    /// The pair, when the vector block exists in this build and `block` products with `F = f`
+    /// fit its lanes.
+    fn pair(f: &Formats, block: usize, f_bits: u32) -> Option<(VFmt, VFmt)> {
+        let on = cfg!(all(target_arch = "x86_64", target_feature = "avx2"));
+        let lanes = block >= 8 && block % 8 == 0 && block <= MAX_BLOCK;
+        if !on || !lanes || !fits32(block, f_bits) {
+            return None;
+        }
+        Some((VFmt::of(&f.a)?, VFmt::of(&f.b)?))
+    }
+}
+
+/// Whether `n` products with `F = f` sum within `i32` (the vector block's lanes): each
+/// aligned product is below `2^(F+2)`.
+fn fits32(n: usize, f: u32) -> bool {
+    n <= MAX_BLOCK && f <= 29 && ((n as u64) << (f + 2)) <= 1 << 31
 }
 
 /// Prepared GST-FDPA: element and scale tables, the output rounding.
@@ -106,6 +156,7 @@ impl Kernel {
                     decs,
                     shift: m.f - f.a.man_bits - f.b.man_bits,
                     round: FastRound::new(&m.out, &f.d),
+                    vec: VFmt::pair(f, unit.block, m.f),
                 })
             }
             (Model::GstFdpa(m), Some(Decs::T8(ta, tb))) if m.f <= MAX_FAST_F && m.g <= 16 => {
@@ -205,8 +256,30 @@ fn tr_fits(f_bits: u32, f2: u32, f: &Formats) -> bool {
 }
 
 /// Decoded C: significand, scientific exponent (`e_zero` for a zero), sign; `None` for Inf/NaN.
+/// IEEE formats (fp32, fp16, bf16) are decoded from their bits directly, the rest through
+/// [`Format::decode`].
 #[inline(always)]
 fn c_term(x: &BlockIn<'_>, e_zero: i32) -> Option<(u64, i32, bool)> {
+    let f = x.c_fmt;
+    if f.specials == format::Specials::Ieee
+        && f.signed
+        && f.subnormals
+        && f.lsb == 0
+        && f.storage_bits <= 32
+    {
+        let top = (1u64 << f.exp_bits) - 1;
+        let ef = (x.c >> f.man_bits) & top;
+        let man = x.c & ((1u64 << f.man_bits) - 1);
+        let neg = (x.c >> (f.exp_bits + f.man_bits)) & 1 != 0;
+        if ef == top {
+            return None;
+        }
+        let sig = man | ((ef != 0) as u64) << f.man_bits;
+        if sig == 0 {
+            return Some((0, e_zero, neg));
+        }
+        return Some((sig, ef.max(1) as i32 - f.bias, neg));
+    }
     match x.c_fmt.decode(x.c) {
         Value::Finite { neg, sig, exp } => Some((sig, exp + x.c_fmt.man_bits as i32, neg)),
         Value::Zero { neg } => Some((0, e_zero, neg)),
@@ -236,11 +309,93 @@ fn signed(mag: u64, neg: u32) -> i64 {
 /// per-product arrays have a length known at compile time (filled without zeroing first).
 #[inline]
 fn tfdpa_block(m: &TFdpa, f: &Formats, p: &TPath, x: &BlockIn<'_>) -> Option<u64> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    if let Some(v) = p.vec {
+        if x.a.len() % 8 == 0 && x.a.len() >= 8 {
+            return tfdpa_vec(m, f, p, v, x);
+        }
+    }
     match p.decs {
         Decs::T8(da, db) => tfdpa_len(m, f, p, da, db, x),
         Decs::F16 => tfdpa_len(m, f, p, F16Dec {}, F16Dec {}, x),
         Decs::Bf16 => tfdpa_len(m, f, p, Bf16Dec {}, Bf16Dec {}, x),
     }
+}
+
+/// The vector block ([`simd::tfdpa`]) for a pair of formats and a block length that
+/// [`VFmt::pair`] admitted.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline(always)]
+fn tfdpa_vec(m: &TFdpa, f: &Formats, p: &TPath, v: (VFmt, VFmt), x: &BlockIn<'_>) -> Option<u64> {
+    use simd::*;
+    macro_rules! pairs {
+        ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
+            match v {
+                $((VFmt::$va, VFmt::$vb) => tfdpa_vlen::<$ta, $tb>(m, f, p, x),)*
+                _ => match p.decs {
+                    Decs::T8(da, db) => tfdpa_len(m, f, p, da, db, x),
+                    Decs::F16 => tfdpa_len(m, f, p, F16Dec {}, F16Dec {}, x),
+                    Decs::Bf16 => tfdpa_len(m, f, p, Bf16Dec {}, Bf16Dec {}, x),
+                },
+            }
+        };
+    }
+    pairs!(
+        (F16, F16, VF16, VF16),
+        (Bf16, Bf16, VBf16, VBf16),
+        (E4M3, E4M3, VE4M3, VE4M3),
+        (E5M2, E5M2, VE5M2, VE5M2),
+        (E4M3, E5M2, VE4M3, VE5M2),
+        (E5M2, E4M3, VE5M2, VE4M3),
+        (E3M2, E3M2, VE3M2, VE3M2),
+        (E2M3, E2M3, VE2M3, VE2M3),
+        (E2M1, E2M1, VE2M1, VE2M1),
+    )
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline(always)]
+fn tfdpa_vlen<A: simd::VDec, B: simd::VDec>(
+    m: &TFdpa,
+    f: &Formats,
+    p: &TPath,
+    x: &BlockIn<'_>,
+) -> Option<u64> {
+    match x.a.len() {
+        8 => tfdpa_v::<8, A, B>(m, f, p, x),
+        16 => tfdpa_v::<16, A, B>(m, f, p, x),
+        32 => tfdpa_v::<32, A, B>(m, f, p, x),
+        64 => tfdpa_v::<64, A, B>(m, f, p, x),
+        _ => None,
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline(always)]
+fn tfdpa_v<const N: usize, A: simd::VDec, B: simd::VDec>(
+    m: &TFdpa,
+    f: &Formats,
+    p: &TPath,
+    x: &BlockIn<'_>,
+) -> Option<u64> {
+    let a: &[u64; N] = x.a.try_into().ok()?;
+    let b: &[u64; N] = x.b.try_into().ok()?;
+    let (c_sig, c_e, c_neg) = c_term(x, m.e_zero)?;
+    let bias = A::BIAS + B::BIAS;
+    let r = simd::tfdpa::<N, A, B>(a, b, p.shift, m.e_zero + bias, c_e + bias)?;
+    let e_max = r.e_max - bias;
+    let sum = signed(
+        c_aligned(c_sig, c_e, x.c_fmt.man_bits, m.f, e_max),
+        c_neg as u32,
+    ) + r.sum;
+    Some(finish(
+        &m.out,
+        &f.d,
+        &p.round,
+        sum,
+        e_max - m.f as i32,
+        r.all_neg && c_neg,
+    ))
 }
 
 #[inline(always)]
