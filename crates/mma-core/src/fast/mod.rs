@@ -76,8 +76,12 @@ struct TPath {
     decs: Decs,
     shift: u32,
     round: Option<FastRound>,
-    vec: Option<(VFmt, VFmt)>,
+    vec: Option<VDot>,
 }
+
+/// A whole dot product through the vector block, monomorphised for a format pair and a block
+/// length: no per-block dispatch.
+type VDot = fn(&Kernel, &[u64], &[u64], u64) -> u64;
 
 /// Formats the vector T-FDPA block decodes arithmetically (`simd::V`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,15 +111,43 @@ impl VFmt {
         .find_map(|(g, v)| same(&g).then_some(v))
     }
 
-    /// The pair, when the vector block exists in this build and `block` products with `F = f`
-    /// fit its lanes.
-    fn pair(f: &Formats, block: usize, f_bits: u32) -> Option<(VFmt, VFmt)> {
-        let on = cfg!(all(target_arch = "x86_64", target_feature = "avx2"));
-        let lanes = block >= 8 && block % 8 == 0 && block <= MAX_BLOCK;
-        if !on || !lanes || !fits32(block, f_bits) {
+    /// The vector dot product for a unit's formats, block length and `F`, when the build has
+    /// the vector block and the block's products fit its 32-bit lanes.
+    #[allow(unused_variables)]
+    fn vdot(f: &Formats, block: usize, f_bits: u32) -> Option<VDot> {
+        if f.scale.is_some() || !fits32(block, f_bits) {
             return None;
         }
-        Some((VFmt::of(&f.a)?, VFmt::of(&f.b)?))
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        {
+            use simd::*;
+            macro_rules! table {
+                ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
+                    match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, block) {
+                        $(
+                            (VFmt::$va, VFmt::$vb, 8) => Some(vdot::<8, $ta, $tb> as VDot),
+                            (VFmt::$va, VFmt::$vb, 16) => Some(vdot::<16, $ta, $tb> as VDot),
+                            (VFmt::$va, VFmt::$vb, 32) => Some(vdot::<32, $ta, $tb> as VDot),
+                            (VFmt::$va, VFmt::$vb, 64) => Some(vdot::<64, $ta, $tb> as VDot),
+                        )*
+                        _ => None,
+                    }
+                };
+            }
+            table!(
+                (F16, F16, VF16, VF16),
+                (Bf16, Bf16, VBf16, VBf16),
+                (E4M3, E4M3, VE4M3, VE4M3),
+                (E5M2, E5M2, VE5M2, VE5M2),
+                (E4M3, E5M2, VE4M3, VE5M2),
+                (E5M2, E4M3, VE5M2, VE4M3),
+                (E3M2, E3M2, VE3M2, VE3M2),
+                (E2M3, E2M3, VE2M3, VE2M3),
+                (E2M1, E2M1, VE2M1, VE2M1),
+            )
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        None
     }
 }
 
@@ -156,7 +188,7 @@ impl Kernel {
                     decs,
                     shift: m.f - f.a.man_bits - f.b.man_bits,
                     round: FastRound::new(&m.out, &f.d),
-                    vec: VFmt::pair(f, unit.block, m.f),
+                    vec: VFmt::vdot(f, unit.block, m.f),
                 })
             }
             (Model::GstFdpa(m), Some(Decs::T8(ta, tb))) if m.f <= MAX_FAST_F && m.g <= 16 => {
@@ -245,6 +277,9 @@ impl Kernel {
     /// `d = a·b + c` over any K, as [`DotUnit::dot`].
     #[inline]
     pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
+        if let Path::TFdpa(TPath { vec: Some(g), .. }) = self.path {
+            return g(self, a, b, c);
+        }
         self.unit.chain(a, b, c, sa, sb, |x| self.block(x))
     }
 }
@@ -309,12 +344,6 @@ fn signed(mag: u64, neg: u32) -> i64 {
 /// per-product arrays have a length known at compile time (filled without zeroing first).
 #[inline]
 fn tfdpa_block(m: &TFdpa, f: &Formats, p: &TPath, x: &BlockIn<'_>) -> Option<u64> {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    if let Some(v) = p.vec {
-        if x.a.len() % 8 == 0 && x.a.len() >= 8 {
-            return tfdpa_vec(m, f, p, v, x);
-        }
-    }
     match p.decs {
         Decs::T8(da, db) => tfdpa_len(m, f, p, da, db, x),
         Decs::F16 => tfdpa_len(m, f, p, F16Dec {}, F16Dec {}, x),
@@ -322,52 +351,52 @@ fn tfdpa_block(m: &TFdpa, f: &Formats, p: &TPath, x: &BlockIn<'_>) -> Option<u64
     }
 }
 
-/// The vector block ([`simd::tfdpa`]) for a pair of formats and a block length that
-/// [`VFmt::pair`] admitted.
+/// `d = a·b + c` through the vector block (a [`VDot`]): K a multiple of the block `N`, each
+/// block with Inf/NaN handed to the plain model; any other K through [`DotUnit::chain`].
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-#[inline(always)]
-fn tfdpa_vec(m: &TFdpa, f: &Formats, p: &TPath, v: (VFmt, VFmt), x: &BlockIn<'_>) -> Option<u64> {
-    use simd::*;
-    macro_rules! pairs {
-        ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
-            match v {
-                $((VFmt::$va, VFmt::$vb) => tfdpa_vlen::<$ta, $tb>(m, f, p, x),)*
-                _ => match p.decs {
-                    Decs::T8(da, db) => tfdpa_len(m, f, p, da, db, x),
-                    Decs::F16 => tfdpa_len(m, f, p, F16Dec {}, F16Dec {}, x),
-                    Decs::Bf16 => tfdpa_len(m, f, p, Bf16Dec {}, Bf16Dec {}, x),
-                },
-            }
+fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
+    k: &Kernel,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+) -> u64 {
+    let (Path::TFdpa(p), Model::TFdpa(m)) = (&k.path, &k.unit.model) else {
+        return k.unit.chain(a, b, c, &[], &[], |x| k.block(x));
+    };
+    if a.is_empty() || a.len() % N != 0 || b.len() != a.len() {
+        return k.unit.chain(a, b, c, &[], &[], |x| k.block(x));
+    }
+    let f = &k.unit.formats;
+    let block = |x: &BlockIn<'_>| match tfdpa_v::<N, A, B>(m, f, p, x) {
+        Some(d) => d,
+        None => m.block(f, x),
+    };
+    if a.len() == N {
+        // One block, the common case (K equal to the block).
+        return block(&BlockIn {
+            a,
+            b,
+            c,
+            c_fmt: &f.c,
+            scale_a: &[],
+            scale_b: &[],
+        });
+    }
+    let mut acc = c;
+    let mut c_fmt = &f.c;
+    for (ca, cb) in a.chunks_exact(N).zip(b.chunks_exact(N)) {
+        let x = BlockIn {
+            a: ca,
+            b: cb,
+            c: acc,
+            c_fmt,
+            scale_a: &[],
+            scale_b: &[],
         };
+        acc = block(&x);
+        c_fmt = &f.d;
     }
-    pairs!(
-        (F16, F16, VF16, VF16),
-        (Bf16, Bf16, VBf16, VBf16),
-        (E4M3, E4M3, VE4M3, VE4M3),
-        (E5M2, E5M2, VE5M2, VE5M2),
-        (E4M3, E5M2, VE4M3, VE5M2),
-        (E5M2, E4M3, VE5M2, VE4M3),
-        (E3M2, E3M2, VE3M2, VE3M2),
-        (E2M3, E2M3, VE2M3, VE2M3),
-        (E2M1, E2M1, VE2M1, VE2M1),
-    )
-}
-
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-#[inline(always)]
-fn tfdpa_vlen<A: simd::VDec, B: simd::VDec>(
-    m: &TFdpa,
-    f: &Formats,
-    p: &TPath,
-    x: &BlockIn<'_>,
-) -> Option<u64> {
-    match x.a.len() {
-        8 => tfdpa_v::<8, A, B>(m, f, p, x),
-        16 => tfdpa_v::<16, A, B>(m, f, p, x),
-        32 => tfdpa_v::<32, A, B>(m, f, p, x),
-        64 => tfdpa_v::<64, A, B>(m, f, p, x),
-        _ => None,
-    }
+    acc
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
