@@ -83,7 +83,12 @@ struct TPath {
 /// length: no per-block dispatch.
 type VDot = fn(&Kernel, &[u64], &[u64], u64) -> u64;
 
-/// Formats the vector T-FDPA block decodes arithmetically (`simd::V`).
+/// Formats the vector T-FDPA block decodes arithmetically (`simd::V`); unused in builds
+/// without AVX2.
+#[cfg_attr(
+    not(all(target_arch = "x86_64", target_feature = "avx2")),
+    allow(dead_code)
+)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum VFmt {
     F16,
@@ -96,6 +101,10 @@ enum VFmt {
 }
 
 impl VFmt {
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", target_feature = "avx2")),
+        allow(dead_code)
+    )]
     fn of(f: &Format) -> Option<VFmt> {
         let same = |g: &Format| table::same_encoding(f, g);
         [
