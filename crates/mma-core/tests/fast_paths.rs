@@ -213,9 +213,22 @@ fn tfdpa_fast_matches_plain() {
         tfdpa(format::E5M2, format::E4M3, f16, rne16, f16, 25, 32),
         tfdpa(format::E2M1, format::E3M2, f32, rz32, f32, 25, 32),
         tfdpa(format::E2M3, format::E5M2, f32, rz32, f32, 25, 64),
+        // The vector block (AVX2 builds): every format pair it decodes, blocks of 8 to 64 at
+        // the largest F whose sums fit its 32-bit lanes, and one F too large for them.
+        tfdpa(bf16, bf16, f32, rz32, f32, 25, 16),
+        tfdpa(f16, f16, f32, rz32, f32, 26, 8),
+        tfdpa(f16, f16, f32, rz32, f32, 26, 16),
+        tfdpa(format::E5M2, format::E5M2, f32, e8m13, f32, 24, 32),
+        tfdpa(format::E4M3, format::E5M2, f32, rz32, f32, 23, 64),
+        tfdpa(format::E5M2, format::E4M3, f16, rne16, f16, 13, 32),
+        tfdpa(format::E4M3, format::E4M3, f32, rz32, f32, 25, 32),
+        tfdpa(format::E2M1, format::E2M1, f32, rz32, f32, 26, 8),
+        tfdpa(format::E3M2, format::E3M2, f32, rz32, f32, 24, 32),
+        tfdpa(format::E2M3, format::E2M3, f32, rz32, f32, 23, 64),
     ];
     for (i, u) in units.iter().enumerate() {
-        for k in [u.block, 2 * u.block, 3 * u.block] {
+        // K below the block too: a shorter first block (8 takes the vector path, 4 does not).
+        for k in [4, 8, u.block, 2 * u.block, 3 * u.block] {
             compare(u, k, 3000, i as u64 * 100 + k as u64);
         }
     }

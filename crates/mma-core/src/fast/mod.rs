@@ -14,6 +14,8 @@
 
 pub mod amd;
 pub mod round;
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+pub mod simd;
 pub mod table;
 
 use crate::format::{self, Format};
@@ -67,12 +69,101 @@ impl Decs {
     }
 }
 
-/// Prepared T-FDPA: decoders, `shift = F - ma - mb`, the output rounding.
+/// Prepared T-FDPA: decoders, `shift = F - ma - mb`, the output rounding, and the A/B format
+/// pair of the vector block where the build has one and the block fits its 32-bit lanes.
 #[derive(Clone, Copy, Debug)]
 struct TPath {
     decs: Decs,
     shift: u32,
     round: Option<FastRound>,
+    vec: Option<VDot>,
+}
+
+/// A whole dot product through the vector block, monomorphised for a format pair and a block
+/// length: no per-block dispatch.
+type VDot = fn(&Kernel, &[u64], &[u64], u64) -> u64;
+
+/// Formats the vector T-FDPA block decodes arithmetically (`simd::V`); unused in builds
+/// without AVX2.
+#[cfg_attr(
+    not(all(target_arch = "x86_64", target_feature = "avx2")),
+    allow(dead_code)
+)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum VFmt {
+    F16,
+    Bf16,
+    E4M3,
+    E5M2,
+    E3M2,
+    E2M3,
+    E2M1,
+}
+
+impl VFmt {
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", target_feature = "avx2")),
+        allow(dead_code)
+    )]
+    fn of(f: &Format) -> Option<VFmt> {
+        let same = |g: &Format| table::same_encoding(f, g);
+        [
+            (format::FP16, VFmt::F16),
+            (format::BF16, VFmt::Bf16),
+            (format::E4M3, VFmt::E4M3),
+            (format::E5M2, VFmt::E5M2),
+            (format::E3M2, VFmt::E3M2),
+            (format::E2M3, VFmt::E2M3),
+            (format::E2M1, VFmt::E2M1),
+        ]
+        .into_iter()
+        .find_map(|(g, v)| same(&g).then_some(v))
+    }
+
+    /// The vector dot product for a unit's formats, block length and `F`, when the build has
+    /// the vector block and the block's products fit its 32-bit lanes.
+    #[allow(unused_variables)]
+    fn vdot(f: &Formats, block: usize, f_bits: u32) -> Option<VDot> {
+        if f.scale.is_some() || !fits32(block, f_bits) {
+            return None;
+        }
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        {
+            use simd::*;
+            macro_rules! table {
+                ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
+                    match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, block) {
+                        $(
+                            (VFmt::$va, VFmt::$vb, 8) => Some(vdot::<8, $ta, $tb> as VDot),
+                            (VFmt::$va, VFmt::$vb, 16) => Some(vdot::<16, $ta, $tb> as VDot),
+                            (VFmt::$va, VFmt::$vb, 32) => Some(vdot::<32, $ta, $tb> as VDot),
+                            (VFmt::$va, VFmt::$vb, 64) => Some(vdot::<64, $ta, $tb> as VDot),
+                        )*
+                        _ => None,
+                    }
+                };
+            }
+            table!(
+                (F16, F16, VF16, VF16),
+                (Bf16, Bf16, VBf16, VBf16),
+                (E4M3, E4M3, VE4M3, VE4M3),
+                (E5M2, E5M2, VE5M2, VE5M2),
+                (E4M3, E5M2, VE4M3, VE5M2),
+                (E5M2, E4M3, VE5M2, VE4M3),
+                (E3M2, E3M2, VE3M2, VE3M2),
+                (E2M3, E2M3, VE2M3, VE2M3),
+                (E2M1, E2M1, VE2M1, VE2M1),
+            )
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        None
+    }
+}
+
+/// Whether `n` products with `F = f` sum within `i32` (the vector block's lanes): each
+/// aligned product is below `2^(F+2)`.
+fn fits32(n: usize, f: u32) -> bool {
+    n <= MAX_BLOCK && f <= 29 && ((n as u64) << (f + 2)) <= 1 << 31
 }
 
 /// Prepared GST-FDPA: element and scale tables, the output rounding.
@@ -106,6 +197,7 @@ impl Kernel {
                     decs,
                     shift: m.f - f.a.man_bits - f.b.man_bits,
                     round: FastRound::new(&m.out, &f.d),
+                    vec: VFmt::vdot(f, unit.block, m.f),
                 })
             }
             (Model::GstFdpa(m), Some(Decs::T8(ta, tb))) if m.f <= MAX_FAST_F && m.g <= 16 => {
@@ -194,6 +286,9 @@ impl Kernel {
     /// `d = a·b + c` over any K, as [`DotUnit::dot`].
     #[inline]
     pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
+        if let Path::TFdpa(TPath { vec: Some(g), .. }) = self.path {
+            return g(self, a, b, c);
+        }
         self.unit.chain(a, b, c, sa, sb, |x| self.block(x))
     }
 }
@@ -205,8 +300,30 @@ fn tr_fits(f_bits: u32, f2: u32, f: &Formats) -> bool {
 }
 
 /// Decoded C: significand, scientific exponent (`e_zero` for a zero), sign; `None` for Inf/NaN.
+/// IEEE formats (fp32, fp16, bf16) are decoded from their bits directly, the rest through
+/// [`Format::decode`].
 #[inline(always)]
 fn c_term(x: &BlockIn<'_>, e_zero: i32) -> Option<(u64, i32, bool)> {
+    let f = x.c_fmt;
+    if f.specials == format::Specials::Ieee
+        && f.signed
+        && f.subnormals
+        && f.lsb == 0
+        && f.storage_bits <= 32
+    {
+        let top = (1u64 << f.exp_bits) - 1;
+        let ef = (x.c >> f.man_bits) & top;
+        let man = x.c & ((1u64 << f.man_bits) - 1);
+        let neg = (x.c >> (f.exp_bits + f.man_bits)) & 1 != 0;
+        if ef == top {
+            return None;
+        }
+        let sig = man | ((ef != 0) as u64) << f.man_bits;
+        if sig == 0 {
+            return Some((0, e_zero, neg));
+        }
+        return Some((sig, ef.max(1) as i32 - f.bias, neg));
+    }
     match x.c_fmt.decode(x.c) {
         Value::Finite { neg, sig, exp } => Some((sig, exp + x.c_fmt.man_bits as i32, neg)),
         Value::Zero { neg } => Some((0, e_zero, neg)),
@@ -241,6 +358,82 @@ fn tfdpa_block(m: &TFdpa, f: &Formats, p: &TPath, x: &BlockIn<'_>) -> Option<u64
         Decs::F16 => tfdpa_len(m, f, p, F16Dec {}, F16Dec {}, x),
         Decs::Bf16 => tfdpa_len(m, f, p, Bf16Dec {}, Bf16Dec {}, x),
     }
+}
+
+/// `d = a·b + c` through the vector block (a [`VDot`]): K a multiple of the block `N`, each
+/// block with Inf/NaN handed to the plain model; any other K through [`DotUnit::chain`].
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
+    k: &Kernel,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+) -> u64 {
+    let (Path::TFdpa(p), Model::TFdpa(m)) = (&k.path, &k.unit.model) else {
+        return k.unit.chain(a, b, c, &[], &[], |x| k.block(x));
+    };
+    if a.is_empty() || a.len() % N != 0 || b.len() != a.len() {
+        return k.unit.chain(a, b, c, &[], &[], |x| k.block(x));
+    }
+    let f = &k.unit.formats;
+    let block = |x: &BlockIn<'_>| match tfdpa_v::<N, A, B>(m, f, p, x) {
+        Some(d) => d,
+        None => m.block(f, x),
+    };
+    if a.len() == N {
+        // One block, the common case (K equal to the block).
+        return block(&BlockIn {
+            a,
+            b,
+            c,
+            c_fmt: &f.c,
+            scale_a: &[],
+            scale_b: &[],
+        });
+    }
+    let mut acc = c;
+    let mut c_fmt = &f.c;
+    for (ca, cb) in a.chunks_exact(N).zip(b.chunks_exact(N)) {
+        let x = BlockIn {
+            a: ca,
+            b: cb,
+            c: acc,
+            c_fmt,
+            scale_a: &[],
+            scale_b: &[],
+        };
+        acc = block(&x);
+        c_fmt = &f.d;
+    }
+    acc
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline(always)]
+fn tfdpa_v<const N: usize, A: simd::VDec, B: simd::VDec>(
+    m: &TFdpa,
+    f: &Formats,
+    p: &TPath,
+    x: &BlockIn<'_>,
+) -> Option<u64> {
+    let a: &[u64; N] = x.a.try_into().ok()?;
+    let b: &[u64; N] = x.b.try_into().ok()?;
+    let (c_sig, c_e, c_neg) = c_term(x, m.e_zero)?;
+    let bias = A::BIAS + B::BIAS;
+    let r = simd::tfdpa::<N, A, B>(a, b, p.shift, m.e_zero + bias, c_e + bias)?;
+    let e_max = r.e_max - bias;
+    let sum = signed(
+        c_aligned(c_sig, c_e, x.c_fmt.man_bits, m.f, e_max),
+        c_neg as u32,
+    ) + r.sum;
+    Some(finish(
+        &m.out,
+        &f.d,
+        &p.round,
+        sum,
+        e_max - m.f as i32,
+        r.all_neg && c_neg,
+    ))
 }
 
 #[inline(always)]

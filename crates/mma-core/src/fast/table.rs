@@ -101,7 +101,7 @@ pub fn table(fmt: &Format) -> Option<Table> {
 }
 
 /// Whether two formats decode every word alike (all fields but the name).
-fn same_encoding(x: &Format, y: &Format) -> bool {
+pub(crate) fn same_encoding(x: &Format, y: &Format) -> bool {
     (
         x.exp_bits,
         x.man_bits,

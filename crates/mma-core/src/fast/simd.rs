@@ -1,0 +1,162 @@
+//! AVX2 T-FDPA block: decode, multiply, align and sum eight products per instruction.
+//!
+//! The only `unsafe` code of the fast paths. Compiled only where the build enables AVX2
+//! (`.cargo/config.toml` builds for `x86-64-v3`); elsewhere the scalar loop of
+//! [`super::tfdpa_n`] runs. Bit-identical to it (and so to the plain model): the same integer
+//! operations, lane by lane, in a different order of an exact integer sum.
+//!
+//! Lanes are 32 bits wide. A product significand is below `2^(ma+mb+2)`, shifted left by
+//! `F - ma - mb` it is below `2^(F+2)`; the kernel (`fits32` in the parent module) admits a block of `n` products only when
+//! `n · 2^(F+2) <= 2^31`, so every partial sum of the products' magnitudes, in any order, fits
+//! an `i32` (C is added afterwards in `i64`). Operand words are `u64`; only their low 32 bits
+//! are read, and of those only the format's own bits, as [`crate::Format::decode`] does.
+//! Elements are taken in the order the packing gives (a permutation within each group of
+//! eight, the same for A and B), which a max and an exact sum do not see.
+
+#![allow(unused_unsafe)]
+
+use core::arch::x86_64::*;
+
+/// How a format marks Inf/NaN words (the fast path hands blocks with any to the plain model).
+pub const SP_IEEE: u8 = 0;
+/// OCP E4M3: only `S.1111.111` is NaN.
+pub const SP_ALL_ONES: u8 = 1;
+/// No Inf/NaN codes (fp4/fp6).
+pub const SP_NONE: u8 = 2;
+
+/// Arithmetic decoding, eight lanes at a time, of a signed format with subnormals, `EXP`
+/// exponent and `MAN` mantissa bits, bias `2^(EXP-1) - 1`, and Inf/NaN codes as `SP`.
+#[derive(Clone, Copy, Debug)]
+pub struct V<const EXP: i32, const MAN: i32, const SP: u8>;
+
+pub type VF16 = V<5, 10, SP_IEEE>;
+pub type VBf16 = V<8, 7, SP_IEEE>;
+pub type VE4M3 = V<4, 3, SP_ALL_ONES>;
+pub type VE5M2 = V<5, 2, SP_IEEE>;
+pub type VE3M2 = V<3, 2, SP_NONE>;
+pub type VE2M3 = V<2, 3, SP_NONE>;
+pub type VE2M1 = V<2, 1, SP_NONE>;
+
+/// A lane decoder: significand with the hidden bit, `max(exponent field, 1)` (the scientific
+/// exponent plus the bias), an all-ones mask where the word is Inf/NaN, and the sign as 0/-1.
+pub trait VDec: Copy {
+    const BIAS: i32;
+    fn dec(x: __m256i) -> (__m256i, __m256i, __m256i, __m256i);
+}
+
+impl<const EXP: i32, const MAN: i32, const SP: u8> VDec for V<EXP, MAN, SP> {
+    const BIAS: i32 = (1 << (EXP - 1)) - 1;
+
+    #[inline(always)]
+    fn dec(x: __m256i) -> (__m256i, __m256i, __m256i, __m256i) {
+        // SAFETY: register-only AVX2 arithmetic; this module is compiled only with AVX2 enabled.
+        unsafe {
+            let top = (1 << EXP) - 1;
+            let ef = _mm256_and_si256(_mm256_srli_epi32::<MAN>(x), _mm256_set1_epi32(top));
+            let man = _mm256_and_si256(x, _mm256_set1_epi32((1 << MAN) - 1));
+            let normal = _mm256_cmpgt_epi32(ef, _mm256_setzero_si256());
+            let sig = _mm256_or_si256(man, _mm256_and_si256(normal, _mm256_set1_epi32(1 << MAN)));
+            let e = _mm256_max_epi32(ef, _mm256_set1_epi32(1));
+            let special = match SP {
+                SP_IEEE => _mm256_cmpeq_epi32(ef, _mm256_set1_epi32(top)),
+                SP_ALL_ONES => {
+                    let low = _mm256_set1_epi32((1 << (EXP + MAN)) - 1);
+                    _mm256_cmpeq_epi32(_mm256_and_si256(x, low), low)
+                }
+                _ => _mm256_setzero_si256(),
+            };
+            let up = _mm_cvtsi32_si128(31 - EXP - MAN);
+            let neg = _mm256_srai_epi32::<31>(_mm256_sll_epi32(x, up));
+            (sig, e, special, neg)
+        }
+    }
+}
+
+/// The products of one block: their aligned, truncated, signed sum, the largest exponent of
+/// all terms (products and C) plus `bias_a + bias_b`, and whether every product is negative.
+pub struct Products {
+    pub sum: i64,
+    pub e_max: i32,
+    pub all_neg: bool,
+}
+
+/// Low 32 bits of eight consecutive `u64` words (in a fixed permutation).
+#[inline(always)]
+fn load8(p: &[u64]) -> __m256i {
+    assert!(p.len() >= 8);
+    // SAFETY: `p` has at least 8 words (asserted; the assert folds away for fixed-size
+    // callers), read unaligned; the shuffle is register-only.
+    unsafe {
+        let lo = _mm256_loadu_si256(p.as_ptr().cast());
+        let hi = _mm256_loadu_si256(p.as_ptr().add(4).cast());
+        _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(
+            _mm256_castsi256_ps(lo),
+            _mm256_castsi256_ps(hi),
+        ))
+    }
+}
+
+/// One T-FDPA block of `N` (a multiple of 8, at most 64) products, all finite: `None` when an
+/// operand is Inf/NaN. Exponents are biased by `bias_a + bias_b`: `e_zero` is the zero
+/// products' exponent and `c_e` C's, both so biased; `shift = F - ma - mb`. The caller ensures
+/// that `N` products fit the lanes (see the module docs).
+#[inline(always)]
+pub fn tfdpa<const N: usize, A: VDec, B: VDec>(
+    a: &[u64; N],
+    b: &[u64; N],
+    shift: u32,
+    e_zero: i32,
+    c_e: i32,
+) -> Option<Products> {
+    // SAFETY: register-only AVX2 arithmetic (loads go through `load8`); this module is
+    // compiled only with AVX2 enabled.
+    unsafe {
+        let zero = _mm256_setzero_si256();
+        let ez = _mm256_set1_epi32(e_zero);
+        let mut sv = [zero; 8];
+        let mut ev = [zero; 8];
+        let mut gv = [zero; 8];
+        let mut emax = _mm256_set1_epi32(c_e);
+        let mut special = zero;
+        let mut all_neg = _mm256_set1_epi32(-1);
+        for j in 0..N / 8 {
+            let (sa, fa, xa, na) = A::dec(load8(&a[8 * j..]));
+            let (sb, fb, xb, nb) = B::dec(load8(&b[8 * j..]));
+            let s = _mm256_mullo_epi32(sa, sb);
+            let e = _mm256_blendv_epi8(_mm256_add_epi32(fa, fb), ez, _mm256_cmpeq_epi32(s, zero));
+            let g = _mm256_xor_si256(na, nb);
+            special = _mm256_or_si256(special, _mm256_or_si256(xa, xb));
+            all_neg = _mm256_and_si256(all_neg, g);
+            emax = _mm256_max_epi32(emax, e);
+            sv[j] = s;
+            ev[j] = e;
+            gv[j] = g;
+        }
+        if _mm256_testz_si256(special, special) == 0 {
+            return None;
+        }
+        // Horizontal max, broadcast to every lane.
+        let m = _mm256_max_epi32(emax, _mm256_permute2x128_si256::<1>(emax, emax));
+        let m = _mm256_max_epi32(m, _mm256_shuffle_epi32::<0b01_00_11_10>(m));
+        let m = _mm256_max_epi32(m, _mm256_shuffle_epi32::<0b10_11_00_01>(m));
+        let sh = _mm_cvtsi32_si128(shift as i32);
+        let mut acc = zero;
+        for j in 0..N / 8 {
+            let d = _mm256_sub_epi32(m, ev[j]);
+            // Counts of 32 or more give 0, as the scalar shift of a value below 2^31 does.
+            let mag = _mm256_srlv_epi32(_mm256_sll_epi32(sv[j], sh), d);
+            acc = _mm256_add_epi32(acc, _mm256_sub_epi32(_mm256_xor_si256(mag, gv[j]), gv[j]));
+        }
+        let s4 = _mm_add_epi32(
+            _mm256_castsi256_si128(acc),
+            _mm256_extracti128_si256::<1>(acc),
+        );
+        let s2 = _mm_add_epi32(s4, _mm_shuffle_epi32::<0b01_00_11_10>(s4));
+        let s1 = _mm_add_epi32(s2, _mm_shuffle_epi32::<0b10_11_00_01>(s2));
+        Some(Products {
+            sum: _mm_cvtsi128_si32(s1) as i64,
+            e_max: _mm256_cvtsi256_si32(m),
+            all_neg: _mm256_movemask_ps(_mm256_castsi256_ps(all_neg)) == 0xff,
+        })
+    }
+}
