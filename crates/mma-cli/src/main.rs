@@ -58,8 +58,9 @@ enum Cmd {
     },
     /// Evaluate one dot product given on the command line.
     Dot {
-        #[arg(long, default_value = "nvidia")]
-        vendor: String,
+        /// nvidia or amd (default: whichever catalog knows the architecture).
+        #[arg(long)]
+        vendor: Option<String>,
         #[arg(long)]
         arch: String,
         #[arg(long)]
@@ -154,7 +155,9 @@ fn main() -> ExitCode {
             scale_a,
             scale_b,
         } => commands::dot(
-            &vendor,
+            vendor
+                .as_deref()
+                .unwrap_or_else(|| mma::cases::vendor_of(&arch)),
             &arch,
             op.as_deref(),
             &instr,

@@ -118,6 +118,16 @@ pub fn parse_line(line: &str) -> Result<Case, CaseError> {
     })
 }
 
+/// The vendor whose catalog knows an architecture name (NVIDIA names and products first).
+pub fn vendor_of(arch: &str) -> &'static str {
+    #[cfg(feature = "nvidia")]
+    if mma_nvidia::parse_arch(arch).is_some() {
+        return "nvidia";
+    }
+    let _ = arch;
+    "amd"
+}
+
 /// Resolves a case's instruction in the vendor catalogs.
 pub fn resolve(
     vendor: &str,

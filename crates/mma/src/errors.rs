@@ -39,15 +39,6 @@ impl std::fmt::Display for Source {
     }
 }
 
-fn default_vendor(arch: &str) -> &'static str {
-    #[cfg(feature = "nvidia")]
-    if mma_nvidia::parse_arch(arch).is_some() {
-        return "nvidia";
-    }
-    let _ = arch;
-    "amd"
-}
-
 /// One instruction to report on, as the user named it.
 #[derive(Clone, Debug)]
 pub struct Job {
@@ -63,7 +54,7 @@ impl Job {
     pub fn resolve(vendor: Option<&str>, arch: &str, instr: &str) -> Result<Job, CaseError> {
         let vendor = match vendor {
             Some(v) => v.to_ascii_lowercase(),
-            None => default_vendor(arch).to_string(),
+            None => crate::cases::vendor_of(arch).to_string(),
         };
         let target = cases::resolve(&vendor, arch, None, instr)?;
         Ok(Job {
