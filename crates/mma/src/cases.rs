@@ -118,14 +118,19 @@ pub fn parse_line(line: &str) -> Result<Case, CaseError> {
     })
 }
 
-/// The vendor whose catalog knows an architecture name (NVIDIA names and products first).
+/// The vendor whose catalog knows an architecture name; a name neither knows goes to NVIDIA's
+/// catalog (when built), whose error lists the closest names.
 pub fn vendor_of(arch: &str) -> &'static str {
-    #[cfg(feature = "nvidia")]
-    if mma_nvidia::parse_arch(arch).is_some() {
-        return "nvidia";
+    #[cfg(feature = "amd")]
+    if mma_amd::parse_arch(arch).is_ok() {
+        return "amd";
     }
     let _ = arch;
-    "amd"
+    if cfg!(feature = "nvidia") {
+        "nvidia"
+    } else {
+        "amd"
+    }
 }
 
 /// Resolves a case's instruction in the vendor catalogs.
@@ -135,6 +140,8 @@ pub fn resolve(
     op: Option<&str>,
     instr: &str,
 ) -> Result<Target, CaseError> {
+    // AMD instructions have a single operation (MFMA); only NVIDIA names use `op`.
+    let _ = op;
     match vendor {
         #[cfg(feature = "nvidia")]
         "nvidia" => {
