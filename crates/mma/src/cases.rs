@@ -141,7 +141,8 @@ pub fn resolve(
     instr: &str,
 ) -> Result<Target, CaseError> {
     // AMD instructions have a single operation (MFMA); only NVIDIA names use `op`.
-    let _ = op;
+    // A build with neither vendor uses none of the names.
+    let _ = (op, arch, instr);
     match vendor {
         #[cfg(feature = "nvidia")]
         "nvidia" => {
