@@ -18,10 +18,9 @@
 //! the dropping rule applied to a value whose exponent means nothing, so this model does not
 //! follow it (see the mma-amd crate's DIFFERENCES).
 
-use crate::model::{decode_into, BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
-use crate::term::{scan_specials, Special, Term};
+use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
+use crate::term::Term;
 use crate::tr_fdpa::{floor_shift, late_c, truncated_dot, DotSum, LateC, TrFdpa};
-use crate::value::Value;
 
 /// Parameters of a GTR-FDPA unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -68,17 +67,11 @@ pub fn grouped_dot(terms: &[Term], f: u32) -> Option<DotSum> {
 
 impl BlockModel for GtrFdpa {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        let n = x.a.len().min(x.b.len()).min(MAX_BLOCK);
-        let mut av = [Value::Nan; MAX_BLOCK];
-        let mut bv = [Value::Nan; MAX_BLOCK];
-        let a = decode_into(&f.a, &x.a[..n], &mut av);
-        let b = decode_into(&f.b, &x.b[..n], &mut bv);
-        let c = x.c_fmt.decode(x.c);
-        match scan_specials(a, b, c) {
-            Special::Finite => {}
-            Special::Nan => return self.out.encode(&f.d, Value::Nan),
-            Special::Inf { neg } => return self.out.encode(&f.d, Value::Inf { neg }),
-        }
+        let d = match Decoded::finite(f, x, &self.out) {
+            Ok(d) => d,
+            Err(special) => return special,
+        };
+        let (a, b, c, n) = (&d.a, &d.b, d.c, d.n);
         let mut terms = [Term::ZERO; MAX_BLOCK];
         for k in 0..n {
             terms[k] = Term::product(a[k], &f.a, b[k], &f.b, 0);
