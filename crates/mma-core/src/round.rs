@@ -73,6 +73,12 @@ impl RoundOpts {
 
 /// An exact finite value `(-1)^neg · (mag + δ) · 2^exp` with `0 <= δ < 1`, and `δ > 0` exactly
 /// when `sticky` is set.
+///
+/// Contract for `sticky`: `δ` is only known to lie strictly between 0 and 1, so for the
+/// round-to-nearest modes `mag` must extend at least one bit below the result's last place
+/// (the half bit then comes from `mag`, and `δ` can only break a tie). Every producer in the
+/// crate keeps that guard bit: [`crate::wide::WideSum::to_exact`] keeps 128 significant bits,
+/// and the FMA's far-operand case shifts its operand left by two before setting `sticky`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Exact {
     pub neg: bool,
