@@ -142,32 +142,43 @@ fn hw_check_reports_unknown_gpu_folders_and_still_runs_the_rest() {
     let v = dir.path().join("V100/fp16");
     fs::create_dir_all(&v).unwrap();
     fs::create_dir_all(dir.path().join("Z999/fp16")).unwrap();
-    // One Volta record: 1·1 + 0.5·0.5 + 0 + 0 + C (0.25) = 1.5 (0x3fc00000).
-    fs::write(
-        v.join("a_V100_fp16.txt"),
-        "3f800000 3f000000 00000000 00000000\n",
-    )
-    .unwrap();
-    fs::write(
-        v.join("b_V100_fp16.txt"),
-        "3f800000 3f000000 00000000 00000000\n",
-    )
-    .unwrap();
-    fs::write(
-        v.join("c_V100_fp32.txt"),
-        "00111110100000000000000000000000\n",
-    )
-    .unwrap();
-    fs::write(
-        v.join("d_V100_fp32.txt"),
-        "00111111110000000000000000000000\n",
-    )
-    .unwrap();
+    // Volta record 1: 1·1 + 0.5·0.5 + 0 + 0 + C (0.25) = 1.5 (0x3fc00000; with fp16 output
+    // f16 0x3e00, written as binary32). Record 2: Inf·0 is invalid: NVIDIA's NaN 0x7fffffff,
+    // and with fp16 output 0x7fff, which a binary32 file holds as 0x7fffe000.
+    let files = [
+        (
+            "a_V100_fp16.txt",
+            "3f800000 3f000000 00000000 00000000\n7f800000 00000000 00000000 00000000\n",
+        ),
+        (
+            "b_V100_fp16.txt",
+            "3f800000 3f000000 00000000 00000000\n00000000 00000000 00000000 00000000\n",
+        ),
+        (
+            "c_V100_fp32.txt",
+            "00111110100000000000000000000000\n00000000000000000000000000000000\n",
+        ),
+        (
+            "d_V100_fp32.txt",
+            "00111111110000000000000000000000\n01111111111111111111111111111111\n",
+        ),
+        (
+            "d_V100_fp16.txt",
+            "00111111110000000000000000000000\n01111111111111111110000000000000\n",
+        ),
+    ];
+    for (name, text) in files {
+        fs::write(v.join(name), text).unwrap();
+    }
     let (code, out, err) = mma(&["hw-check", dir.path().to_str().unwrap()]);
     assert_ne!(code, 0);
     assert!(err.contains("unknown GPU folder \"Z999\""), "{err}");
     assert!(
-        out.contains("V100 f16 -> f32 (Volta m8n8k4.f32.f16.f16.f32): 1 passed, 0 failed"),
+        out.contains("V100 f16 -> f32 (Volta m8n8k4.f32.f16.f16.f32): 2 passed, 0 failed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("V100 f16 -> f16 (Volta m8n8k4.f16.f16.f16.f16): 2 passed, 0 failed"),
         "{out}"
     );
 }

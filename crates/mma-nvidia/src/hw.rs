@@ -142,6 +142,9 @@ fn parse_word(path: &Path, line: usize, w: &str) -> Result<u32, HwError> {
 /// Converts a binary32 word holding a value exact in `fmt` to `fmt`'s storage bits.
 fn narrow(word: u32, fmt: &Format, path: &Path, line: usize) -> Result<u64, HwError> {
     let v = format::FP32.decode(word as u64);
+    if v.is_nan() {
+        return Ok(nan_payload(word, fmt));
+    }
     let r = convert(fmt, v, Rounding::NearestEven, RoundOpts::IEEE);
     let exact = match (v, r) {
         (Value::Nan, Value::Nan) => true,
@@ -155,6 +158,28 @@ fn narrow(word: u32, fmt: &Format, path: &Path, line: usize) -> Result<u64, HwEr
         });
     }
     Ok(fmt.encode(r, fmt.default_nan()))
+}
+
+/// A binary32 NaN carried into a narrower IEEE format the way a C or MATLAB conversion does:
+/// sign kept, the payload's top mantissa bits kept (0x7fffe000 becomes f16 0x7fff), and the
+/// quiet bit set where nothing of the payload survives. A GPU's NaN result must keep its bits
+/// here, since the models return specific NaN patterns (NVIDIA: all ones).
+fn nan_payload(word: u32, fmt: &Format) -> u64 {
+    if fmt.storage_bits == 32 && fmt.lsb == 0 {
+        return word as u64;
+    }
+    if !fmt.has_inf() {
+        // fp8 without IEEE specials: only its own NaN code exists.
+        return fmt.default_nan();
+    }
+    let m = fmt.man_bits;
+    let sign = (word >> 31) as u64;
+    let mut man = ((word & 0x7f_ffff) >> (23 - m)) as u64;
+    if man == 0 {
+        man = 1 << (m - 1);
+    }
+    let exp = (1u64 << fmt.exp_bits) - 1;
+    ((sign << (fmt.exp_bits + m)) | (exp << m) | man) << fmt.lsb
 }
 
 fn file_with(dir: &Path, prefix: &str, suffix: &str) -> Result<PathBuf, HwError> {
