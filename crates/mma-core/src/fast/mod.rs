@@ -502,7 +502,15 @@ fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
         return k.unit.chain(a, b, c, &[], &[], |x| k.block(x));
     }
     let f = &k.unit.formats;
-    let block = |x: &BlockIn<'_>| {
+    // Inlined in both uses (a closure was left out of line: a call and spills per dot).
+    #[inline(always)]
+    fn run<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
+        k: &Kernel,
+        p: &TrPath,
+        out: &Output,
+        x: &BlockIn<'_>,
+    ) -> u64 {
+        let f = &k.unit.formats;
         let r = if GTR {
             amd::gtr_v::<N, A, B>(&p.params, out, &f.d, &p.round, x)
         } else {
@@ -512,7 +520,8 @@ fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
             Some(d) => d,
             None => k.unit.model.block(f, x),
         }
-    };
+    }
+    let block = |x: &BlockIn<'_>| run::<N, GTR, A, B>(k, p, out, x);
     if a.len() == N {
         return block(&BlockIn {
             a,
