@@ -31,6 +31,7 @@ fn near(fmt: &Format, e: i32, rng: &mut impl Rng) -> u64 {
 fn amd_fast_paths_match_plain() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(42);
     let mut checked = 0;
+    let mut vector = 0;
     for ins in mma_amd::catalog() {
         let u = &ins.unit;
         let f = &u.formats;
@@ -42,6 +43,13 @@ fn amd_fast_paths_match_plain() {
             _ => continue,
         };
         assert_eq!(kern.is_fast(), fast_expected, "{}", ins.name);
+        if cfg!(all(target_arch = "x86_64", target_feature = "avx2"))
+            && matches!(ins.name, "f32_32x32x8_f16" | "f32_16x16x32_fp8_fp8")
+        {
+            // The vector TR-FDPA / GTR-FDPA blocks (AVX2 builds).
+            assert!(kern.is_vector(), "{}", ins.name);
+            vector += 1;
+        }
         checked += 1;
         let sign_b = 1u64 << (f.b.lsb + f.b.exp_bits + f.b.man_bits);
         for _ in 0..3000 {
@@ -82,4 +90,7 @@ fn amd_fast_paths_match_plain() {
         }
     }
     assert!(checked >= 30, "{checked}");
+    if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
+        assert_eq!(vector, 2);
+    }
 }

@@ -258,8 +258,64 @@ fn gst_fast_matches_plain() {
                 out: rz32,
             }),
         };
+        let avx2 = cfg!(all(target_arch = "x86_64", target_feature = "avx2"));
+        assert_eq!(unit.kernel().is_vector(), avx2);
         compare(&unit, 64, 20_000, per as u64);
         compare(&unit, 128, 5_000, per as u64 + 1);
+        let small = DotUnit { block: 32, ..unit };
+        compare(&small, 32, 5_000, per as u64 + 2);
+        gst_cancel(&unit, 20_000, per as u64 + 3);
+    }
+}
+
+/// GST-FDPA fp4 blocks whose groups cancel exactly (the group sum is 0 but its scale still
+/// counts for the largest exponent), with finite scales of any size (zero included) and C
+/// near the products' scale, subnormal or zero.
+fn gst_cancel(unit: &DotUnit, n: usize, seed: u64) {
+    let kern = unit.kernel();
+    let f = &unit.formats;
+    let (sf, _) = f.scale.unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let k = 64;
+    let s = unit.scales_for(k);
+    let sign = sign_bit(&f.b);
+    for _ in 0..n {
+        let mut a: Vec<u64> = (0..k).map(|_| rng.random_range(0..16)).collect();
+        let mut b: Vec<u64> = (0..k).map(|_| rng.random_range(0..16)).collect();
+        for g in 0..k / 16 {
+            match rng.random_range(0..3) {
+                0 => {
+                    // Every pair cancels: the group sum is exactly zero.
+                    for i in (16 * g..16 * g + 16).step_by(2) {
+                        a[i + 1] = a[i];
+                        b[i + 1] = b[i] ^ sign;
+                    }
+                }
+                1 => {
+                    a[16 * g..16 * g + 16].fill(0);
+                }
+                _ => {}
+            }
+        }
+        let finite = |rng: &mut Xoshiro256PlusPlus| loop {
+            let w = word(&sf, rng);
+            if !matches!(sf.decode(w), Value::Nan | Value::Inf { .. }) {
+                return w;
+            }
+        };
+        let sa: Vec<u64> = (0..s).map(|_| finite(&mut rng)).collect();
+        let sb: Vec<u64> = (0..s).map(|_| finite(&mut rng)).collect();
+        let c = match rng.random_range(0..4) {
+            0 => 0,
+            1 => rng.random::<u64>() & 0x807f_ffff,
+            2 => 0x8000_0000,
+            _ => word(&f.c, &mut rng),
+        };
+        assert_eq!(
+            kern.dot(&a, &b, c, &sa, &sb),
+            unit.dot_plain(&a, &b, c, &sa, &sb),
+            "{unit:?}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}"
+        );
     }
 }
 
@@ -486,7 +542,16 @@ fn tr_fdpa_fast_matches_plain() {
         tr_unit(bf16, bf16, 8, -140, 20),
         tr_unit(format::E4M3_FNUZ, format::E5M2_FNUZ, 8, -126, 24),
         tr_unit(format::E5M2, format::E4M3, 16, -126, 24),
+        tr_unit(format::E4M3_FNUZ, format::E4M3_FNUZ, 16, -126, 24),
+        tr_unit(format::E5M2_FNUZ, format::E5M2_FNUZ, 8, -126, 24),
+        tr_unit(bf16, bf16, 16, -126, 24),
+        tr_unit(f16, f16, 16, -126, 25),
     ];
+    // The vector block (AVX2 builds) runs these format pairs for blocks of 8 and 16.
+    for u in &units {
+        let want = cfg!(all(target_arch = "x86_64", target_feature = "avx2")) && u.block % 8 == 0;
+        assert_eq!(u.kernel().is_vector(), want, "{}", u.describe());
+    }
     for (i, u) in units.iter().enumerate() {
         for k in [u.block, 2 * u.block, 4 * u.block] {
             compare_amd(u, k, 5000, 1000 + i as u64 * 100 + k as u64);
@@ -517,7 +582,15 @@ fn gtr_fdpa_fast_matches_plain() {
         gtr(e4, e4, 8, 25, -126),
         gtr(e5, e5, 16, 10, -30),
         gtr(format::FP16, format::FP16, 16, 25, -126),
+        gtr(format::BF16, format::BF16, 16, 25, -126),
+        gtr(format::E4M3, format::E5M2, 16, 25, -126),
+        gtr(e5, e4, 8, 3, -126),
+        gtr(e4, e4, 4, 25, -126),
     ];
+    for u in &units {
+        let want = cfg!(all(target_arch = "x86_64", target_feature = "avx2")) && u.block % 8 == 0;
+        assert_eq!(u.kernel().is_vector(), want, "{}", u.describe());
+    }
     for (i, u) in units.iter().enumerate() {
         for k in [u.block, 2 * u.block, 4 * u.block] {
             compare_amd(u, k, 5000, 2000 + i as u64 * 100 + k as u64);

@@ -33,6 +33,11 @@
 //! Inf input, or (TR-FDPA) a product that may reach the Inf threshold `2^t` (any product with
 //! scientific exponent `>= t - 1`), go to the plain model.
 //!
+//! In AVX2 builds the products of blocks of 8 or 16 fp16, bf16 or fp8 (FNUZ or OCP) operands
+//! are decoded, aligned and summed by `super::simd` (`tr_v`, `gtr_v`), in the same
+//! 32-bit lanes with the same integer operations as the scalar [`aligned_sum`], and whole dot
+//! products run through one monomorphised function per format pair and block length.
+//!
 //! Why the integer widths suffice: each aligned product is below `2^(F+2)`; the kernels are
 //! only chosen for `F <= 25` and blocks of at most 16 products, so a product group sums to below
 //! `2^31` in `i32` lanes. Aligned to `F2 + 1` bits the product sum is below `2^(F2+6)`, C below
@@ -484,5 +489,51 @@ fn gtr_n<const N: usize, const H: usize, DA: Dec, DB: Dec>(
     // larger exponent.
     let e_dot = e0.max(e1);
     let dot = floor_shift(s0, e_dot - e0) + floor_shift(s1, e_dot - e1);
+    late_c(p, out, d, fr, dot, e_dot, x.c)
+}
+
+/// TR-FDPA over one block of `N` (a multiple of 8) products through the AVX2 block
+/// ([`super::simd::tfdpa`] with C left out: zero products and the absent C both count at
+/// [`NONE`], so its maximum is the largest product exponent `e_dot`, or `NONE`). The same
+/// integers as [`tr_n`]: the lanes' `srlv` gives 0 for counts of 32 or more, as the scalar
+/// shift with its count capped at 31 does for a value below `2^31`.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline(always)]
+pub fn tr_v<const N: usize, A: super::simd::VDec, B: super::simd::VDec>(
+    p: &TrParams,
+    out: &Output,
+    d: &Format,
+    fr: &Option<FastRound>,
+    x: &BlockIn<'_>,
+) -> Option<u64> {
+    let a: &[u64; N] = x.a.try_into().ok()?;
+    let b: &[u64; N] = x.b.try_into().ok()?;
+    let bias = A::BIAS + B::BIAS;
+    let r = super::simd::tfdpa::<N, A, B>(a, b, p.shift, NONE + bias, NONE + bias)?;
+    let e_dot = r.e_max - bias;
+    if e_dot >= p.e_prod_limit {
+        return None;
+    }
+    late_c(p, out, d, fr, r.sum, e_dot, x.c)
+}
+
+/// GTR-FDPA over one block of `N` (a multiple of 8) products through the AVX2 block
+/// ([`super::simd::gtr`]); the rest as [`gtr_n`].
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline(always)]
+pub fn gtr_v<const N: usize, A: super::simd::VDec, B: super::simd::VDec>(
+    p: &TrParams,
+    out: &Output,
+    d: &Format,
+    fr: &Option<FastRound>,
+    x: &BlockIn<'_>,
+) -> Option<u64> {
+    let a: &[u64; N] = x.a.try_into().ok()?;
+    let b: &[u64; N] = x.b.try_into().ok()?;
+    let bias = A::BIAS + B::BIAS;
+    let (s0, e0, s1, e1) = super::simd::gtr::<N, A, B>(a, b, p.shift, NONE + bias)?;
+    let (e0, e1) = (e0 - bias, e1 - bias);
+    let e_dot = e0.max(e1);
+    let dot = floor_shift(s0 as i64, e_dot - e0) + floor_shift(s1 as i64, e_dot - e1);
     late_c(p, out, d, fr, dot, e_dot, x.c)
 }

@@ -47,6 +47,8 @@ struct TrPath {
     decs: Decs,
     params: amd::TrParams,
     round: Option<FastRound>,
+    /// The vector dot product, where the build has one for the formats and block.
+    vec: Option<VDot>,
 }
 
 /// Decoders of A and B.
@@ -98,6 +100,8 @@ enum VFmt {
     E3M2,
     E2M3,
     E2M1,
+    E4M3Fnuz,
+    E5M2Fnuz,
 }
 
 impl VFmt {
@@ -115,6 +119,8 @@ impl VFmt {
             (format::E3M2, VFmt::E3M2),
             (format::E2M3, VFmt::E2M3),
             (format::E2M1, VFmt::E2M1),
+            (format::E4M3_FNUZ, VFmt::E4M3Fnuz),
+            (format::E5M2_FNUZ, VFmt::E5M2Fnuz),
         ]
         .into_iter()
         .find_map(|(g, v)| same(&g).then_some(v))
@@ -158,6 +164,45 @@ impl VFmt {
         #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
         None
     }
+
+    /// The vector dot product of a TR-FDPA (`gtr` false) or GTR-FDPA unit, as [`VFmt::vdot`].
+    #[allow(unused_variables)]
+    fn amd_vdot(f: &Formats, block: usize, f_bits: u32, is_gtr: bool) -> Option<VDot> {
+        if f.scale.is_some() || !fits32(block, f_bits) {
+            return None;
+        }
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        {
+            use simd::*;
+            macro_rules! table {
+                ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
+                    match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, block, is_gtr) {
+                        $(
+                            (VFmt::$va, VFmt::$vb, 8, false) => Some(amd_dot::<8, false, $ta, $tb> as VDot),
+                            (VFmt::$va, VFmt::$vb, 16, false) => Some(amd_dot::<16, false, $ta, $tb> as VDot),
+                            (VFmt::$va, VFmt::$vb, 8, true) => Some(amd_dot::<8, true, $ta, $tb> as VDot),
+                            (VFmt::$va, VFmt::$vb, 16, true) => Some(amd_dot::<16, true, $ta, $tb> as VDot),
+                        )*
+                        _ => None,
+                    }
+                };
+            }
+            table!(
+                (F16, F16, VF16, VF16),
+                (Bf16, Bf16, VBf16, VBf16),
+                (E4M3Fnuz, E4M3Fnuz, VE4M3Fnuz, VE4M3Fnuz),
+                (E5M2Fnuz, E5M2Fnuz, VE5M2Fnuz, VE5M2Fnuz),
+                (E4M3Fnuz, E5M2Fnuz, VE4M3Fnuz, VE5M2Fnuz),
+                (E5M2Fnuz, E4M3Fnuz, VE5M2Fnuz, VE4M3Fnuz),
+                (E4M3, E4M3, VE4M3, VE4M3),
+                (E5M2, E5M2, VE5M2, VE5M2),
+                (E4M3, E5M2, VE4M3, VE5M2),
+                (E5M2, E4M3, VE5M2, VE4M3),
+            )
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        None
+    }
 }
 
 /// Whether `n` products with `F = f` sum within `i32` (the vector block's lanes): each
@@ -175,6 +220,12 @@ struct GPath {
     /// Exact signed products of every pair of 4-bit codes, in units of the smallest product
     /// quantum, when neither format has Inf/NaN codes.
     prods: Option<&'static [i32; 256]>,
+    /// The codes' signed values of A and B for the vector group sums (`simd::gst4`), where
+    /// their products are exactly `prods`.
+    vals: Option<([i8; 16], [i8; 16])>,
+    /// `min_lsb_exp(a) + min_lsb_exp(b)` and twice the scale format's mantissa bits.
+    lsb0: i32,
+    ms: i32,
     round: Option<FastRound>,
 }
 
@@ -207,6 +258,13 @@ impl Kernel {
                         tb,
                         ts,
                         prods: table::products4(&f.a, &f.b),
+                        vals: if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
+                            values4(&f.a, &f.b)
+                        } else {
+                            None
+                        },
+                        lsb0: f.a.min_lsb_exp() + f.b.min_lsb_exp(),
+                        ms: 2 * ts_man(f),
                         round: FastRound::new(&m.out, &f.d),
                     }),
                     _ => Path::Plain,
@@ -224,6 +282,7 @@ impl Kernel {
                     decs,
                     params: amd::TrParams::tr(m, f.a.man_bits, f.b.man_bits),
                     round: FastRound::new(&m.out, &f.d),
+                    vec: VFmt::amd_vdot(f, unit.block, m.f, false),
                 })
             }
             (Model::GtrFdpa(m), Some(decs))
@@ -233,6 +292,7 @@ impl Kernel {
                     decs,
                     params: amd::TrParams::gtr(m, f.a.man_bits, f.b.man_bits),
                     round: FastRound::new(&m.out, &f.d),
+                    vec: VFmt::amd_vdot(f, unit.block, m.f, true),
                 })
             }
             _ => Path::Plain,
@@ -243,6 +303,18 @@ impl Kernel {
     /// Whether a fast path was chosen (false: every block runs the plain model).
     pub fn is_fast(&self) -> bool {
         !matches!(self.path, Path::Plain)
+    }
+
+    /// Whether blocks run through a vector (AVX2) routine (GST-FDPA: for blocks of 16, 32 or 64
+    /// elements in groups of 16).
+    pub fn is_vector(&self) -> bool {
+        matches!(
+            self.path,
+            Path::TFdpa(TPath { vec: Some(_), .. })
+                | Path::Tr(TrPath { vec: Some(_), .. })
+                | Path::Gtr(TrPath { vec: Some(_), .. })
+                | Path::Gst(GPath { vals: Some(_), .. })
+        )
     }
 
     /// One block, fast where possible.
@@ -286,7 +358,12 @@ impl Kernel {
     /// `d = a·b + c` over any K, as [`DotUnit::dot`].
     #[inline]
     pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
-        if let Path::TFdpa(TPath { vec: Some(g), .. }) = self.path {
+        let vec = match self.path {
+            Path::TFdpa(TPath { vec, .. }) => vec,
+            Path::Tr(TrPath { vec, .. }) | Path::Gtr(TrPath { vec, .. }) => vec,
+            _ => None,
+        };
+        if let Some(g) = vec {
             return g(self, a, b, c);
         }
         self.unit.chain(a, b, c, sa, sb, |x| self.block(x))
@@ -382,6 +459,70 @@ fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
     };
     if a.len() == N {
         // One block, the common case (K equal to the block).
+        return block(&BlockIn {
+            a,
+            b,
+            c,
+            c_fmt: &f.c,
+            scale_a: &[],
+            scale_b: &[],
+        });
+    }
+    let mut acc = c;
+    let mut c_fmt = &f.c;
+    for (ca, cb) in a.chunks_exact(N).zip(b.chunks_exact(N)) {
+        let x = BlockIn {
+            a: ca,
+            b: cb,
+            c: acc,
+            c_fmt,
+            scale_a: &[],
+            scale_b: &[],
+        };
+        acc = block(&x);
+        c_fmt = &f.d;
+    }
+    acc
+}
+
+/// `d = a·b + c` through the vector TR-FDPA (`GTR` false) or GTR-FDPA block, as [`vdot`].
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
+    k: &Kernel,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+) -> u64 {
+    let (p, out) = match (&k.path, &k.unit.model) {
+        (Path::Tr(p), Model::TrFdpa(m)) if !GTR => (p, &m.out),
+        (Path::Gtr(p), Model::GtrFdpa(m)) if GTR => (p, &m.out),
+        _ => return k.unit.chain(a, b, c, &[], &[], |x| k.block(x)),
+    };
+    if a.is_empty() || a.len() % N != 0 || b.len() != a.len() {
+        return k.unit.chain(a, b, c, &[], &[], |x| k.block(x));
+    }
+    let f = &k.unit.formats;
+    // Inlined in both uses (a closure was left out of line: a call and spills per dot).
+    #[inline(always)]
+    fn run<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
+        k: &Kernel,
+        p: &TrPath,
+        out: &Output,
+        x: &BlockIn<'_>,
+    ) -> u64 {
+        let f = &k.unit.formats;
+        let r = if GTR {
+            amd::gtr_v::<N, A, B>(&p.params, out, &f.d, &p.round, x)
+        } else {
+            amd::tr_v::<N, A, B>(&p.params, out, &f.d, &p.round, x)
+        };
+        match r {
+            Some(d) => d,
+            None => k.unit.model.block(f, x),
+        }
+    }
+    let block = |x: &BlockIn<'_>| run::<N, GTR, A, B>(k, p, out, x);
+    if a.len() == N {
         return block(&BlockIn {
             a,
             b,
@@ -532,19 +673,29 @@ pub(crate) fn finish(
 /// GST-FDPA over one block with fp4-sized elements, all inputs finite, scales not NaN.
 #[inline]
 fn gst_block(m: &GstFdpa, f: &Formats, p: &GPath, x: &BlockIn<'_>) -> Option<u64> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    if let (Some((va, vb)), 16) = (&p.vals, m.g) {
+        match x.a.len() {
+            64 => return gst_v::<64, 4>(m, f, p, va, vb, x),
+            32 => return gst_v::<32, 2>(m, f, p, va, vb, x),
+            16 => return gst_v::<16, 1>(m, f, p, va, vb, x),
+            _ => {}
+        }
+    }
     let GPath {
         ta,
         tb,
         ts,
         prods,
         round,
-    } = p;
+        lsb0,
+        ms,
+        ..
+    } = *p;
     let (_, per) = f.scale?;
     let n = x.a.len();
-    // Products of two elements of at most 4 bits: the smallest possible product quantum.
-    let lsb0 = f.a.min_lsb_exp() + f.b.min_lsb_exp();
+    // lsb0: products of two elements of at most 4 bits, the smallest possible product quantum.
     let (ma, mb) = (f.a.man_bits as i32, f.b.man_bits as i32);
-    let ms = 2 * ts_man(f);
     let mut any = 0u32;
     let mut terms = [(0u64, 0i32, 0i32, 0u32); MAX_BLOCK / 4 + 1];
     let mut groups = 0;
@@ -591,14 +742,28 @@ fn gst_block(m: &GstFdpa, f: &Formats, p: &GPath, x: &BlockIn<'_>) -> Option<u64
     if any & SPECIAL != 0 {
         return None;
     }
+    gst_tail(m, f, &round, &terms[..groups], e_max, x)
+}
+
+/// The group terms `(|sum| · scale product, lsb exponent, scientific exponent of the scale
+/// product, sign)` of a GST-FDPA block with C added, rounded and encoded.
+#[inline(always)]
+fn gst_tail(
+    m: &GstFdpa,
+    f: &Formats,
+    round: &Option<FastRound>,
+    terms: &[(u64, i32, i32, u32)],
+    e_max: i32,
+    x: &BlockIn<'_>,
+) -> Option<u64> {
     let (c_sig, c_e, c_neg) = c_term(x, m.e_zero)?;
-    e_max = e_max.max(c_e);
+    let e_max = e_max.max(c_e);
     let quantum = e_max - m.f as i32;
     let mut sum = signed(
         c_aligned(c_sig, c_e, x.c_fmt.man_bits, m.f, e_max),
         c_neg as u32,
     );
-    for &(sig, lsb, _, neg) in &terms[..groups] {
+    for &(sig, lsb, _, neg) in terms {
         let sh = lsb - quantum;
         let mag = if sh >= 0 {
             // |group sum| < 2^12 and the scale product < 2^8 (see `Kernel::new`): < 2^(F+12).
@@ -609,6 +774,61 @@ fn gst_block(m: &GstFdpa, f: &Formats, p: &GPath, x: &BlockIn<'_>) -> Option<u64
         sum += signed(mag, neg);
     }
     Some(finish(&m.out, &f.d, round, sum, quantum, false))
+}
+
+/// GST-FDPA over one block of `N = 16 · G` fp4-sized elements in groups of 16 (formats
+/// without Inf/NaN codes), the group sums from the vector block; the rest as [`gst_block`].
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline(always)]
+fn gst_v<const N: usize, const G: usize>(
+    m: &GstFdpa,
+    f: &Formats,
+    p: &GPath,
+    va: &[i8; 16],
+    vb: &[i8; 16],
+    x: &BlockIn<'_>,
+) -> Option<u64> {
+    let a: &[u64; N] = x.a.try_into().ok()?;
+    let b: &[u64; N] = x.b.try_into().ok()?;
+    let (_, per) = f.scale?;
+    let (sums, nonzero) = simd::gst4::<N, G>(a, b, va, vb);
+    let (lsb0, ms) = (p.lsb0, p.ms);
+    let mut any = 0u32;
+    let mut terms = [(0u64, 0i32, 0i32, 0u32); G];
+    let mut e_max = i32::MIN;
+    for (j, (term, &sum)) in terms.iter_mut().zip(&sums).enumerate() {
+        let si = 16 * j / per;
+        let (qa, qb) = (p.ts.get(x.scale_a[si]), p.ts.get(x.scale_b[si]));
+        any |= qa | qb;
+        let ss = table::sig(qa) * table::sig(qb);
+        *term = if nonzero >> j & 1 == 0 || ss == 0 {
+            (0u64, m.e_zero, m.e_zero, 0u32)
+        } else {
+            let e_s = table::exp(qa) + table::exp(qb);
+            let neg = (sum < 0) as u32;
+            (
+                sum.unsigned_abs() as u64 * ss as u64,
+                lsb0 + e_s - ms,
+                e_s,
+                neg,
+            )
+        };
+        e_max = e_max.max(term.2);
+    }
+    if any & SPECIAL != 0 {
+        return None;
+    }
+    gst_tail(m, f, &p.round, &terms, e_max, x)
+}
+
+/// The vector GST-FDPA tables of A and B (`table::values4`), only where their products are
+/// exactly the scalar path's product table.
+fn values4(fa: &Format, fb: &Format) -> Option<([i8; 16], [i8; 16])> {
+    let (va, vb) = (table::values4(fa)?, table::values4(fb)?);
+    let pt = table::products4(fa, fb)?;
+    (0..256)
+        .all(|i| va[i >> 4] as i32 * vb[i & 15] as i32 == pt[i])
+        .then_some((va, vb))
 }
 
 fn ts_man(f: &Formats) -> i32 {

@@ -1,8 +1,10 @@
-//! AVX2 T-FDPA block: decode, multiply, align and sum eight products per instruction.
+//! AVX2 T-FDPA, TR-FDPA and GTR-FDPA blocks: decode, multiply, align and sum eight products
+//! per instruction.
 //!
 //! The only `unsafe` code of the fast paths. Compiled only where the build enables AVX2
-//! (`.cargo/config.toml` builds for `x86-64-v3`); elsewhere the scalar loop of
-//! [`super::tfdpa_n`] runs. Bit-identical to it (and so to the plain model): the same integer
+//! (`.cargo/config.toml` builds for `x86-64-v3`); elsewhere the scalar loops of
+//! [`super::tfdpa_n`] and of [`super::amd`] (`tr_n`, `gtr_n`) run. TR-FDPA uses [`tfdpa`]
+//! with C left out (C is added by `amd::late_c`), GTR-FDPA [`gtr`]. Bit-identical to it (and so to the plain model): the same integer
 //! operations, lane by lane, in a different order of an exact integer sum.
 //!
 //! Lanes are 32 bits wide. A product significand is below `2^(ma+mb+2)`, shifted left by
@@ -23,6 +25,8 @@ pub const SP_IEEE: u8 = 0;
 pub const SP_ALL_ONES: u8 = 1;
 /// No Inf/NaN codes (fp4/fp6).
 pub const SP_NONE: u8 = 2;
+/// AMD FNUZ: bias `2^(EXP-1)`, only the negative-zero word `1.0000.000` is NaN.
+pub const SP_NEG_ZERO: u8 = 3;
 
 /// Arithmetic decoding, eight lanes at a time, of a signed format with subnormals, `EXP`
 /// exponent and `MAN` mantissa bits, bias `2^(EXP-1) - 1`, and Inf/NaN codes as `SP`.
@@ -36,6 +40,8 @@ pub type VE5M2 = V<5, 2, SP_IEEE>;
 pub type VE3M2 = V<3, 2, SP_NONE>;
 pub type VE2M3 = V<2, 3, SP_NONE>;
 pub type VE2M1 = V<2, 1, SP_NONE>;
+pub type VE4M3Fnuz = V<4, 3, SP_NEG_ZERO>;
+pub type VE5M2Fnuz = V<5, 2, SP_NEG_ZERO>;
 
 /// A lane decoder: significand with the hidden bit, `max(exponent field, 1)` (the scientific
 /// exponent plus the bias), an all-ones mask where the word is Inf/NaN, and the sign as 0/-1.
@@ -45,7 +51,11 @@ pub trait VDec: Copy {
 }
 
 impl<const EXP: i32, const MAN: i32, const SP: u8> VDec for V<EXP, MAN, SP> {
-    const BIAS: i32 = (1 << (EXP - 1)) - 1;
+    const BIAS: i32 = if SP == SP_NEG_ZERO {
+        1 << (EXP - 1)
+    } else {
+        (1 << (EXP - 1)) - 1
+    };
 
     #[inline(always)]
     fn dec(x: __m256i) -> (__m256i, __m256i, __m256i, __m256i) {
@@ -62,6 +72,11 @@ impl<const EXP: i32, const MAN: i32, const SP: u8> VDec for V<EXP, MAN, SP> {
                 SP_ALL_ONES => {
                     let low = _mm256_set1_epi32((1 << (EXP + MAN)) - 1);
                     _mm256_cmpeq_epi32(_mm256_and_si256(x, low), low)
+                }
+                SP_NEG_ZERO => {
+                    let low = _mm256_set1_epi32((1 << (1 + EXP + MAN)) - 1);
+                    let nan = _mm256_set1_epi32(1 << (EXP + MAN));
+                    _mm256_cmpeq_epi32(_mm256_and_si256(x, low), nan)
                 }
                 _ => _mm256_setzero_si256(),
             };
@@ -158,5 +173,121 @@ pub fn tfdpa<const N: usize, A: VDec, B: VDec>(
             e_max: _mm256_cvtsi256_si32(m),
             all_neg: _mm256_movemask_ps(_mm256_castsi256_ps(all_neg)) == 0xff,
         })
+    }
+}
+
+/// The two product groups of one GTR-FDPA block of `N` (a multiple of 8) products,
+/// all finite: even-indexed products are group 0, odd-indexed group 1. Returns each group's
+/// largest exponent (`e_zero` where the group has no non-zero product; exponents biased by
+/// `bias_a + bias_b`) and its products aligned to `F` fraction bits below that exponent,
+/// truncated toward zero, summed: `(sum0, e0, sum1, e1)`. `None` when an operand is Inf/NaN.
+///
+/// [`load8`] puts even words in even lanes and odd words in odd lanes, so the groups are the
+/// lane parities: the horizontal max and sum below combine only lanes of equal parity.
+#[inline(always)]
+pub fn gtr<const N: usize, A: VDec, B: VDec>(
+    a: &[u64; N],
+    b: &[u64; N],
+    shift: u32,
+    e_zero: i32,
+) -> Option<(i32, i32, i32, i32)> {
+    // SAFETY: register-only AVX2 arithmetic (loads go through `load8`); this module is
+    // compiled only with AVX2 enabled.
+    unsafe {
+        let zero = _mm256_setzero_si256();
+        let ez = _mm256_set1_epi32(e_zero);
+        let mut sv = [zero; 8];
+        let mut ev = [zero; 8];
+        let mut gv = [zero; 8];
+        let mut emax = ez;
+        let mut special = zero;
+        for j in 0..N / 8 {
+            let (sa, fa, xa, na) = A::dec(load8(&a[8 * j..]));
+            let (sb, fb, xb, nb) = B::dec(load8(&b[8 * j..]));
+            let s = _mm256_mullo_epi32(sa, sb);
+            let e = _mm256_blendv_epi8(_mm256_add_epi32(fa, fb), ez, _mm256_cmpeq_epi32(s, zero));
+            special = _mm256_or_si256(special, _mm256_or_si256(xa, xb));
+            emax = _mm256_max_epi32(emax, e);
+            sv[j] = s;
+            ev[j] = e;
+            gv[j] = _mm256_xor_si256(na, nb);
+        }
+        if _mm256_testz_si256(special, special) == 0 {
+            return None;
+        }
+        // Max over the lanes of each parity, broadcast to the lanes of that parity.
+        let m = _mm256_max_epi32(emax, _mm256_permute2x128_si256::<1>(emax, emax));
+        let m = _mm256_max_epi32(m, _mm256_shuffle_epi32::<0b01_00_11_10>(m));
+        let sh = _mm_cvtsi32_si128(shift as i32);
+        let mut acc = zero;
+        for j in 0..N / 8 {
+            let d = _mm256_sub_epi32(m, ev[j]);
+            // Counts of 32 or more give 0, as the scalar shift (count capped at 31) of a
+            // value below 2^31 does.
+            let mag = _mm256_srlv_epi32(_mm256_sll_epi32(sv[j], sh), d);
+            acc = _mm256_add_epi32(acc, _mm256_sub_epi32(_mm256_xor_si256(mag, gv[j]), gv[j]));
+        }
+        let s4 = _mm_add_epi32(
+            _mm256_castsi256_si128(acc),
+            _mm256_extracti128_si256::<1>(acc),
+        );
+        let s2 = _mm_add_epi32(s4, _mm_shuffle_epi32::<0b01_00_11_10>(s4));
+        let m4 = _mm256_castsi256_si128(m);
+        Some((
+            _mm_cvtsi128_si32(s2),
+            _mm_cvtsi128_si32(m4),
+            _mm_extract_epi32::<1>(s2),
+            _mm_extract_epi32::<1>(m4),
+        ))
+    }
+}
+
+/// The group sums of a GST-FDPA block of `N = 16 · G` elements of 4-bit formats without
+/// Inf/NaN codes, in groups of 16: each product `ta[a] · tb[b]` (the codes' signed values in
+/// units of their smallest quantum, so the exact product in units of the smallest product
+/// quantum) summed exactly per group, and a bit mask of the groups with a non-zero product.
+/// Only the low 4 bits of each word are read, as the scalar table lookup does. Each value is
+/// an `i8`, each product below `2^14`, each group sum below `2^18`.
+#[inline(always)]
+pub fn gst4<const N: usize, const G: usize>(
+    a: &[u64; N],
+    b: &[u64; N],
+    ta: &[i8; 16],
+    tb: &[i8; 16],
+) -> ([i32; G], u32) {
+    const { assert!(N == 16 * G) };
+    // SAFETY: the 16-byte tables are read unaligned from arrays of 16 bytes; the rest is
+    // register-only AVX2 arithmetic (element loads go through `load8`); this module is
+    // compiled only with AVX2 enabled.
+    unsafe {
+        let la = _mm256_broadcastsi128_si256(_mm_loadu_si128(ta.as_ptr().cast()));
+        let lb = _mm256_broadcastsi128_si256(_mm_loadu_si128(tb.as_ptr().cast()));
+        let m15 = _mm256_set1_epi32(15);
+        // Byte 0 of each lane indexes the table; the other bytes (index 0) are shifted out,
+        // and the looked-up byte is sign-extended.
+        let look = |t: __m256i, x: __m256i| {
+            let v = _mm256_shuffle_epi8(t, _mm256_and_si256(x, m15));
+            _mm256_srai_epi32::<24>(_mm256_slli_epi32::<24>(v))
+        };
+        let mut sums = [0i32; G];
+        let mut nonzero = 0u32;
+        for (j, sum) in sums.iter_mut().enumerate() {
+            let p0 =
+                _mm256_mullo_epi32(look(la, load8(&a[16 * j..])), look(lb, load8(&b[16 * j..])));
+            let p1 = _mm256_mullo_epi32(
+                look(la, load8(&a[16 * j + 8..])),
+                look(lb, load8(&b[16 * j + 8..])),
+            );
+            let any = _mm256_or_si256(p0, p1);
+            if _mm256_testz_si256(any, any) == 0 {
+                nonzero |= 1 << j;
+            }
+            let s = _mm256_add_epi32(p0, p1);
+            let s4 = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
+            let s2 = _mm_add_epi32(s4, _mm_shuffle_epi32::<0b01_00_11_10>(s4));
+            let s1 = _mm_add_epi32(s2, _mm_shuffle_epi32::<0b10_11_00_01>(s2));
+            *sum = _mm_cvtsi128_si32(s1);
+        }
+        (sums, nonzero)
     }
 }

@@ -218,3 +218,32 @@ pub fn products4(fa: &Format, fb: &Format) -> Option<&'static [i32; 256]> {
         })
     }))
 }
+
+/// For a format of at most 4 bits without Inf/NaN codes: the signed value of each code in
+/// units of its smallest quantum `2^min_lsb_exp`, where every value fits an `i8` (the vector
+/// GST-FDPA block looks them up 16 at a time). The caller checks the products against
+/// [`products4`].
+pub fn values4(f: &Format) -> Option<[i8; 16]> {
+    if f.width() > 4 || f.specials != format::Specials::None || !tabulable(f) {
+        return None;
+    }
+    let mut t = [0i8; 16];
+    for (c, v) in t.iter_mut().enumerate() {
+        *v = match f.decode(c as u64) {
+            Value::Finite { neg, sig, exp } => {
+                let sh = u32::try_from(exp - f.min_lsb_exp())
+                    .ok()
+                    .filter(|&s| s < 8)?;
+                let m = i8::try_from(sig.checked_shl(sh)?).ok()?;
+                if neg {
+                    -m
+                } else {
+                    m
+                }
+            }
+            Value::Zero { .. } => 0,
+            _ => return None,
+        };
+    }
+    Some(t)
+}
