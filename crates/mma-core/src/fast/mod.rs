@@ -457,29 +457,36 @@ fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
         Some(d) => d,
         None => m.block(f, x),
     };
+    chain_fixed::<N>(f, a, b, c, block)
+}
+
+/// Chains blocks of exactly `N` elements (the caller checked that `N` divides K), with the
+/// single-block case first; `block` is inlined into each monomorphised caller.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline(always)]
+fn chain_fixed<const N: usize>(
+    f: &Formats,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+    block: impl Fn(&BlockIn<'_>) -> u64,
+) -> u64 {
+    let one = |a, b, c, c_fmt| BlockIn {
+        a,
+        b,
+        c,
+        c_fmt,
+        scale_a: &[],
+        scale_b: &[],
+    };
     if a.len() == N {
         // One block, the common case (K equal to the block).
-        return block(&BlockIn {
-            a,
-            b,
-            c,
-            c_fmt: &f.c,
-            scale_a: &[],
-            scale_b: &[],
-        });
+        return block(&one(a, b, c, &f.c));
     }
     let mut acc = c;
     let mut c_fmt = &f.c;
     for (ca, cb) in a.chunks_exact(N).zip(b.chunks_exact(N)) {
-        let x = BlockIn {
-            a: ca,
-            b: cb,
-            c: acc,
-            c_fmt,
-            scale_a: &[],
-            scale_b: &[],
-        };
-        acc = block(&x);
+        acc = block(&one(ca, cb, acc, c_fmt));
         c_fmt = &f.d;
     }
     acc
@@ -522,31 +529,7 @@ fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
         }
     }
     let block = |x: &BlockIn<'_>| run::<N, GTR, A, B>(k, p, out, x);
-    if a.len() == N {
-        return block(&BlockIn {
-            a,
-            b,
-            c,
-            c_fmt: &f.c,
-            scale_a: &[],
-            scale_b: &[],
-        });
-    }
-    let mut acc = c;
-    let mut c_fmt = &f.c;
-    for (ca, cb) in a.chunks_exact(N).zip(b.chunks_exact(N)) {
-        let x = BlockIn {
-            a: ca,
-            b: cb,
-            c: acc,
-            c_fmt,
-            scale_a: &[],
-            scale_b: &[],
-        };
-        acc = block(&x);
-        c_fmt = &f.d;
-    }
-    acc
+    chain_fixed::<N>(f, a, b, c, block)
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
