@@ -10,6 +10,7 @@
 //! (`gst_fdpa`) for the zero-group rule.
 
 use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
+use crate::st_fdpa::scale_pair;
 use crate::t_fdpa::truncated_sum;
 use crate::term::Term;
 use crate::value::Value;
@@ -65,17 +66,7 @@ impl BlockModel for GstFdpa {
             } else {
                 (sa[g0 / per], sb[g0 / per])
             };
-            let scale = match (s_a, s_b) {
-                (
-                    Value::Finite {
-                        sig: ga, exp: xa, ..
-                    },
-                    Value::Finite {
-                        sig: gb, exp: xb, ..
-                    },
-                ) => Some((ga * gb, xa + xb, xa + xb + 2 * sf.man_bits as i32)),
-                _ => None,
-            };
+            let scale = scale_pair(s_a, s_b, &sf);
             let term = match scale {
                 Some((sig, lsb_s, e_s)) if !all_zero => {
                     let mut sum: i128 = 0;

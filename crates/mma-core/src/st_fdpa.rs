@@ -19,9 +19,14 @@ pub struct StFdpa {
     pub out: Output,
 }
 
-/// Multiplies a product term exactly by the scale pair `(sa, sb)` (both finite and non-zero).
+/// The exact product of a scale pair as (significand, exponent of its last bit, exponent `e` of
+/// the models' convention); `None` when a scale is zero (ue4m3 has zeros; ue8m0 has none).
 #[inline]
-pub(crate) fn scale_term(t: Term, sa: Value, sb: Value, sf: &crate::format::Format) -> Term {
+pub(crate) fn scale_pair(
+    sa: Value,
+    sb: Value,
+    sf: &crate::format::Format,
+) -> Option<(u64, i32, i32)> {
     match (sa, sb) {
         (
             Value::Finite {
@@ -30,11 +35,20 @@ pub(crate) fn scale_term(t: Term, sa: Value, sb: Value, sf: &crate::format::Form
             Value::Finite {
                 sig: gb, exp: xb, ..
             },
-        ) if t.sig != 0 => Term {
+        ) => Some((ga * gb, xa + xb, xa + xb + 2 * sf.man_bits as i32)),
+        _ => None,
+    }
+}
+
+/// Multiplies a product term exactly by the scale pair `(sa, sb)`.
+#[inline]
+pub(crate) fn scale_term(t: Term, sa: Value, sb: Value, sf: &crate::format::Format) -> Term {
+    match scale_pair(sa, sb, sf) {
+        Some((sig, lsb, e)) if t.sig != 0 => Term {
             neg: t.neg,
-            sig: t.sig * ga * gb,
-            lsb: t.lsb + xa + xb,
-            e: t.e + xa + xb + 2 * sf.man_bits as i32,
+            sig: t.sig * sig,
+            lsb: t.lsb + lsb,
+            e: t.e + e,
         },
         _ => t,
     }

@@ -26,7 +26,7 @@ pub use bounds::{bound_for, rounding_ulps, Bound, ModelKind};
 pub use check::{evaluate, model_kind, Evaluation};
 pub use exact::{exact_dot, exact_sum, ExactResult};
 pub use report::{error_report, ordinal, ErrorReport};
-pub use rounding::{correctly_rounded, encode, floor_log2, max_finite, quantum, round_value};
+pub use rounding::{correctly_rounded, floor_log2, max_finite, quantum, round_value};
 pub use rug;
 pub use sample::{Dist, Inputs, Sampler};
 pub use stats::{percentile, Histogram, Summary};

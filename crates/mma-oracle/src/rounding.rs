@@ -22,7 +22,7 @@ use rug::{Float, Integer, Rational};
 /// The correctly rounded storage word of `exact` in `out` (a signed format with subnormals).
 /// NaN becomes `out.default_nan()`; -0 of a format without negative zero becomes +0.
 pub fn correctly_rounded(exact: &ExactResult, out: &Format, mode: Rounding) -> u64 {
-    encode(out, &round_value(exact, out, mode))
+    out.encode(round_value(exact, out, mode), out.default_nan())
 }
 
 /// The correctly rounded value of `exact` in `out`, as a [`Value`] whose significand and
@@ -164,47 +164,5 @@ fn finite_value(r: &Rational, out: &Format) -> Value {
             .to_u64()
             .expect("significand fits"),
         exp: q_exp,
-    }
-}
-
-/// Encodes a value that lies on `out`'s grid (as [`round_value`] returns) as a storage word.
-pub fn encode(out: &Format, v: &Value) -> u64 {
-    let field = out.exp_bits + out.man_bits;
-    let sign_bit = |neg: bool| {
-        if neg && out.signed {
-            1u64 << (out.lsb + field)
-        } else {
-            0
-        }
-    };
-    match *v {
-        Value::Nan => out.default_nan(),
-        Value::Inf { neg } => {
-            sign_bit(neg) | (((1u64 << out.exp_bits) - 1) << (out.lsb + out.man_bits))
-        }
-        Value::Zero { neg } => {
-            if out.specials == mma_core::format::Specials::NanNegZero {
-                0
-            } else {
-                sign_bit(neg)
-            }
-        }
-        Value::Finite { neg, sig, exp } => {
-            let len = 64 - sig.leading_zeros() as i32;
-            let e = exp + len - 1;
-            let (biased, man) = if e < out.emin() {
-                assert!(exp >= out.min_lsb_exp(), "below the subnormal grid");
-                (0u64, sig << (exp - out.min_lsb_exp()))
-            } else {
-                let shift = e - out.man_bits as i32 - exp;
-                let s = if shift >= 0 {
-                    sig >> shift
-                } else {
-                    sig << -shift
-                };
-                ((e + out.bias) as u64, s - (1u64 << out.man_bits))
-            };
-            sign_bit(neg) | (((biased << out.man_bits) | man) << out.lsb)
-        }
     }
 }
