@@ -376,10 +376,11 @@ pub fn load_dir(root: &Path) -> (Vec<RecordSet>, Vec<HwError>) {
 
 /// Evaluates every record of a set with its instruction's model.
 pub fn check_set(set: &RecordSet) -> SetResult {
-    let unit = &set.instruction.unit;
+    // Prepared once per set, not per record.
+    let kernel = set.instruction.unit.kernel();
     let mut res = SetResult::default();
     for r in &set.records {
-        let got = unit.dot(&r.a, &r.b, r.c, &[], &[]);
+        let got = kernel.dot(&r.a, &r.b, r.c, &[], &[]);
         if got == r.d {
             res.passed += 1;
         } else {
