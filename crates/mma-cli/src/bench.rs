@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use mma::core::gemm::GemmIn;
+use mma::core::fast::Kernel;
 use mma::core::{format, DotUnit, Format, Value};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -158,19 +159,13 @@ fn rate(seconds: f64, mut pass: impl FnMut()) -> f64 {
     (n * DOTS) as f64 / (thread_time() - t0).as_secs_f64()
 }
 
+/// One pass of the model over the data set through [`mma::core::fast::Kernel::dots`], the
+/// library's way to evaluate many dot products (eight at a time across vector lanes where the
+/// model allows).
 #[inline(never)]
-fn model_pass(unit: &DotUnit, d: &Data, out: &mut [u64]) {
-    let kern = unit.kernel();
-    let (k, s) = (d.k, d.s);
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = kern.dot(
-            &d.a[i * k..(i + 1) * k],
-            &d.b[i * k..(i + 1) * k],
-            d.c[i],
-            &d.sa[i * s..(i + 1) * s],
-            &d.sb[i * s..(i + 1) * s],
-        );
-    }
+fn model_pass(kern: &Kernel, d: &Data, out: &mut [u64]) {
+    kern.dots(d.k, &d.a, &d.b, &d.c, &d.sa, &d.sb, out)
+        .expect("the bench data have the instruction's shape");
 }
 
 /// The native baseline: `acc = c; acc = fma(a_i, b_i, acc)` over K, on decoded f32 data.
@@ -235,8 +230,9 @@ pub fn run(o: &Opts) -> Result<bool> {
         };
         let d = data(&unit, k, i as u64 + 1);
         let mut out = vec![0u64; DOTS];
+        let kern = unit.kernel();
         let model = rate(o.seconds, || {
-            model_pass(&unit, &d, &mut out);
+            model_pass(&kern, &d, &mut out);
             black_box(&out);
         });
         let mut outf = vec![0f32; DOTS];

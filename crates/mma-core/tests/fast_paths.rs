@@ -169,6 +169,7 @@ fn compare(unit: &DotUnit, k: usize, n: usize, seed: u64) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let s = unit.scales_for(k);
     let sf = f.scale.map_or(format::UE8M0, |(x, _)| x);
+    let mut cases = Vec::new();
     for _ in 0..n {
         let a: Vec<u64> = (0..k).map(|_| word(&f.a, &mut rng)).collect();
         let b: Vec<u64> = (0..k).map(|_| word(&f.b, &mut rng)).collect();
@@ -193,6 +194,32 @@ fn compare(unit: &DotUnit, k: usize, n: usize, seed: u64) {
             kern.dot(&a, &b, c, &sa, &sb),
             unit.dot_plain(&a, &b, c, &sa, &sb),
             "{unit:?}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}"
+        );
+        cases.push((a, b, c, sa, sb));
+    }
+    compare_batch(unit, k, &cases);
+}
+
+/// One case: A, B, C and the scale factors.
+type Case = (Vec<u64>, Vec<u64>, u64, Vec<u64>, Vec<u64>);
+
+/// [`Kernel::dots`] over `cases` (all of `k` elements; their number is rarely a multiple of
+/// eight, so the tail runs too) against the plain model, case by case.
+fn compare_batch(unit: &DotUnit, k: usize, cases: &[Case]) {
+    let kern = unit.kernel();
+    let flat = |f: fn(&Case) -> &Vec<u64>| -> Vec<u64> { cases.iter().flat_map(f).copied().collect() };
+    let (a, b) = (flat(|x| &x.0), flat(|x| &x.1));
+    let (sa, sb) = (flat(|x| &x.3), flat(|x| &x.4));
+    let c: Vec<u64> = cases.iter().map(|x| x.2).collect();
+    let mut d = vec![0u64; cases.len()];
+    kern.dots(k, &a, &b, &c, &sa, &sb, &mut d).unwrap();
+    for (i, (a, b, c, sa, sb)) in cases.iter().enumerate() {
+        assert_eq!(
+            d[i],
+            unit.dot_plain(a, b, *c, sa, sb),
+            "batch ({}), case {i}: {}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}",
+            if kern.is_batched() { "lanes" } else { "per dot" },
+            unit.describe()
         );
     }
 }
@@ -413,6 +440,7 @@ fn compare_amd(unit: &DotUnit, k: usize, n: usize, seed: u64) {
     assert!(kern.is_fast(), "{unit:?}");
     let f = &unit.formats;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut cases = Vec::new();
     for i in 0..2 * n {
         let (a, b, c) = if i % 2 == 0 {
             amd_case(f, k, &mut rng)
@@ -429,7 +457,9 @@ fn compare_amd(unit: &DotUnit, k: usize, n: usize, seed: u64) {
             "{}\na {a:x?}\nb {b:x?}\nc {c:x}",
             unit.describe()
         );
+        cases.push((a, b, c, vec![], vec![]));
     }
+    compare_batch(unit, k, &cases);
 }
 
 fn amd_out() -> Output {

@@ -13,6 +13,8 @@
 //! below `2^(F+9)`, and the kernel is only chosen for `F <= 48`.
 
 pub mod amd;
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+pub mod batch;
 pub mod round;
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 pub mod simd;
@@ -22,7 +24,7 @@ use crate::format::{self, Format};
 use crate::gst_fdpa::GstFdpa;
 use crate::model::{BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
 use crate::t_fdpa::TFdpa;
-use crate::unit::{DotUnit, Model};
+use crate::unit::{DotUnit, Model, ShapeError};
 use crate::value::Value;
 use round::FastRound;
 use table::{Bf16Dec, Dec, F16Dec, Table8, SPECIAL};
@@ -84,6 +86,11 @@ struct TPath {
 /// A whole dot product through the vector block, monomorphised for a format pair and a block
 /// length: no per-block dispatch.
 type VDot = fn(&Kernel, &[u64], &[u64], u64) -> u64;
+
+/// Many dot products of one length `k` evaluated eight at a time across AVX2 lanes
+/// ([`batch`]), monomorphised for a model, format pair and block length: `(kernel, k, a, b,
+/// c, d)` with checked lengths and no scale factors.
+type Batch = fn(&Kernel, usize, &[u64], &[u64], &[u64], &mut [u64]);
 
 /// Formats the vector T-FDPA block decodes arithmetically (`simd::V`); unused in builds
 /// without AVX2.
@@ -234,6 +241,7 @@ struct GPath {
 pub struct Kernel {
     pub unit: DotUnit,
     path: Path,
+    batch: Option<Batch>,
 }
 
 impl Kernel {
@@ -297,7 +305,8 @@ impl Kernel {
             }
             _ => Path::Plain,
         };
-        Kernel { unit, path }
+        let batch = batch_of(&unit, &path);
+        Kernel { unit, path, batch }
     }
 
     /// Whether a fast path was chosen (false: every block runs the plain model).
@@ -355,6 +364,72 @@ impl Kernel {
         }
     }
 
+    /// Whether [`Kernel::dots`] evaluates dot products eight at a time across vector lanes.
+    pub fn is_batched(&self) -> bool {
+        self.batch.is_some()
+    }
+
+    /// `n = c.len()` independent dot products of `k` elements: `d[i] = a_i·b_i + c[i]`, where
+    /// `a_i = a[i·k .. (i+1)·k]` (likewise `b_i`) and, with block scaling, `s = scales_for(k)`
+    /// scale factors per dot product in `scale_a` and `scale_b`. The fastest way to evaluate
+    /// many dot products: where the model and formats allow, eight at a time across vector
+    /// lanes (the `batch` module), bit-identical to [`Kernel::dot`]. Operand encodings are not
+    /// checked (see [`DotUnit::check`]); lengths are.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dots(
+        &self,
+        k: usize,
+        a: &[u64],
+        b: &[u64],
+        c: &[u64],
+        scale_a: &[u64],
+        scale_b: &[u64],
+        d: &mut [u64],
+    ) -> Result<(), ShapeError> {
+        let n = c.len();
+        let s = self.unit.scales_for(k);
+        for (which, got, want) in [
+            ("A", a.len(), n * k),
+            ("B", b.len(), n * k),
+            ("D", d.len(), n),
+            ("scale_a", scale_a.len(), n * s),
+            ("scale_b", scale_b.len(), n * s),
+        ] {
+            if got != want {
+                return Err(ShapeError::Matrix { which, got, want });
+            }
+        }
+        match self.batch {
+            Some(run) if k > 0 && s == 0 => run(self, k, a, b, c, d),
+            _ => self.each(k, a, b, c, scale_a, scale_b, d),
+        }
+        Ok(())
+    }
+
+    /// [`Kernel::dots`] one dot product at a time.
+    #[allow(clippy::too_many_arguments)]
+    fn each(
+        &self,
+        k: usize,
+        a: &[u64],
+        b: &[u64],
+        c: &[u64],
+        scale_a: &[u64],
+        scale_b: &[u64],
+        d: &mut [u64],
+    ) {
+        let s = self.unit.scales_for(k);
+        for (i, (o, &ci)) in d.iter_mut().zip(c).enumerate() {
+            *o = self.dot(
+                &a[i * k..(i + 1) * k],
+                &b[i * k..(i + 1) * k],
+                ci,
+                &scale_a[i * s..(i + 1) * s],
+                &scale_b[i * s..(i + 1) * s],
+            );
+        }
+    }
+
     /// `d = a·b + c` over any K, as [`DotUnit::dot`].
     #[inline]
     pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
@@ -368,6 +443,135 @@ impl Kernel {
         }
         self.unit.chain(a, b, c, sa, sb, |x| self.block(x))
     }
+}
+
+/// The batch routine for a unit and its chosen path, where the build has one.
+#[allow(unused_variables)]
+fn batch_of(unit: &DotUnit, path: &Path) -> Option<Batch> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    {
+        let f = &unit.formats;
+        if f.scale.is_some() {
+            return None;
+        }
+        match (path, &unit.model) {
+            (&Path::Ftz(f16, _), Model::FtzMulAdd(m)) => {
+                use amd::{Bf16In, F16In};
+                return match (f16, unit.block, m.p) {
+                    (true, 8, 4) => Some(ftz_dots::<8, 4, F16In> as Batch),
+                    (true, 16, 4) => Some(ftz_dots::<16, 4, F16In> as Batch),
+                    (true, 8, 2) => Some(ftz_dots::<8, 2, F16In> as Batch),
+                    (true, 16, 2) => Some(ftz_dots::<16, 2, F16In> as Batch),
+                    (false, 8, 4) => Some(ftz_dots::<8, 4, Bf16In> as Batch),
+                    (false, 16, 4) => Some(ftz_dots::<16, 4, Bf16In> as Batch),
+                    (false, 8, 2) => Some(ftz_dots::<8, 2, Bf16In> as Batch),
+                    (false, 16, 2) => Some(ftz_dots::<16, 2, Bf16In> as Batch),
+                    _ => None,
+                };
+            }
+            (Path::TFdpa(p), Model::TFdpa(m))
+                if f.c == format::FP32 && f.d == format::FP32 && fits32(unit.block, m.f) =>
+            {
+                let _ = (p, m);
+                use simd::*;
+                macro_rules! table {
+                    ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
+                        return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
+                            $(
+                                (VFmt::$va, VFmt::$vb, 8) => Some(tfdpa_dots::<8, $ta, $tb> as Batch),
+                                (VFmt::$va, VFmt::$vb, 16) => Some(tfdpa_dots::<16, $ta, $tb> as Batch),
+                                (VFmt::$va, VFmt::$vb, 32) => Some(tfdpa_dots::<32, $ta, $tb> as Batch),
+                            )*
+                            _ => None,
+                        }
+                    };
+                }
+                if p.round.and_then(|r| r.lanes()).is_none() {
+                    return None;
+                }
+                table!(
+                    (F16, F16, VF16, VF16),
+                    (Bf16, Bf16, VBf16, VBf16),
+                    (E4M3, E4M3, VE4M3, VE4M3),
+                    (E5M2, E5M2, VE5M2, VE5M2),
+                    (E4M3, E5M2, VE4M3, VE5M2),
+                    (E5M2, E4M3, VE5M2, VE4M3),
+                    (E3M2, E3M2, VE3M2, VE3M2),
+                    (E2M3, E2M3, VE2M3, VE2M3),
+                    (E2M1, E2M1, VE2M1, VE2M1),
+                );
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// FTZ-MulAdd dot products of exactly one block of `N` through [`batch::ftz`].
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+fn ftz_dots<const N: usize, const P: usize, D: batch::VH16>(
+    kern: &Kernel,
+    k: usize,
+    a: &[u64],
+    b: &[u64],
+    c: &[u64],
+    d: &mut [u64],
+) {
+    let Path::Ftz(_, nan) = kern.path else {
+        return kern.each(k, a, b, c, &[], &[], d);
+    };
+    if k != N {
+        return kern.each(k, a, b, c, &[], &[], d);
+    }
+    batch::drive(
+        k,
+        a,
+        b,
+        c,
+        d,
+        |ra, rb, c8, d8| {
+            batch::ftz::<N, P, D>(ra, rb, c8, nan, d8);
+            0
+        },
+        |ra, rb, ci| kern.dot(ra, rb, ci, &[], &[]),
+    )
+}
+
+/// T-FDPA dot products of a multiple of the block `N` through [`batch::tfdpa_chain`].
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+fn tfdpa_dots<const N: usize, A: simd::VDec, B: simd::VDec>(
+    kern: &Kernel,
+    k: usize,
+    a: &[u64],
+    b: &[u64],
+    c: &[u64],
+    d: &mut [u64],
+) {
+    let (Path::TFdpa(p), Model::TFdpa(m)) = (&kern.path, &kern.unit.model) else {
+        return kern.each(k, a, b, c, &[], &[], d);
+    };
+    let Some((nearest, man)) = p.round.and_then(|r| r.lanes()) else {
+        return kern.each(k, a, b, c, &[], &[], d);
+    };
+    if k % N != 0 {
+        return kern.each(k, a, b, c, &[], &[], d);
+    }
+    let t = batch::TLanes {
+        shift: p.shift,
+        f: m.f,
+        e_zero: m.e_zero,
+        nearest,
+        man,
+    };
+    batch::drive(
+        k,
+        a,
+        b,
+        c,
+        d,
+        |ra, rb, c8, d8| batch::tfdpa_chain::<N, A, B>(&t, ra, rb, k, c8, d8),
+        |ra, rb, ci| kern.dot(ra, rb, ci, &[], &[]),
+    )
 }
 
 /// Whether a TR-FDPA or GTR-FDPA unit's widths keep the fast path's sums within `i64` (see

@@ -62,6 +62,14 @@ impl FastRound {
         })
     }
 
+    /// `(round to nearest, mantissa bits)` where the destination is fp32 (the rounding format
+    /// has fp32's exponent field): the parameters of the lane-wise rounding of
+    /// [`super::batch`].
+    pub(crate) fn lanes(&self) -> Option<(bool, u32)> {
+        (self.bias == 127 && self.man + self.widen == 23 && self.sign_bit == 1 << 31)
+            .then_some((self.nearest, self.man))
+    }
+
     /// Bits of `sum · 2^exp` rounded; `zero_neg` is the sign an exact zero sum takes.
     #[inline(always)]
     pub fn round(&self, sum: i64, exp: i32, zero_neg: bool) -> u64 {

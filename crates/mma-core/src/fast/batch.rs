@@ -1,0 +1,429 @@
+//! Evaluation across dot products: eight independent dot products at a time, one per 32-bit
+//! lane of an AVX2 vector ([`super::Kernel::dots`]).
+//!
+//! The per-dot kernels vectorise *within* one dot product and still pay, per dot, for the
+//! horizontal reductions, decoding C, the alignment of C, the rounding and the branches between
+//! them. Here the operand rows of eight consecutive dot products are transposed (eight rows of
+//! eight words by [`columns`]) so that vector `k` holds element `k` of every dot product, lane
+//! `j` being dot product `j`. Every step of the model is then a lane-wise operation: the largest
+//! exponent is a vertical max, the sum a vertical add, and C, the normalisation and the
+//! rounding are computed for eight dot products by the same instructions.
+//!
+//! - FTZ-MulAdd ([`ftz`]) uses the machine's fp32 multiply and add, exactly as the scalar
+//!   [`super::amd::ftz_block`] does (its module docs say why that is bit-exact), with the same
+//!   flushes as lane masks. It covers every input; there is no fallback.
+//! - T-FDPA ([`tfdpa`]) computes the integer operations of [`super::tfdpa_n`] lane by lane and
+//!   rounds like [`super::round::FastRound`] for results in the normal range. A lane whose dot
+//!   product leaves that common case (an Inf/NaN operand or C, a sum beyond the 32-bit lanes, an
+//!   exact zero, a subnormal or overflowing result) is flagged, and the caller recomputes that
+//!   dot product with the per-dot kernel. Chained blocks stay in registers: a block's fp32
+//!   result is the next block's C.
+//!
+//! `tests/fast_paths.rs` compares every batch path with the plain model on random inputs with
+//! specials, subnormals and cancellations, for batch lengths that are not multiples of eight.
+
+#![allow(unused_unsafe)]
+
+use super::simd::VDec;
+use core::arch::x86_64::*;
+
+/// Position, in a [`row8`] vector, of word `e` (the permutation is its own inverse).
+const POS: [usize; 8] = [0, 1, 4, 5, 2, 3, 6, 7];
+
+/// Low 32 bits of the eight `u64` words at `p`, in the lane order `w0 w1 w4 w5 w2 w3 w6 w7`.
+///
+/// # Safety
+/// `p` must point to eight readable `u64`.
+#[inline(always)]
+unsafe fn row8(p: *const u64) -> __m256i {
+    let lo = _mm256_loadu_si256(p.cast());
+    let hi = _mm256_loadu_si256(p.add(4).cast());
+    _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(
+        _mm256_castsi256_ps(lo),
+        _mm256_castsi256_ps(hi),
+    ))
+}
+
+/// Low 32 bits of eight `u64` words, lane `j` = word `j`.
+#[inline(always)]
+fn lanes(w: &[u64; 8]) -> __m256i {
+    // SAFETY: `w` has eight words; the permute is register-only.
+    unsafe { _mm256_permute4x64_epi64::<0b11_01_10_00>(row8(w.as_ptr())) }
+}
+
+/// Stores eight 32-bit lanes as eight zero-extended `u64` words.
+#[inline(always)]
+fn store(v: __m256i, out: &mut [u64; 8]) {
+    // SAFETY: `out` has eight words, written unaligned; the rest is register-only.
+    unsafe {
+        let lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(v));
+        let hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(v));
+        _mm256_storeu_si256(out.as_mut_ptr().cast(), lo);
+        _mm256_storeu_si256(out.as_mut_ptr().add(4).cast(), hi);
+    }
+}
+
+/// 8×8 transpose of 32-bit lanes: lane `j` of `out[p]` is lane `p` of `r[j]`.
+#[inline(always)]
+fn transpose8(r: &[__m256i; 8]) -> [__m256i; 8] {
+    // SAFETY: register-only AVX2 shuffles.
+    unsafe {
+        let t0 = _mm256_unpacklo_epi32(r[0], r[1]);
+        let t1 = _mm256_unpackhi_epi32(r[0], r[1]);
+        let t2 = _mm256_unpacklo_epi32(r[2], r[3]);
+        let t3 = _mm256_unpackhi_epi32(r[2], r[3]);
+        let t4 = _mm256_unpacklo_epi32(r[4], r[5]);
+        let t5 = _mm256_unpackhi_epi32(r[4], r[5]);
+        let t6 = _mm256_unpacklo_epi32(r[6], r[7]);
+        let t7 = _mm256_unpackhi_epi32(r[6], r[7]);
+        let u0 = _mm256_unpacklo_epi64(t0, t2);
+        let u1 = _mm256_unpackhi_epi64(t0, t2);
+        let u2 = _mm256_unpacklo_epi64(t1, t3);
+        let u3 = _mm256_unpackhi_epi64(t1, t3);
+        let u4 = _mm256_unpacklo_epi64(t4, t6);
+        let u5 = _mm256_unpackhi_epi64(t4, t6);
+        let u6 = _mm256_unpacklo_epi64(t5, t7);
+        let u7 = _mm256_unpackhi_epi64(t5, t7);
+        [
+            _mm256_permute2x128_si256::<0x20>(u0, u4),
+            _mm256_permute2x128_si256::<0x20>(u1, u5),
+            _mm256_permute2x128_si256::<0x20>(u2, u6),
+            _mm256_permute2x128_si256::<0x20>(u3, u7),
+            _mm256_permute2x128_si256::<0x31>(u0, u4),
+            _mm256_permute2x128_si256::<0x31>(u1, u5),
+            _mm256_permute2x128_si256::<0x31>(u2, u6),
+            _mm256_permute2x128_si256::<0x31>(u3, u7),
+        ]
+    }
+}
+
+/// Elements `k0 .. k0 + 8` of eight rows of `k` words each (`rows` holds the eight rows, so
+/// `8k` words): `out[e]` holds, in lane `j`, the low 32 bits of element `k0 + e` of row `j`.
+#[inline(always)]
+fn columns(rows: &[u64], k: usize, k0: usize) -> [__m256i; 8] {
+    assert!(k0 + 8 <= k && rows.len() >= 8 * k);
+    let p = rows.as_ptr();
+    // SAFETY: row `j` reads words `j·k + k0 .. j·k + k0 + 8`, within `rows` (asserted).
+    let r: [__m256i; 8] = core::array::from_fn(|j| unsafe { row8(p.add(j * k + k0)) });
+    let t = transpose8(&r);
+    core::array::from_fn(|e| t[POS[e]])
+}
+
+// ---------------------------------------------------------------------------------------------
+// FTZ-MulAdd
+// ---------------------------------------------------------------------------------------------
+
+/// A 16-bit IEEE format decoded to `f32` lanes with the input flush of FTZ-MulAdd (zero
+/// exponent field: `+0`), as [`super::amd::H16`] does for one word.
+pub trait VH16 {
+    fn ftz(x: __m256i) -> __m256;
+}
+
+impl VH16 for super::amd::F16In {
+    #[inline(always)]
+    fn ftz(x: __m256i) -> __m256 {
+        // SAFETY: register-only AVX2 arithmetic.
+        unsafe {
+            let set = _mm256_set1_epi32;
+            let h = _mm256_and_si256(x, set(0xffff));
+            let sign = _mm256_slli_epi32::<16>(_mm256_and_si256(h, set(0x8000)));
+            let em = _mm256_and_si256(h, set(0x7fff));
+            let e = _mm256_srli_epi32::<10>(em);
+            // Rebias 15 -> 127; Inf/NaN (field 31) once more to reach 255.
+            let body = _mm256_add_epi32(_mm256_slli_epi32::<13>(em), set(112 << 23));
+            let inf = _mm256_and_si256(_mm256_cmpeq_epi32(e, set(31)), set(112 << 23));
+            let r = _mm256_or_si256(sign, _mm256_add_epi32(body, inf));
+            let zero = _mm256_cmpeq_epi32(e, _mm256_setzero_si256());
+            _mm256_castsi256_ps(_mm256_andnot_si256(zero, r))
+        }
+    }
+}
+
+impl VH16 for super::amd::Bf16In {
+    #[inline(always)]
+    fn ftz(x: __m256i) -> __m256 {
+        // SAFETY: register-only AVX2 arithmetic.
+        unsafe {
+            let r = _mm256_slli_epi32::<16>(x);
+            let e = _mm256_and_si256(r, _mm256_set1_epi32(0x7f80_0000));
+            let zero = _mm256_cmpeq_epi32(e, _mm256_setzero_si256());
+            _mm256_castsi256_ps(_mm256_andnot_si256(zero, r))
+        }
+    }
+}
+
+/// The output flush, lane-wise: a result below the smallest normal number becomes a zero of
+/// its sign ([`super::amd::flush`]).
+#[inline(always)]
+fn flush(x: __m256) -> __m256 {
+    // SAFETY: register-only AVX2 arithmetic.
+    unsafe {
+        let b = _mm256_castps_si256(x);
+        let e = _mm256_and_si256(b, _mm256_set1_epi32(0x7f80_0000));
+        let tiny = _mm256_cmpeq_epi32(e, _mm256_setzero_si256());
+        let clear = _mm256_and_si256(tiny, _mm256_set1_epi32(0x7fff_ffff));
+        _mm256_castsi256_ps(_mm256_andnot_si256(clear, b))
+    }
+}
+
+/// `flush(x + y)`.
+#[inline(always)]
+fn add(x: __m256, y: __m256) -> __m256 {
+    // SAFETY: register-only AVX arithmetic (IEEE binary32, RNE: Rust's default MXCSR).
+    flush(unsafe { _mm256_add_ps(x, y) })
+}
+
+/// FTZ-MulAdd of eight dot products of `N` elements (a multiple of 8) in groups of `P` (a power
+/// of two dividing `N`): `a` and `b` hold the eight rows, `c` the eight C words; writes the
+/// eight D words. The operations and their order are [`super::amd::ftz_block`]'s.
+#[inline(always)]
+pub fn ftz<const N: usize, const P: usize, D: VH16>(
+    a: &[u64],
+    b: &[u64],
+    c: &[u64; 8],
+    nan_bits: u64,
+    out: &mut [u64; 8],
+) {
+    const { assert!(N % 8 == 0 && P.is_power_of_two() && N % P == 0 && N <= 64) };
+    // SAFETY: register-only AVX arithmetic.
+    unsafe {
+        let mut prod = [_mm256_setzero_ps(); N];
+        for k0 in (0..N).step_by(8) {
+            let ca = columns(a, N, k0);
+            let cb = columns(b, N, k0);
+            for e in 0..8 {
+                prod[k0 + e] = flush(_mm256_mul_ps(D::ftz(ca[e]), D::ftz(cb[e])));
+            }
+        }
+        let cw = lanes(c);
+        let c_exp = _mm256_and_si256(cw, _mm256_set1_epi32(0x7f80_0000));
+        let c_zero = _mm256_cmpeq_epi32(c_exp, _mm256_setzero_si256());
+        let mut acc = _mm256_castsi256_ps(_mm256_andnot_si256(c_zero, cw));
+        for g in 0..N / P {
+            let grp = &mut prod[g * P..(g + 1) * P];
+            let mut len = P;
+            while len > 1 {
+                for i in 0..len / 2 {
+                    grp[i] = add(grp[2 * i], grp[2 * i + 1]);
+                }
+                len /= 2;
+            }
+            acc = add(acc, grp[0]);
+        }
+        let nan = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_UNORD_Q>(acc, acc));
+        let bits = _mm256_blendv_epi8(
+            _mm256_castps_si256(acc),
+            _mm256_set1_epi32(nan_bits as u32 as i32),
+            nan,
+        );
+        store(bits, out);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// T-FDPA
+// ---------------------------------------------------------------------------------------------
+
+/// A T-FDPA unit prepared for the lanes: `shift = F - ma - mb`, `F`, the zero exponent, and the
+/// output rounding (RZ or RNE to `man` fraction bits with fp32's exponent range, widened to
+/// fp32).
+#[derive(Clone, Copy, Debug)]
+pub struct TLanes {
+    pub shift: u32,
+    pub f: u32,
+    pub e_zero: i32,
+    pub nearest: bool,
+    pub man: u32,
+}
+
+/// One T-FDPA block of `N` products (a multiple of 8) for eight dot products, C an fp32 word in
+/// each lane of `c`; `a` and `b` hold the eight rows of `k` words, of which this block reads
+/// `k0 .. k0 + N`. Returns the fp32 results and a mask of the lanes outside the common case
+/// (see the module docs), whose results are meaningless.
+#[inline(always)]
+pub fn tfdpa<const N: usize, A: VDec, B: VDec>(
+    t: &TLanes,
+    a: &[u64],
+    b: &[u64],
+    k: usize,
+    k0: usize,
+    c: __m256i,
+) -> (__m256i, __m256i) {
+    // SAFETY: register-only AVX2 arithmetic.
+    unsafe {
+        let set = _mm256_set1_epi32;
+        let zero = _mm256_setzero_si256();
+        let bias = A::BIAS + B::BIAS;
+        // C: fp32 fields; its exponent is biased like the products' (by `bias`).
+        let ef = _mm256_and_si256(_mm256_srli_epi32::<23>(c), set(0xff));
+        let c_man = _mm256_and_si256(c, set(0x7f_ffff));
+        let c_normal = _mm256_cmpgt_epi32(ef, zero);
+        let c_sig = _mm256_or_si256(c_man, _mm256_and_si256(c_normal, set(1 << 23)));
+        let c_e = _mm256_blendv_epi8(
+            _mm256_add_epi32(_mm256_max_epi32(ef, set(1)), set(bias - 127)),
+            set(t.e_zero + bias),
+            _mm256_cmpeq_epi32(c_sig, zero),
+        );
+        let c_neg = _mm256_srai_epi32::<31>(c);
+        let mut special = _mm256_cmpeq_epi32(ef, set(0xff));
+
+        let ez = set(t.e_zero + bias);
+        let mut sv = [zero; N];
+        let mut ev = [zero; N];
+        let mut gv = [zero; N];
+        let mut emax = c_e;
+        for j in (0..N).step_by(8) {
+            let ca = columns(a, k, k0 + j);
+            let cb = columns(b, k, k0 + j);
+            for e in 0..8 {
+                let (sa, fa, xa, na) = A::dec(ca[e]);
+                let (sb, fb, xb, nb) = B::dec(cb[e]);
+                let s = _mm256_mullo_epi32(sa, sb);
+                let ex =
+                    _mm256_blendv_epi8(_mm256_add_epi32(fa, fb), ez, _mm256_cmpeq_epi32(s, zero));
+                let g = _mm256_xor_si256(na, nb);
+                special = _mm256_or_si256(special, _mm256_or_si256(xa, xb));
+                emax = _mm256_max_epi32(emax, ex);
+                sv[j + e] = s;
+                ev[j + e] = ex;
+                gv[j + e] = g;
+            }
+        }
+        let sh = _mm_cvtsi32_si128(t.shift as i32);
+        let mut acc = zero;
+        for i in 0..N {
+            let d = _mm256_sub_epi32(emax, ev[i]);
+            // Counts of 32 or more give 0, as the scalar shift of a value below 2^31 does.
+            let mag = _mm256_srlv_epi32(_mm256_sll_epi32(sv[i], sh), d);
+            acc = _mm256_add_epi32(acc, _mm256_sub_epi32(_mm256_xor_si256(mag, gv[i]), gv[i]));
+        }
+        // C aligned to F fraction bits below e_max, truncated (magnitude), then signed.
+        let d = _mm256_sub_epi32(emax, c_e);
+        let (lsh, rsh) = if t.f >= 23 {
+            (t.f - 23, 0)
+        } else {
+            (0, 23 - t.f)
+        };
+        let c_al = _mm256_srlv_epi32(
+            _mm256_sll_epi32(c_sig, _mm_cvtsi32_si128(lsh as i32)),
+            _mm256_add_epi32(d, set(rsh as i32)),
+        );
+        let c_al = _mm256_sub_epi32(_mm256_xor_si256(c_al, c_neg), c_neg);
+        let total = _mm256_add_epi32(acc, c_al);
+        // Signed overflow: both addends of one sign, the sum of the other.
+        let ov = _mm256_and_si256(
+            _mm256_xor_si256(acc, total),
+            _mm256_xor_si256(c_al, total),
+        );
+        let mut bad = _mm256_or_si256(special, _mm256_srai_epi32::<31>(ov));
+        // An exact zero (sign rules) and |total| = 2^31 go to the scalar kernel.
+        let mag = _mm256_abs_epi32(total);
+        bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(set(1), mag));
+
+        // floor(log2(mag)): the exponent of the rounded f32 conversion, one too large where the
+        // conversion rounded up to the next power of two.
+        let fe = _mm256_sub_epi32(
+            _mm256_srli_epi32::<23>(_mm256_castps_si256(_mm256_cvtepi32_ps(mag))),
+            set(127),
+        );
+        let over = _mm256_cmpeq_epi32(_mm256_srlv_epi32(mag, fe), zero);
+        let top = _mm256_add_epi32(fe, over); // `over` is -1 where fe is one too large
+        // Scientific exponent of the unrounded result: e_max - F + top (unbiased).
+        let e_res = _mm256_add_epi32(_mm256_sub_epi32(emax, set(bias + t.f as i32)), top);
+        // Only normal results (before the carry of the rounding: the scalar rounding of a
+        // subnormal uses the coarser subnormal quantum).
+        bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(set(-126), e_res));
+        let man = t.man as i32;
+        let shift = _mm256_sub_epi32(top, set(man));
+        let rsh = _mm256_max_epi32(shift, zero);
+        let lsh = _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero);
+        let kept = _mm256_sllv_epi32(_mm256_srlv_epi32(mag, rsh), lsh);
+        let sig = if t.nearest {
+            // Counts of 32 or more (rsh = 0) give 0: no half bit, no increment.
+            let r1 = _mm256_sub_epi32(rsh, set(1));
+            let half = _mm256_and_si256(_mm256_srlv_epi32(mag, r1), set(1));
+            let below = _mm256_sub_epi32(_mm256_sllv_epi32(set(1), r1), set(1));
+            let rest = _mm256_andnot_si256(
+                _mm256_cmpeq_epi32(_mm256_and_si256(mag, below), zero),
+                set(1),
+            );
+            let odd = _mm256_and_si256(kept, set(1));
+            _mm256_add_epi32(kept, _mm256_and_si256(half, _mm256_or_si256(rest, odd)))
+        } else {
+            kept
+        };
+        // A carry out of the significand (rounding up to the next binade).
+        let carry = _mm256_srli_epi32::<1>(_mm256_srlv_epi32(sig, set(man)));
+        let sig = _mm256_srlv_epi32(sig, carry);
+        let e_res = _mm256_add_epi32(e_res, carry);
+        // Overflow (Inf) goes to the scalar kernel.
+        bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(e_res, set(127)));
+        let frac = _mm256_sll_epi32(
+            _mm256_sub_epi32(sig, _mm256_sllv_epi32(set(1), set(man))),
+            _mm_cvtsi32_si128(23 - man),
+        );
+        let body = _mm256_or_si256(
+            _mm256_slli_epi32::<23>(_mm256_add_epi32(e_res, set(127))),
+            frac,
+        );
+        let sign = _mm256_and_si256(total, set(i32::MIN));
+        (_mm256_or_si256(sign, body), bad)
+    }
+}
+
+/// A chain of T-FDPA blocks of `N` over rows of `k` words (a multiple of `N`) for eight dot
+/// products: writes the eight D words and returns the bit mask of the lanes the caller must
+/// recompute (any block outside the common case).
+#[inline(always)]
+pub fn tfdpa_chain<const N: usize, A: VDec, B: VDec>(
+    t: &TLanes,
+    a: &[u64],
+    b: &[u64],
+    k: usize,
+    c: &[u64; 8],
+    out: &mut [u64; 8],
+) -> u32 {
+    // SAFETY: register-only AVX2 arithmetic.
+    unsafe {
+        let mut acc = lanes(c);
+        let mut bad = _mm256_setzero_si256();
+        for k0 in (0..k).step_by(N) {
+            let (d, b2) = tfdpa::<N, A, B>(t, a, b, k, k0, acc);
+            acc = d;
+            bad = _mm256_or_si256(bad, b2);
+        }
+        store(acc, out);
+        _mm256_movemask_ps(_mm256_castsi256_ps(bad)) as u32
+    }
+}
+
+/// Runs `eight` over each group of eight consecutive dot products (rows of `k` words of `a`
+/// and `b`, one word of `c` and of `d` each) and `one` over the remaining ones and over every
+/// lane whose bit `eight` returns.
+#[inline(always)]
+pub fn drive(
+    k: usize,
+    a: &[u64],
+    b: &[u64],
+    c: &[u64],
+    d: &mut [u64],
+    eight: impl Fn(&[u64], &[u64], &[u64; 8], &mut [u64; 8]) -> u32,
+    one: impl Fn(&[u64], &[u64], u64) -> u64,
+) {
+    let n = c.len();
+    let whole = n / 8 * 8;
+    for i in (0..whole).step_by(8) {
+        let (ra, rb) = (&a[i * k..(i + 8) * k], &b[i * k..(i + 8) * k]);
+        let c8: &[u64; 8] = c[i..i + 8].try_into().expect("eight words");
+        let d8: &mut [u64; 8] = (&mut d[i..i + 8]).try_into().expect("eight words");
+        let mut redo = eight(ra, rb, c8, d8);
+        while redo != 0 {
+            let j = redo.trailing_zeros() as usize;
+            redo &= redo - 1;
+            d8[j] = one(&ra[j * k..(j + 1) * k], &rb[j * k..(j + 1) * k], c8[j]);
+        }
+    }
+    for i in whole..n {
+        d[i] = one(&a[i * k..(i + 1) * k], &b[i * k..(i + 1) * k], c[i]);
+    }
+}
