@@ -89,7 +89,6 @@ fn c_word(fmt: &Format, rng: &mut impl Rng) -> u64 {
 
 struct Data {
     k: usize,
-    s: usize,
     a: Vec<u64>,
     b: Vec<u64>,
     c: Vec<u64>,
@@ -118,7 +117,6 @@ fn data(unit: &DotUnit, k: usize, seed: u64) -> Data {
         bf: to_f32(&f.b, &b),
         cf: to_f32(&f.c, &c),
         k,
-        s,
         a,
         b,
         c,

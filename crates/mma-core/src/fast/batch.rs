@@ -427,3 +427,251 @@ pub fn drive(
         d[i] = one(&a[i * k..(i + 1) * k], &b[i * k..(i + 1) * k], c[i]);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// TR-FDPA and GTR-FDPA
+// ---------------------------------------------------------------------------------------------
+
+/// Value of the exponent lanes of a block without non-zero products ([`super::amd`]'s `NONE`).
+const NONE: i32 = -(1 << 20);
+
+/// `floor(x / 2^s)` in 64-bit lanes (AVX2 has no 64-bit arithmetic shift): the logical shift
+/// of the one's complement of a negative `x`, complemented back. Counts of 64 or more (and
+/// "negative" counts, read as huge) give the sign: 0 or -1.
+#[inline(always)]
+fn sra64(x: __m256i, s: __m256i) -> __m256i {
+    // SAFETY: register-only AVX2 arithmetic.
+    unsafe {
+        let m = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x);
+        _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(x, m), s), m)
+    }
+}
+
+/// Bit length of `0 < m < 2^52` in 64-bit lanes: `m` placed in the mantissa of `2^52`, minus
+/// `2^52`, is converted exactly, so its exponent field is `1023 + floor(log2 m)`.
+#[inline(always)]
+fn bit_len64(m: __m256i) -> __m256i {
+    // SAFETY: register-only AVX2 arithmetic.
+    unsafe {
+        let two52 = _mm256_set1_epi64x(0x4330_0000_0000_0000);
+        let d = _mm256_sub_pd(
+            _mm256_castsi256_pd(_mm256_or_si256(m, two52)),
+            _mm256_castsi256_pd(two52),
+        );
+        _mm256_sub_epi64(
+            _mm256_srli_epi64::<52>(_mm256_castpd_si256(d)),
+            _mm256_set1_epi64x(1022),
+        )
+    }
+}
+
+/// A TR-FDPA or GTR-FDPA unit prepared for the lanes (see [`super::amd::TrParams`]); the output
+/// is fp32 with RNE (the only rounding of these units).
+#[derive(Clone, Copy, Debug)]
+pub struct TrLanes {
+    pub f: u32,
+    pub f2: u32,
+    pub e_zero_c: i32,
+    pub e_norm_min: i32,
+    pub e_prod_limit: i32,
+    /// GTR-FDPA: C is dropped below `e_max - c_drop`.
+    pub c_drop: Option<u32>,
+    pub shift: u32,
+}
+
+/// One TR-FDPA (`GTR` false) or GTR-FDPA block of `N` products (a multiple of 8) for eight dot
+/// products, as [`tfdpa`]: the products as [`super::simd::tfdpa`] and [`super::simd::gtr`]
+/// form them (GTR-FDPA: even elements in group 0, odd in group 1), then the steps of
+/// [`super::amd`]'s `late_c` (late C, the floor to `F2` fraction bits, the RNE rounding to fp32)
+/// in two halves of four 64-bit lanes. Zero results are `+0` there too; subnormal and
+/// overflowing results, Inf/NaN inputs and products at the Inf threshold are flagged.
+#[inline(always)]
+pub fn tr<const N: usize, const GTR: bool, A: VDec, B: VDec>(
+    t: &TrLanes,
+    a: &[u64],
+    b: &[u64],
+    k: usize,
+    k0: usize,
+    c: __m256i,
+) -> (__m256i, __m256i) {
+    // SAFETY: register-only AVX2 arithmetic.
+    unsafe {
+        let set = _mm256_set1_epi32;
+        let zero = _mm256_setzero_si256();
+        let bias = A::BIAS + B::BIAS;
+        let ez = set(NONE + bias);
+        let mut sv = [zero; N];
+        let mut ev = [zero; N];
+        let mut gv = [zero; N];
+        let mut emax = [ez; 2];
+        let mut special = zero;
+        for j in (0..N).step_by(8) {
+            let ca = columns(a, k, k0 + j);
+            let cb = columns(b, k, k0 + j);
+            for e in 0..8 {
+                let (sa, fa, xa, na) = A::dec(ca[e]);
+                let (sb, fb, xb, nb) = B::dec(cb[e]);
+                let s = _mm256_mullo_epi32(sa, sb);
+                let ex =
+                    _mm256_blendv_epi8(_mm256_add_epi32(fa, fb), ez, _mm256_cmpeq_epi32(s, zero));
+                special = _mm256_or_si256(special, _mm256_or_si256(xa, xb));
+                let g = if GTR { e % 2 } else { 0 };
+                emax[g] = _mm256_max_epi32(emax[g], ex);
+                sv[j + e] = s;
+                ev[j + e] = ex;
+                gv[j + e] = _mm256_xor_si256(na, nb);
+            }
+        }
+        let sh = _mm_cvtsi32_si128(t.shift as i32);
+        let mut acc = [zero; 2];
+        for i in 0..N {
+            let g = if GTR { i % 2 } else { 0 };
+            let d = _mm256_sub_epi32(emax[g], ev[i]);
+            let mag = _mm256_srlv_epi32(_mm256_sll_epi32(sv[i], sh), d);
+            acc[g] = _mm256_add_epi32(acc[g], _mm256_sub_epi32(_mm256_xor_si256(mag, gv[i]), gv[i]));
+        }
+        // The product sum `dot · 2^(e_dot - F)`, exponents unbiased.
+        let (dot, e_dot) = if GTR {
+            let e_dot = _mm256_max_epi32(emax[0], emax[1]);
+            let d0 = _mm256_srav_epi32(acc[0], _mm256_sub_epi32(e_dot, emax[0]));
+            let d1 = _mm256_srav_epi32(acc[1], _mm256_sub_epi32(e_dot, emax[1]));
+            (_mm256_add_epi32(d0, d1), _mm256_sub_epi32(e_dot, set(bias)))
+        } else {
+            (acc[0], _mm256_sub_epi32(emax[0], set(bias)))
+        };
+        let mut bad = _mm256_or_si256(special, _mm256_cmpgt_epi32(e_dot, set(t.e_prod_limit - 1)));
+
+        // C (fp32): signed significand, lsb exponent, scientific exponent.
+        let ef = _mm256_and_si256(_mm256_srli_epi32::<23>(c), set(0xff));
+        bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(ef, set(0xff)));
+        let c_neg = _mm256_srai_epi32::<31>(c);
+        let c_man = _mm256_and_si256(c, set(0x7f_ffff));
+        let c_mag = _mm256_or_si256(
+            c_man,
+            _mm256_and_si256(_mm256_cmpgt_epi32(ef, zero), set(1 << 23)),
+        );
+        let c_sig = _mm256_sub_epi32(_mm256_xor_si256(c_mag, c_neg), c_neg);
+        let ef1 = _mm256_max_epi32(ef, set(1));
+        let c_lsb = _mm256_sub_epi32(ef1, set(150));
+        let c_e = _mm256_blendv_epi8(
+            _mm256_sub_epi32(ef1, set(127)),
+            set(t.e_zero_c),
+            _mm256_cmpeq_epi32(c_mag, zero),
+        );
+        let e_max = _mm256_max_epi32(e_dot, c_e);
+        let up = (t.f2 + 1 - t.f) as i32;
+        // The product sum on the grid q2 = e_max - (F2 + 1): a right shift (floor) here, a left
+        // shift of at most F2 + 1 - F bits in 64-bit lanes below.
+        let sd = _mm256_sub_epi32(_mm256_sub_epi32(e_max, e_dot), set(up));
+        let dot_r = _mm256_srav_epi32(dot, _mm256_max_epi32(sd, zero));
+        let dot_l = _mm256_max_epi32(_mm256_sub_epi32(zero, sd), zero);
+        // C floored to F fraction bits below e_max (then moved to q2 by `up` bits).
+        let sc = _mm256_sub_epi32(_mm256_sub_epi32(e_max, set(t.f as i32)), c_lsb);
+        let mut c_fl = _mm256_sllv_epi32(
+            _mm256_srav_epi32(c_sig, _mm256_max_epi32(sc, zero)),
+            _mm256_max_epi32(_mm256_sub_epi32(zero, sc), zero),
+        );
+        if let Some(cd) = t.c_drop {
+            let dropped = _mm256_cmpgt_epi32(_mm256_sub_epi32(e_max, set(cd as i32)), c_e);
+            c_fl = _mm256_andnot_si256(dropped, c_fl);
+        }
+        let q2 = _mm256_sub_epi32(e_max, set(t.f2 as i32 + 1));
+
+        let half = |v: __m256i, h: usize| {
+            if h == 0 {
+                _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v))
+            } else {
+                _mm256_cvtepi32_epi64(_mm256_extracti128_si256::<1>(v))
+            }
+        };
+        let set64 = _mm256_set1_epi64x;
+        let mut out = [zero; 2];
+        let mut bad64 = [zero; 2];
+        for h in 0..2 {
+            let dot = _mm256_sllv_epi64(half(dot_r, h), half(dot_l, h));
+            let cp = _mm256_sll_epi64(half(c_fl, h), _mm_cvtsi32_si128(up));
+            let total = _mm256_add_epi64(dot, cp);
+            let q2 = half(q2, h);
+            let is_zero = _mm256_cmpeq_epi64(total, zero);
+            let neg = _mm256_cmpgt_epi64(zero, total);
+            let mag = _mm256_sub_epi64(_mm256_xor_si256(total, neg), neg);
+            // The floor to F2 fraction bits, not below the exponent e_norm_min.
+            let len = bit_len64(mag);
+            let e = _mm256_add_epi64(q2, _mm256_sub_epi64(len, set64(1)));
+            let q = _mm256_sub_epi64(e, set64(t.f2 as i64));
+            let q_min = set64((t.e_norm_min - t.f2 as i32) as i64);
+            let q = _mm256_blendv_epi8(q, q_min, _mm256_cmpgt_epi64(q_min, q));
+            let coarse = _mm256_cmpgt_epi64(q, q2);
+            let v = _mm256_blendv_epi8(total, sra64(total, _mm256_sub_epi64(q, q2)), coarse);
+            let exp = _mm256_blendv_epi8(q2, q, coarse);
+            // RNE to fp32 of v · 2^exp (normal results only).
+            let neg = _mm256_cmpgt_epi64(zero, v);
+            let mag = _mm256_sub_epi64(_mm256_xor_si256(v, neg), neg);
+            let len = bit_len64(mag);
+            let e2 = _mm256_add_epi64(exp, _mm256_sub_epi64(len, set64(1)));
+            let mut b = _mm256_cmpgt_epi64(set64(-126), e2);
+            let shift = _mm256_sub_epi64(len, set64(24));
+            let nshift = _mm256_sub_epi64(zero, shift);
+            // Out-of-range ("negative") counts give 0, so one of the two shifts is the identity.
+            let kept = _mm256_or_si256(
+                _mm256_srlv_epi64(mag, shift),
+                _mm256_sllv_epi64(mag, nshift),
+            );
+            let r1 = _mm256_sub_epi64(shift, set64(1));
+            let one = set64(1);
+            let hb = _mm256_and_si256(_mm256_srlv_epi64(mag, r1), one);
+            let below = _mm256_sub_epi64(_mm256_sllv_epi64(one, r1), one);
+            let rest = _mm256_andnot_si256(
+                _mm256_cmpeq_epi64(_mm256_and_si256(mag, below), zero),
+                one,
+            );
+            let odd = _mm256_and_si256(kept, one);
+            let sig = _mm256_add_epi64(kept, _mm256_and_si256(hb, _mm256_or_si256(rest, odd)));
+            let carry = _mm256_srli_epi64::<24>(sig);
+            let sig = _mm256_srlv_epi64(sig, carry);
+            let e2 = _mm256_add_epi64(e2, carry);
+            b = _mm256_or_si256(b, _mm256_cmpgt_epi64(e2, set64(127)));
+            let body = _mm256_or_si256(
+                _mm256_slli_epi64::<23>(_mm256_add_epi64(e2, set64(127))),
+                _mm256_sub_epi64(sig, set64(1 << 23)),
+            );
+            let bits = _mm256_or_si256(_mm256_and_si256(neg, set64(1 << 31)), body);
+            // An exact zero is +0 (see `late_c`), and never flagged.
+            out[h] = _mm256_andnot_si256(is_zero, bits);
+            bad64[h] = _mm256_andnot_si256(is_zero, b);
+        }
+        // Back to eight 32-bit lanes: the low halves of the 64-bit lanes, in order.
+        let pack = |x: [__m256i; 2]| {
+            let idx = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+            let lo = _mm256_permutevar8x32_epi32(x[0], idx);
+            let hi = _mm256_permutevar8x32_epi32(x[1], idx);
+            _mm256_permute2x128_si256::<0x20>(lo, hi)
+        };
+        let bad = _mm256_or_si256(bad, pack(bad64));
+        (pack(out), bad)
+    }
+}
+
+/// A chain of TR-FDPA or GTR-FDPA blocks, as [`tfdpa_chain`].
+#[inline(always)]
+pub fn tr_chain<const N: usize, const GTR: bool, A: VDec, B: VDec>(
+    t: &TrLanes,
+    a: &[u64],
+    b: &[u64],
+    k: usize,
+    c: &[u64; 8],
+    out: &mut [u64; 8],
+) -> u32 {
+    // SAFETY: register-only AVX2 arithmetic.
+    unsafe {
+        let mut acc = lanes(c);
+        let mut bad = _mm256_setzero_si256();
+        for k0 in (0..k).step_by(N) {
+            let (d, b2) = tr::<N, GTR, A, B>(t, a, b, k, k0, acc);
+            acc = d;
+            bad = _mm256_or_si256(bad, b2);
+        }
+        store(acc, out);
+        _mm256_movemask_ps(_mm256_castsi256_ps(bad)) as u32
+    }
+}

@@ -501,10 +501,82 @@ fn batch_of(unit: &DotUnit, path: &Path) -> Option<Batch> {
                     (E2M1, E2M1, VE2M1, VE2M1),
                 );
             }
+            (Path::Tr(p) | Path::Gtr(p), _)
+                if fits32(unit.block, p.params.f)
+                    && p.round.and_then(|r| r.lanes()) == Some((true, 23)) =>
+            {
+                let gtr = matches!(path, Path::Gtr(_));
+                use simd::*;
+                macro_rules! table {
+                    ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
+                        return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block, gtr) {
+                            $(
+                                (VFmt::$va, VFmt::$vb, 8, false) => Some(tr_dots::<8, false, $ta, $tb> as Batch),
+                                (VFmt::$va, VFmt::$vb, 16, false) => Some(tr_dots::<16, false, $ta, $tb> as Batch),
+                                (VFmt::$va, VFmt::$vb, 8, true) => Some(tr_dots::<8, true, $ta, $tb> as Batch),
+                                (VFmt::$va, VFmt::$vb, 16, true) => Some(tr_dots::<16, true, $ta, $tb> as Batch),
+                            )*
+                            _ => None,
+                        }
+                    };
+                }
+                table!(
+                    (F16, F16, VF16, VF16),
+                    (Bf16, Bf16, VBf16, VBf16),
+                    (E4M3Fnuz, E4M3Fnuz, VE4M3Fnuz, VE4M3Fnuz),
+                    (E5M2Fnuz, E5M2Fnuz, VE5M2Fnuz, VE5M2Fnuz),
+                    (E4M3Fnuz, E5M2Fnuz, VE4M3Fnuz, VE5M2Fnuz),
+                    (E5M2Fnuz, E4M3Fnuz, VE5M2Fnuz, VE4M3Fnuz),
+                    (E4M3, E4M3, VE4M3, VE4M3),
+                    (E5M2, E5M2, VE5M2, VE5M2),
+                    (E4M3, E5M2, VE4M3, VE5M2),
+                    (E5M2, E4M3, VE5M2, VE4M3),
+                );
+            }
             _ => {}
         }
     }
     None
+}
+
+/// TR-FDPA (`GTR` false) or GTR-FDPA dot products of a multiple of the block `N` through
+/// [`batch::tr_chain`].
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+fn tr_dots<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
+    kern: &Kernel,
+    k: usize,
+    a: &[u64],
+    b: &[u64],
+    c: &[u64],
+    d: &mut [u64],
+) {
+    let p = match kern.path {
+        Path::Tr(p) if !GTR => p,
+        Path::Gtr(p) if GTR => p,
+        _ => return kern.each(k, a, b, c, &[], &[], d),
+    };
+    if k % N != 0 {
+        return kern.each(k, a, b, c, &[], &[], d);
+    }
+    let q = &p.params;
+    let t = batch::TrLanes {
+        f: q.f,
+        f2: q.f2,
+        e_zero_c: q.e_zero_c,
+        e_norm_min: q.e_norm_min,
+        e_prod_limit: q.e_prod_limit,
+        c_drop: q.c_drop,
+        shift: q.shift,
+    };
+    batch::drive(
+        k,
+        a,
+        b,
+        c,
+        d,
+        |ra, rb, c8, d8| batch::tr_chain::<N, GTR, A, B>(&t, ra, rb, k, c8, d8),
+        |ra, rb, ci| kern.dot(ra, rb, ci, &[], &[]),
+    )
 }
 
 /// FTZ-MulAdd dot products of exactly one block of `N` through [`batch::ftz`].
