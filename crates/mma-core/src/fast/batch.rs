@@ -12,6 +12,9 @@
 //! - FTZ-MulAdd ([`ftz`]) uses the machine's fp32 multiply and add, exactly as the scalar
 //!   [`super::amd::ftz_block`] does (its module docs say why that is bit-exact), with the same
 //!   flushes as lane masks. It covers every input; there is no fallback.
+//! - TR-FDPA and GTR-FDPA ([`tr`]) form the products as the T-FDPA lanes do, then add C late
+//!   and round in 64-bit integer and f64 lanes; only Inf/NaN inputs and products at the Inf
+//!   threshold are flagged.
 //! - T-FDPA ([`tfdpa`]) computes the integer operations of [`super::tfdpa_n`] lane by lane and
 //!   rounds like [`super::round::FastRound`] for results in the normal range. A lane whose dot
 //!   product leaves that common case (an Inf/NaN operand or C, a sum beyond the 32-bit lanes, an
@@ -435,36 +438,6 @@ pub fn drive(
 /// Value of the exponent lanes of a block without non-zero products ([`super::amd`]'s `NONE`).
 const NONE: i32 = -(1 << 20);
 
-/// `floor(x / 2^s)` in 64-bit lanes (AVX2 has no 64-bit arithmetic shift): the logical shift
-/// of the one's complement of a negative `x`, complemented back. Counts of 64 or more (and
-/// "negative" counts, read as huge) give the sign: 0 or -1.
-#[inline(always)]
-fn sra64(x: __m256i, s: __m256i) -> __m256i {
-    // SAFETY: register-only AVX2 arithmetic.
-    unsafe {
-        let m = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x);
-        _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(x, m), s), m)
-    }
-}
-
-/// Bit length of `0 < m < 2^52` in 64-bit lanes: `m` placed in the mantissa of `2^52`, minus
-/// `2^52`, is converted exactly, so its exponent field is `1023 + floor(log2 m)`.
-#[inline(always)]
-fn bit_len64(m: __m256i) -> __m256i {
-    // SAFETY: register-only AVX2 arithmetic.
-    unsafe {
-        let two52 = _mm256_set1_epi64x(0x4330_0000_0000_0000);
-        let d = _mm256_sub_pd(
-            _mm256_castsi256_pd(_mm256_or_si256(m, two52)),
-            _mm256_castsi256_pd(two52),
-        );
-        _mm256_sub_epi64(
-            _mm256_srli_epi64::<52>(_mm256_castpd_si256(d)),
-            _mm256_set1_epi64x(1022),
-        )
-    }
-}
-
 /// A TR-FDPA or GTR-FDPA unit prepared for the lanes (see [`super::amd::TrParams`]); the output
 /// is fp32 with RNE (the only rounding of these units).
 #[derive(Clone, Copy, Debug)]
@@ -483,8 +456,10 @@ pub struct TrLanes {
 /// products, as [`tfdpa`]: the products as [`super::simd::tfdpa`] and [`super::simd::gtr`]
 /// form them (GTR-FDPA: even elements in group 0, odd in group 1), then the steps of
 /// [`super::amd`]'s `late_c` (late C, the floor to `F2` fraction bits, the RNE rounding to fp32)
-/// in two halves of four 64-bit lanes. Zero results are `+0` there too; subnormal and
-/// overflowing results, Inf/NaN inputs and products at the Inf threshold are flagged.
+/// in two halves of four 64-bit lanes, the last two in f64 arithmetic, which is exact there
+/// (see the comments). Inf/NaN inputs and products at the Inf threshold are flagged. The caller
+/// ensures that a negative result rounding to zero keeps its sign (`-0`), as IEEE conversion
+/// does.
 #[inline(always)]
 pub fn tr<const N: usize, const GTR: bool, A: VDec, B: VDec>(
     t: &TrLanes,
@@ -585,70 +560,50 @@ pub fn tr<const N: usize, const GTR: bool, A: VDec, B: VDec>(
             }
         };
         let set64 = _mm256_set1_epi64x;
-        let mut out = [zero; 2];
-        let mut bad64 = [zero; 2];
-        for h in 0..2 {
+        // 2^x for integer lanes x within the normal range of f64.
+        let pow2 = |x: __m256i| {
+            _mm256_castsi256_pd(_mm256_slli_epi64::<52>(_mm256_add_epi64(x, set64(1023))))
+        };
+        let magic = set64(0x4338_0000_0000_0000); // 2^52 + 2^51
+        let mut out = [_mm_setzero_ps(); 2];
+        for (h, o) in out.iter_mut().enumerate() {
+            // The total on the grid 2^q2: below 2^40 in magnitude, so exact in f64 (converted
+            // by the 2^52 + 2^51 bias trick, valid below 2^51).
             let dot = _mm256_sllv_epi64(half(dot_r, h), half(dot_l, h));
             let cp = _mm256_sll_epi64(half(c_fl, h), _mm_cvtsi32_si128(up));
             let total = _mm256_add_epi64(dot, cp);
+            let x = _mm256_sub_pd(
+                _mm256_castsi256_pd(_mm256_add_epi64(total, magic)),
+                _mm256_castsi256_pd(magic),
+            );
             let q2 = half(q2, h);
-            let is_zero = _mm256_cmpeq_epi64(total, zero);
-            let neg = _mm256_cmpgt_epi64(zero, total);
-            let mag = _mm256_sub_epi64(_mm256_xor_si256(total, neg), neg);
-            // The floor to F2 fraction bits, not below the exponent e_norm_min.
-            let len = bit_len64(mag);
-            let e = _mm256_add_epi64(q2, _mm256_sub_epi64(len, set64(1)));
-            let q = _mm256_sub_epi64(e, set64(t.f2 as i64));
-            let q_min = set64((t.e_norm_min - t.f2 as i32) as i64);
-            let q = _mm256_blendv_epi8(q, q_min, _mm256_cmpgt_epi64(q_min, q));
-            let coarse = _mm256_cmpgt_epi64(q, q2);
-            let v = _mm256_blendv_epi8(total, sra64(total, _mm256_sub_epi64(q, q2)), coarse);
-            let exp = _mm256_blendv_epi8(q2, q, coarse);
-            // RNE to fp32 of v · 2^exp (normal results only).
-            let neg = _mm256_cmpgt_epi64(zero, v);
-            let mag = _mm256_sub_epi64(_mm256_xor_si256(v, neg), neg);
-            let len = bit_len64(mag);
-            let e2 = _mm256_add_epi64(exp, _mm256_sub_epi64(len, set64(1)));
-            let mut b = _mm256_cmpgt_epi64(set64(-126), e2);
-            let shift = _mm256_sub_epi64(len, set64(24));
-            let nshift = _mm256_sub_epi64(zero, shift);
-            // Out-of-range ("negative") counts give 0, so one of the two shifts is the identity.
-            let kept = _mm256_or_si256(
-                _mm256_srlv_epi64(mag, shift),
-                _mm256_sllv_epi64(mag, nshift),
+            // floor(log2 |total|) from the exponent field (-1023 for a zero total, whose floor
+            // is 0 whatever the grid).
+            let top = _mm256_sub_epi64(
+                _mm256_srli_epi64::<52>(_mm256_and_si256(
+                    _mm256_castpd_si256(x),
+                    set64(0x7fff_ffff_ffff_ffff),
+                )),
+                set64(1023),
             );
-            let r1 = _mm256_sub_epi64(shift, set64(1));
-            let one = set64(1);
-            let hb = _mm256_and_si256(_mm256_srlv_epi64(mag, r1), one);
-            let below = _mm256_sub_epi64(_mm256_sllv_epi64(one, r1), one);
-            let rest = _mm256_andnot_si256(
-                _mm256_cmpeq_epi64(_mm256_and_si256(mag, below), zero),
-                one,
-            );
-            let odd = _mm256_and_si256(kept, one);
-            let sig = _mm256_add_epi64(kept, _mm256_and_si256(hb, _mm256_or_si256(rest, odd)));
-            let carry = _mm256_srli_epi64::<24>(sig);
-            let sig = _mm256_srlv_epi64(sig, carry);
-            let e2 = _mm256_add_epi64(e2, carry);
-            b = _mm256_or_si256(b, _mm256_cmpgt_epi64(e2, set64(127)));
-            let body = _mm256_or_si256(
-                _mm256_slli_epi64::<23>(_mm256_add_epi64(e2, set64(127))),
-                _mm256_sub_epi64(sig, set64(1 << 23)),
-            );
-            let bits = _mm256_or_si256(_mm256_and_si256(neg, set64(1 << 31)), body);
-            // An exact zero is +0 (see `late_c`), and never flagged.
-            out[h] = _mm256_andnot_si256(is_zero, bits);
-            bad64[h] = _mm256_andnot_si256(is_zero, b);
+            // The floor to F2 fraction bits, not below the exponent e_norm_min: the grid
+            // 2^(q2 + r) with r = max(top - F2, e_norm_min - F2 - q2). Where r <= 0, x · 2^-r is
+            // already an integer and the floor changes nothing.
+            let r_top = _mm256_sub_epi64(top, set64(t.f2 as i64));
+            let r_min = _mm256_sub_epi64(set64((t.e_norm_min - t.f2 as i32) as i64), q2);
+            let r = _mm256_blendv_epi8(r_top, r_min, _mm256_cmpgt_epi64(r_min, r_top));
+            let v = _mm256_round_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(_mm256_mul_pd(
+                x,
+                pow2(_mm256_sub_epi64(_mm256_setzero_si256(), r)),
+            ));
+            // v · 2^(q2 + r) is exact in f64 (at most 33 significant bits, exponent in range);
+            // its conversion to fp32 rounds to nearest even with IEEE subnormals and overflow to
+            // Inf, as the scalar `FastRound` does. An exact zero is +0 in both.
+            let val = _mm256_mul_pd(v, pow2(_mm256_add_epi64(q2, r)));
+            *o = _mm256_cvtpd_ps(val);
         }
-        // Back to eight 32-bit lanes: the low halves of the 64-bit lanes, in order.
-        let pack = |x: [__m256i; 2]| {
-            let idx = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-            let lo = _mm256_permutevar8x32_epi32(x[0], idx);
-            let hi = _mm256_permutevar8x32_epi32(x[1], idx);
-            _mm256_permute2x128_si256::<0x20>(lo, hi)
-        };
-        let bad = _mm256_or_si256(bad, pack(bad64));
-        (pack(out), bad)
+        let bits = _mm256_castps_si256(_mm256_set_m128(out[1], out[0]));
+        (bits, bad)
     }
 }
 

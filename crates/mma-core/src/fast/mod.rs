@@ -22,6 +22,8 @@ pub mod table;
 
 use crate::format::{self, Format};
 use crate::gst_fdpa::GstFdpa;
+use crate::gtr_fdpa::GtrFdpa;
+use crate::tr_fdpa::TrFdpa;
 use crate::model::{BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
 use crate::t_fdpa::TFdpa;
 use crate::unit::{DotUnit, Model, ShapeError};
@@ -501,8 +503,10 @@ fn batch_of(unit: &DotUnit, path: &Path) -> Option<Batch> {
                     (E2M1, E2M1, VE2M1, VE2M1),
                 );
             }
-            (Path::Tr(p) | Path::Gtr(p), _)
+            (Path::Tr(p), Model::TrFdpa(TrFdpa { out, .. }))
+            | (Path::Gtr(p), Model::GtrFdpa(GtrFdpa { out, .. }))
                 if fits32(unit.block, p.params.f)
+                    && !out.neg_zero_to_pos
                     && p.round.and_then(|r| r.lanes()) == Some((true, 23)) =>
             {
                 let gtr = matches!(path, Path::Gtr(_));
