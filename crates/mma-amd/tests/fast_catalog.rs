@@ -46,10 +46,18 @@ fn amd_fast_paths_match_plain() {
         if cfg!(all(target_arch = "x86_64", target_feature = "avx2"))
             && matches!(ins.name, "f32_32x32x8_f16" | "f32_16x16x32_fp8_fp8")
         {
-            // The vector TR-FDPA / GTR-FDPA blocks (AVX2 builds).
+            // The vector TR-FDPA / GTR-FDPA blocks and their lane-wise batch (AVX2 builds).
             assert!(kern.is_vector(), "{}", ins.name);
+            assert!(kern.is_batched(), "{}", ins.name);
             vector += 1;
         }
+        if cfg!(all(target_arch = "x86_64", target_feature = "avx2"))
+            && ins.name == "f32_32x32x8bf16_1k"
+        {
+            assert!(kern.is_batched(), "{}", ins.name);
+        }
+        // Cases by K (the instruction's or twice it), for `Kernel::dots` after the loop.
+        let mut batches: [(Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>); 2] = Default::default();
         checked += 1;
         let sign_b = 1u64 << (f.b.lsb + f.b.exp_bits + f.b.man_bits);
         for _ in 0..3000 {
@@ -81,12 +89,36 @@ fn amd_fast_paths_match_plain() {
                 2 => rng.random::<u64>() & 0x807f_ffff & f.c.storage_mask(),
                 _ => near(&f.c, ca + cb + rng.random_range(-3..=3), &mut rng),
             };
+            let want = u.dot_plain(&a, &b, c, &[], &[]);
             assert_eq!(
                 u.dot(&a, &b, c, &[], &[]),
-                u.dot_plain(&a, &b, c, &[], &[]),
+                want,
                 "{}\na {a:x?}\nb {b:x?}\nc {c:x}",
                 ins.name
             );
+            let x = &mut batches[k / ins.k - 1];
+            x.0.extend(&a);
+            x.1.extend(&b);
+            x.2.push(c);
+            x.3.push(want);
+        }
+        // The same cases through the batch evaluation (eight at a time across lanes where the
+        // kernel has it), against the plain results.
+        for (i, (a, b, c, want)) in batches.iter().enumerate() {
+            let k = ins.k * (i + 1);
+            let mut d = vec![0u64; c.len()];
+            kern.dots(k, a, b, c, &[], &[], &mut d).unwrap();
+            for (j, (got, want)) in d.iter().zip(want).enumerate() {
+                assert_eq!(
+                    got,
+                    want,
+                    "{} dots, case {j}\na {:x?}\nb {:x?}\nc {:x}",
+                    ins.name,
+                    &a[j * k..(j + 1) * k],
+                    &b[j * k..(j + 1) * k],
+                    c[j]
+                );
+            }
         }
     }
     assert!(checked >= 30, "{checked}");
