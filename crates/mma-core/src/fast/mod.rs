@@ -90,9 +90,10 @@ struct TPath {
 type VDot = fn(&Kernel, &[u64], &[u64], u64) -> u64;
 
 /// Many dot products of one length `k` evaluated eight at a time across AVX2 lanes
-/// ([`batch`]), monomorphised for a model, format pair and block length: `(kernel, k, a, b,
-/// c, d)` with checked lengths and no scale factors.
-type Batch = fn(&Kernel, usize, &[u64], &[u64], &[u64], &mut [u64]);
+/// ([`batch`]), or one at a time without per-dot dispatch (GST-FDPA), monomorphised for a
+/// model, format pair and block length: `(kernel, k, a, b, c, scale_a, scale_b, d)` with
+/// checked lengths.
+type Batch = fn(&Kernel, usize, &[u64], &[u64], &[u64], &[u64], &[u64], &mut [u64]);
 
 /// Formats the vector T-FDPA block decodes arithmetically (`simd::V`); unused in builds
 /// without AVX2.
@@ -402,7 +403,7 @@ impl Kernel {
             }
         }
         match self.batch {
-            Some(run) if k > 0 && s == 0 => run(self, k, a, b, c, d),
+            Some(run) if k > 0 => run(self, k, a, b, c, scale_a, scale_b, d),
             _ => self.each(k, a, b, c, scale_a, scale_b, d),
         }
         Ok(())
@@ -503,6 +504,14 @@ fn batch_of(unit: &DotUnit, path: &Path) -> Option<Batch> {
                     (E2M1, E2M1, VE2M1, VE2M1),
                 );
             }
+            (Path::Gst(GPath { vals: Some(_), .. }), Model::GstFdpa(m)) if m.g == 16 => {
+                return match unit.block {
+                    64 => Some(gst_dots::<64, 4> as Batch),
+                    32 => Some(gst_dots::<32, 2> as Batch),
+                    16 => Some(gst_dots::<16, 1> as Batch),
+                    _ => None,
+                };
+            }
             (Path::Tr(p), Model::TrFdpa(TrFdpa { out, .. }))
             | (Path::Gtr(p), Model::GtrFdpa(GtrFdpa { out, .. }))
                 if fits32(unit.block, p.params.f)
@@ -545,6 +554,7 @@ fn batch_of(unit: &DotUnit, path: &Path) -> Option<Batch> {
 
 /// TR-FDPA (`GTR` false) or GTR-FDPA dot products of a multiple of the block `N` through
 /// [`batch::tr_chain`].
+#[allow(clippy::too_many_arguments)]
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 fn tr_dots<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
     kern: &Kernel,
@@ -552,6 +562,8 @@ fn tr_dots<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
     a: &[u64],
     b: &[u64],
     c: &[u64],
+    _sa: &[u64],
+    _sb: &[u64],
     d: &mut [u64],
 ) {
     let p = match kern.path {
@@ -583,7 +595,50 @@ fn tr_dots<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
     )
 }
 
+/// GST-FDPA dot products of exactly one block of `N = 16 · G` fp4 elements, each through the
+/// vector group sums ([`gst_v`]) without the per-dot dispatch of [`Kernel::dot`]; blocks with
+/// Inf/NaN (or any other K) through [`Kernel::dot`].
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[allow(clippy::too_many_arguments)]
+fn gst_dots<const N: usize, const G: usize>(
+    kern: &Kernel,
+    k: usize,
+    a: &[u64],
+    b: &[u64],
+    c: &[u64],
+    sa: &[u64],
+    sb: &[u64],
+    d: &mut [u64],
+) {
+    let s = kern.unit.scales_for(k);
+    let (Path::Gst(p), Model::GstFdpa(m)) = (&kern.path, &kern.unit.model) else {
+        return kern.each(k, a, b, c, sa, sb, d);
+    };
+    let Some((va, vb)) = &p.vals else {
+        return kern.each(k, a, b, c, sa, sb, d);
+    };
+    if k != N {
+        return kern.each(k, a, b, c, sa, sb, d);
+    }
+    let f = &kern.unit.formats;
+    for (i, (o, &ci)) in d.iter_mut().zip(c).enumerate() {
+        let x = BlockIn {
+            a: &a[i * k..(i + 1) * k],
+            b: &b[i * k..(i + 1) * k],
+            c: ci,
+            c_fmt: &f.c,
+            scale_a: &sa[i * s..(i + 1) * s],
+            scale_b: &sb[i * s..(i + 1) * s],
+        };
+        *o = match gst_v::<N, G>(m, f, p, va, vb, &x) {
+            Some(v) => v,
+            None => m.block(f, &x),
+        };
+    }
+}
+
 /// FTZ-MulAdd dot products of exactly one block of `N` through [`batch::ftz`].
+#[allow(clippy::too_many_arguments)]
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 fn ftz_dots<const N: usize, const P: usize, D: batch::VH16>(
     kern: &Kernel,
@@ -591,6 +646,8 @@ fn ftz_dots<const N: usize, const P: usize, D: batch::VH16>(
     a: &[u64],
     b: &[u64],
     c: &[u64],
+    _sa: &[u64],
+    _sb: &[u64],
     d: &mut [u64],
 ) {
     let Path::Ftz(_, nan) = kern.path else {
@@ -614,6 +671,7 @@ fn ftz_dots<const N: usize, const P: usize, D: batch::VH16>(
 }
 
 /// T-FDPA dot products of a multiple of the block `N` through [`batch::tfdpa_chain`].
+#[allow(clippy::too_many_arguments)]
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 fn tfdpa_dots<const N: usize, A: simd::VDec, B: simd::VDec>(
     kern: &Kernel,
@@ -621,6 +679,8 @@ fn tfdpa_dots<const N: usize, A: simd::VDec, B: simd::VDec>(
     a: &[u64],
     b: &[u64],
     c: &[u64],
+    _sa: &[u64],
+    _sb: &[u64],
     d: &mut [u64],
 ) {
     let (Path::TFdpa(p), Model::TFdpa(m)) = (&kern.path, &kern.unit.model) else {
