@@ -27,7 +27,7 @@
 
 #![allow(unused_unsafe)]
 
-use super::simd::VDec;
+use super::stage::Stage;
 use core::arch::x86_64::*;
 
 /// Position, in a [`row8`] vector, of word `e` (the permutation is its own inverse).
@@ -103,7 +103,7 @@ fn transpose8(r: &[__m256i; 8]) -> [__m256i; 8] {
 /// Elements `k0 .. k0 + 8` of eight rows of `k` words each (`rows` holds the eight rows, so
 /// `8k` words): `out[e]` holds, in lane `j`, the low 32 bits of element `k0 + e` of row `j`.
 #[inline(always)]
-fn columns(rows: &[u64], k: usize, k0: usize) -> [__m256i; 8] {
+pub(super) fn columns(rows: &[u64], k: usize, k0: usize) -> [__m256i; 8] {
     assert!(k0 + 8 <= k && rows.len() >= 8 * k);
     let p = rows.as_ptr();
     // SAFETY: row `j` reads words `j·k + k0 .. j·k + k0 + 8`, within `rows` (asserted).
@@ -244,7 +244,7 @@ pub struct TLanes {
 /// `k0 .. k0 + N`. Returns the fp32 results and a mask of the lanes outside the common case
 /// (see the module docs), whose results are meaningless.
 #[inline(always)]
-pub fn tfdpa<const N: usize, A: VDec, B: VDec>(
+pub fn tfdpa<const N: usize, S: Stage>(
     t: &TLanes,
     a: &[u64],
     b: &[u64],
@@ -256,7 +256,7 @@ pub fn tfdpa<const N: usize, A: VDec, B: VDec>(
     unsafe {
         let set = _mm256_set1_epi32;
         let zero = _mm256_setzero_si256();
-        let bias = A::BIAS + B::BIAS;
+        let bias = S::BIAS;
         // C: fp32 fields; its exponent is biased like the products' (by `bias`).
         let ef = _mm256_and_si256(_mm256_srli_epi32::<23>(c), set(0xff));
         let c_man = _mm256_and_si256(c, set(0x7f_ffff));
@@ -268,38 +268,10 @@ pub fn tfdpa<const N: usize, A: VDec, B: VDec>(
             _mm256_cmpeq_epi32(c_sig, zero),
         );
         let c_neg = _mm256_srai_epi32::<31>(c);
-        let mut special = _mm256_cmpeq_epi32(ef, set(0xff));
-
-        let ez = set(t.e_zero + bias);
-        let mut sv = [zero; N];
-        let mut ev = [zero; N];
-        let mut gv = [zero; N];
-        let mut emax = c_e;
-        for j in (0..N).step_by(8) {
-            let ca = columns(a, k, k0 + j);
-            let cb = columns(b, k, k0 + j);
-            for e in 0..8 {
-                let (sa, fa, xa, na) = A::dec(ca[e]);
-                let (sb, fb, xb, nb) = B::dec(cb[e]);
-                let s = _mm256_mullo_epi32(sa, sb);
-                let ex =
-                    _mm256_blendv_epi8(_mm256_add_epi32(fa, fb), ez, _mm256_cmpeq_epi32(s, zero));
-                let g = _mm256_xor_si256(na, nb);
-                special = _mm256_or_si256(special, _mm256_or_si256(xa, xb));
-                emax = _mm256_max_epi32(emax, ex);
-                sv[j + e] = s;
-                ev[j + e] = ex;
-                gv[j + e] = g;
-            }
-        }
-        let sh = _mm_cvtsi32_si128(t.shift as i32);
-        let mut acc = zero;
-        for i in 0..N {
-            let d = _mm256_sub_epi32(emax, ev[i]);
-            // Counts of 32 or more give 0, as the scalar shift of a value below 2^31 does.
-            let mag = _mm256_srlv_epi32(_mm256_sll_epi32(sv[i], sh), d);
-            acc = _mm256_add_epi32(acc, _mm256_sub_epi32(_mm256_xor_si256(mag, gv[i]), gv[i]));
-        }
+        let c_special = _mm256_cmpeq_epi32(ef, set(0xff));
+        let ([acc], [emax], special) =
+            S::block::<N, 1>(a, b, k, k0, t.e_zero + bias, [c_e], t.f, t.shift);
+        let special = _mm256_or_si256(special, c_special);
         // C aligned to F fraction bits below e_max, truncated (magnitude), then signed.
         let d = _mm256_sub_epi32(emax, c_e);
         let (lsh, rsh) = if t.f >= 23 {
@@ -378,7 +350,7 @@ pub fn tfdpa<const N: usize, A: VDec, B: VDec>(
 /// products: writes the eight D words and returns the bit mask of the lanes the caller must
 /// recompute (any block outside the common case).
 #[inline(always)]
-pub fn tfdpa_chain<const N: usize, A: VDec, B: VDec>(
+pub fn tfdpa_chain<const N: usize, S: Stage>(
     t: &TLanes,
     a: &[u64],
     b: &[u64],
@@ -391,7 +363,7 @@ pub fn tfdpa_chain<const N: usize, A: VDec, B: VDec>(
         let mut acc = lanes(c);
         let mut bad = _mm256_setzero_si256();
         for k0 in (0..k).step_by(N) {
-            let (d, b2) = tfdpa::<N, A, B>(t, a, b, k, k0, acc);
+            let (d, b2) = tfdpa::<N, S>(t, a, b, k, k0, acc);
             acc = d;
             bad = _mm256_or_si256(bad, b2);
         }
@@ -461,7 +433,7 @@ pub struct TrLanes {
 /// ensures that a negative result rounding to zero keeps its sign (`-0`), as IEEE conversion
 /// does.
 #[inline(always)]
-pub fn tr<const N: usize, const GTR: bool, A: VDec, B: VDec>(
+pub fn tr<const N: usize, const GTR: bool, S: Stage>(
     t: &TrLanes,
     a: &[u64],
     b: &[u64],
@@ -473,38 +445,15 @@ pub fn tr<const N: usize, const GTR: bool, A: VDec, B: VDec>(
     unsafe {
         let set = _mm256_set1_epi32;
         let zero = _mm256_setzero_si256();
-        let bias = A::BIAS + B::BIAS;
+        let bias = S::BIAS;
         let ez = set(NONE + bias);
-        let mut sv = [zero; N];
-        let mut ev = [zero; N];
-        let mut gv = [zero; N];
-        let mut emax = [ez; 2];
-        let mut special = zero;
-        for j in (0..N).step_by(8) {
-            let ca = columns(a, k, k0 + j);
-            let cb = columns(b, k, k0 + j);
-            for e in 0..8 {
-                let (sa, fa, xa, na) = A::dec(ca[e]);
-                let (sb, fb, xb, nb) = B::dec(cb[e]);
-                let s = _mm256_mullo_epi32(sa, sb);
-                let ex =
-                    _mm256_blendv_epi8(_mm256_add_epi32(fa, fb), ez, _mm256_cmpeq_epi32(s, zero));
-                special = _mm256_or_si256(special, _mm256_or_si256(xa, xb));
-                let g = if GTR { e % 2 } else { 0 };
-                emax[g] = _mm256_max_epi32(emax[g], ex);
-                sv[j + e] = s;
-                ev[j + e] = ex;
-                gv[j + e] = _mm256_xor_si256(na, nb);
-            }
-        }
-        let sh = _mm_cvtsi32_si128(t.shift as i32);
-        let mut acc = [zero; 2];
-        for i in 0..N {
-            let g = if GTR { i % 2 } else { 0 };
-            let d = _mm256_sub_epi32(emax[g], ev[i]);
-            let mag = _mm256_srlv_epi32(_mm256_sll_epi32(sv[i], sh), d);
-            acc[g] = _mm256_add_epi32(acc[g], _mm256_sub_epi32(_mm256_xor_si256(mag, gv[i]), gv[i]));
-        }
+        let (acc, emax, special) = if GTR {
+            let (acc, emax, sp) = S::block::<N, 2>(a, b, k, k0, NONE + bias, [ez, ez], t.f, t.shift);
+            (acc, emax, sp)
+        } else {
+            let ([acc], [emax], sp) = S::block::<N, 1>(a, b, k, k0, NONE + bias, [ez], t.f, t.shift);
+            ([acc, zero], [emax, ez], sp)
+        };
         // The product sum `dot · 2^(e_dot - F)`, exponents unbiased.
         let (dot, e_dot) = if GTR {
             let e_dot = _mm256_max_epi32(emax[0], emax[1]);
@@ -609,7 +558,7 @@ pub fn tr<const N: usize, const GTR: bool, A: VDec, B: VDec>(
 
 /// A chain of TR-FDPA or GTR-FDPA blocks, as [`tfdpa_chain`].
 #[inline(always)]
-pub fn tr_chain<const N: usize, const GTR: bool, A: VDec, B: VDec>(
+pub fn tr_chain<const N: usize, const GTR: bool, S: Stage>(
     t: &TrLanes,
     a: &[u64],
     b: &[u64],
@@ -622,7 +571,7 @@ pub fn tr_chain<const N: usize, const GTR: bool, A: VDec, B: VDec>(
         let mut acc = lanes(c);
         let mut bad = _mm256_setzero_si256();
         for k0 in (0..k).step_by(N) {
-            let (d, b2) = tr::<N, GTR, A, B>(t, a, b, k, k0, acc);
+            let (d, b2) = tr::<N, GTR, S>(t, a, b, k, k0, acc);
             acc = d;
             bad = _mm256_or_si256(bad, b2);
         }

@@ -18,6 +18,8 @@ pub mod batch;
 pub mod round;
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 pub mod simd;
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+pub mod stage;
 pub mod table;
 
 use crate::format::{self, Format};
@@ -477,13 +479,14 @@ fn batch_of(unit: &DotUnit, path: &Path) -> Option<Batch> {
             {
                 let _ = (p, m);
                 use simd::*;
+                use stage::FloatStage as Fs;
                 macro_rules! table {
-                    ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
+                    ($(($va:ident, $vb:ident, $st:ty)),* $(,)?) => {
                         return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
                             $(
-                                (VFmt::$va, VFmt::$vb, 8) => Some(tfdpa_dots::<8, $ta, $tb> as Batch),
-                                (VFmt::$va, VFmt::$vb, 16) => Some(tfdpa_dots::<16, $ta, $tb> as Batch),
-                                (VFmt::$va, VFmt::$vb, 32) => Some(tfdpa_dots::<32, $ta, $tb> as Batch),
+                                (VFmt::$va, VFmt::$vb, 8) => Some(tfdpa_dots::<8, $st> as Batch),
+                                (VFmt::$va, VFmt::$vb, 16) => Some(tfdpa_dots::<16, $st> as Batch),
+                                (VFmt::$va, VFmt::$vb, 32) => Some(tfdpa_dots::<32, $st> as Batch),
                             )*
                             _ => None,
                         }
@@ -493,15 +496,15 @@ fn batch_of(unit: &DotUnit, path: &Path) -> Option<Batch> {
                     return None;
                 }
                 table!(
-                    (F16, F16, VF16, VF16),
-                    (Bf16, Bf16, VBf16, VBf16),
-                    (E4M3, E4M3, VE4M3, VE4M3),
-                    (E5M2, E5M2, VE5M2, VE5M2),
-                    (E4M3, E5M2, VE4M3, VE5M2),
-                    (E5M2, E4M3, VE5M2, VE4M3),
-                    (E3M2, E3M2, VE3M2, VE3M2),
-                    (E2M3, E2M3, VE2M3, VE2M3),
-                    (E2M1, E2M1, VE2M1, VE2M1),
+                    (F16, F16, Fs<VF16, VF16>),
+                    (Bf16, Bf16, Fs<VBf16, VBf16>),
+                    (E4M3, E4M3, Fs<VE4M3, VE4M3>),
+                    (E5M2, E5M2, Fs<VE5M2, VE5M2>),
+                    (E4M3, E5M2, Fs<VE4M3, VE5M2>),
+                    (E5M2, E4M3, Fs<VE5M2, VE4M3>),
+                    (E3M2, E3M2, Fs<VE3M2, VE3M2>),
+                    (E2M3, E2M3, Fs<VE2M3, VE2M3>),
+                    (E2M1, E2M1, Fs<VE2M1, VE2M1>),
                 );
             }
             (Path::Gst(GPath { vals: Some(_), .. }), Model::GstFdpa(m)) if m.g == 16 => {
@@ -520,30 +523,32 @@ fn batch_of(unit: &DotUnit, path: &Path) -> Option<Batch> {
             {
                 let gtr = matches!(path, Path::Gtr(_));
                 use simd::*;
+                use stage::{FloatStage as Fs, IntStage as Is};
                 macro_rules! table {
-                    ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
+                    ($(($va:ident, $vb:ident, $st:ty)),* $(,)?) => {
                         return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block, gtr) {
                             $(
-                                (VFmt::$va, VFmt::$vb, 8, false) => Some(tr_dots::<8, false, $ta, $tb> as Batch),
-                                (VFmt::$va, VFmt::$vb, 16, false) => Some(tr_dots::<16, false, $ta, $tb> as Batch),
-                                (VFmt::$va, VFmt::$vb, 8, true) => Some(tr_dots::<8, true, $ta, $tb> as Batch),
-                                (VFmt::$va, VFmt::$vb, 16, true) => Some(tr_dots::<16, true, $ta, $tb> as Batch),
+                                (VFmt::$va, VFmt::$vb, 8, false) => Some(tr_dots::<8, false, $st> as Batch),
+                                (VFmt::$va, VFmt::$vb, 16, false) => Some(tr_dots::<16, false, $st> as Batch),
+                                (VFmt::$va, VFmt::$vb, 8, true) => Some(tr_dots::<8, true, $st> as Batch),
+                                (VFmt::$va, VFmt::$vb, 16, true) => Some(tr_dots::<16, true, $st> as Batch),
                             )*
                             _ => None,
                         }
                     };
                 }
+                // E5M2 FNUZ's top exponent code is finite: not an f16 exponent (integer stage).
                 table!(
-                    (F16, F16, VF16, VF16),
-                    (Bf16, Bf16, VBf16, VBf16),
-                    (E4M3Fnuz, E4M3Fnuz, VE4M3Fnuz, VE4M3Fnuz),
-                    (E5M2Fnuz, E5M2Fnuz, VE5M2Fnuz, VE5M2Fnuz),
-                    (E4M3Fnuz, E5M2Fnuz, VE4M3Fnuz, VE5M2Fnuz),
-                    (E5M2Fnuz, E4M3Fnuz, VE5M2Fnuz, VE4M3Fnuz),
-                    (E4M3, E4M3, VE4M3, VE4M3),
-                    (E5M2, E5M2, VE5M2, VE5M2),
-                    (E4M3, E5M2, VE4M3, VE5M2),
-                    (E5M2, E4M3, VE5M2, VE4M3),
+                    (F16, F16, Fs<VF16, VF16>),
+                    (Bf16, Bf16, Fs<VBf16, VBf16>),
+                    (E4M3Fnuz, E4M3Fnuz, Fs<VE4M3Fnuz, VE4M3Fnuz>),
+                    (E5M2Fnuz, E5M2Fnuz, Is<VE5M2Fnuz, VE5M2Fnuz>),
+                    (E4M3Fnuz, E5M2Fnuz, Is<VE4M3Fnuz, VE5M2Fnuz>),
+                    (E5M2Fnuz, E4M3Fnuz, Is<VE5M2Fnuz, VE4M3Fnuz>),
+                    (E4M3, E4M3, Fs<VE4M3, VE4M3>),
+                    (E5M2, E5M2, Fs<VE5M2, VE5M2>),
+                    (E4M3, E5M2, Fs<VE4M3, VE5M2>),
+                    (E5M2, E4M3, Fs<VE5M2, VE4M3>),
                 );
             }
             _ => {}
@@ -556,7 +561,7 @@ fn batch_of(unit: &DotUnit, path: &Path) -> Option<Batch> {
 /// [`batch::tr_chain`].
 #[allow(clippy::too_many_arguments)]
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-fn tr_dots<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
+fn tr_dots<const N: usize, const GTR: bool, S: stage::Stage>(
     kern: &Kernel,
     k: usize,
     a: &[u64],
@@ -590,7 +595,7 @@ fn tr_dots<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
         b,
         c,
         d,
-        |ra, rb, c8, d8| batch::tr_chain::<N, GTR, A, B>(&t, ra, rb, k, c8, d8),
+        |ra, rb, c8, d8| batch::tr_chain::<N, GTR, S>(&t, ra, rb, k, c8, d8),
         |ra, rb, ci| kern.dot(ra, rb, ci, &[], &[]),
     )
 }
@@ -673,7 +678,7 @@ fn ftz_dots<const N: usize, const P: usize, D: batch::VH16>(
 /// T-FDPA dot products of a multiple of the block `N` through [`batch::tfdpa_chain`].
 #[allow(clippy::too_many_arguments)]
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-fn tfdpa_dots<const N: usize, A: simd::VDec, B: simd::VDec>(
+fn tfdpa_dots<const N: usize, S: stage::Stage>(
     kern: &Kernel,
     k: usize,
     a: &[u64],
@@ -705,7 +710,7 @@ fn tfdpa_dots<const N: usize, A: simd::VDec, B: simd::VDec>(
         b,
         c,
         d,
-        |ra, rb, c8, d8| batch::tfdpa_chain::<N, A, B>(&t, ra, rb, k, c8, d8),
+        |ra, rb, c8, d8| batch::tfdpa_chain::<N, S>(&t, ra, rb, k, c8, d8),
         |ra, rb, ci| kern.dot(ra, rb, ci, &[], &[]),
     )
 }
