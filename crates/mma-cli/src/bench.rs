@@ -2,8 +2,8 @@
 //! same random inputs, and the threaded matrix driver.
 
 use anyhow::{bail, Context, Result};
-use mma::core::gemm::GemmIn;
 use mma::core::fast::Kernel;
+use mma::core::gemm::GemmIn;
 use mma::core::{format, DotUnit, Format, Value};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -4,7 +4,7 @@
 //! `parallel`, on by default, with rayon); every element is computed by the same sequence of
 //! operations whatever the thread count, so the result is identical for any number of threads.
 
-use crate::fast::Kernel;
+use crate::fast::{Kernel, Rows};
 use crate::unit::{DotUnit, ShapeError};
 
 /// Operands of [`DotUnit::gemm`]: `a` is `m×k` row-major, `b_cols` is B given column by column
@@ -93,7 +93,9 @@ fn run(d: &mut [u64], chunk: usize, _threads: usize, f: impl Fn((usize, &mut [u6
 }
 
 /// Rows `i0..` of D (as many as `d` holds), tiled over columns so that a tile of B stays in
-/// cache while the rows pass over it.
+/// cache while the rows pass over it. Where the kernel evaluates eight dot products across
+/// vector lanes ([`Kernel::is_batched`]), eight columns of a row go together, instruction by
+/// instruction along K exactly as one at a time.
 fn gemm_rows(
     kern: &Kernel,
     i0: usize,
@@ -104,13 +106,36 @@ fn gemm_rows(
     let per = kern.unit.formats.scale.map_or(usize::MAX, |(_, p)| p);
     let steps = k / k_step;
     let scales_per_step = if s == 0 { 0 } else { k_step / per };
+    let lanes = kern.is_batched() && s == 0;
     for j0 in (0..n).step_by(COLS_PER_TILE) {
         let j1 = (j0 + COLS_PER_TILE).min(n);
         for (r, drow) in d.chunks_mut(n).enumerate() {
             let i = i0 + r;
             let row = &x.a[i * k..(i + 1) * k];
             let sa = &x.scale_a[i * s..(i + 1) * s];
-            for (j, dj) in drow.iter_mut().enumerate().take(j1).skip(j0) {
+            let mut j = j0;
+            if lanes {
+                while j + 8 <= j1 {
+                    let mut acc: [u64; 8] = x.c[i * n + j..i * n + j + 8]
+                        .try_into()
+                        .expect("eight words");
+                    for t in 0..steps {
+                        let k0 = t * k_step;
+                        // Row i of A in every lane; columns j..j+8 of B, k apart.
+                        let (Some(ra), Some(rb)) = (
+                            Rows::new(&row[k0..], 0, k_step, 8),
+                            Rows::new(&x.b_cols[j * k + k0..], k, k_step, 8),
+                        ) else {
+                            unreachable!("the shapes were checked by `gemm`")
+                        };
+                        let c = acc;
+                        kern.eight(ra, rb, &c, &mut acc);
+                    }
+                    drow[j..j + 8].copy_from_slice(&acc);
+                    j += 8;
+                }
+            }
+            for (j, dj) in drow.iter_mut().enumerate().take(j1).skip(j) {
                 let col = &x.b_cols[j * k..(j + 1) * k];
                 let sb = &x.scale_b[j * s..(j + 1) * s];
                 let mut acc = x.c[i * n + j];

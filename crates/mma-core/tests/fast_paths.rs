@@ -207,7 +207,8 @@ type Case = (Vec<u64>, Vec<u64>, u64, Vec<u64>, Vec<u64>);
 /// eight, so the tail runs too) against the plain model, case by case.
 fn compare_batch(unit: &DotUnit, k: usize, cases: &[Case]) {
     let kern = unit.kernel();
-    let flat = |f: fn(&Case) -> &Vec<u64>| -> Vec<u64> { cases.iter().flat_map(f).copied().collect() };
+    let flat =
+        |f: fn(&Case) -> &Vec<u64>| -> Vec<u64> { cases.iter().flat_map(f).copied().collect() };
     let (a, b) = (flat(|x| &x.0), flat(|x| &x.1));
     let (sa, sb) = (flat(|x| &x.3), flat(|x| &x.4));
     let c: Vec<u64> = cases.iter().map(|x| x.2).collect();
@@ -218,7 +219,11 @@ fn compare_batch(unit: &DotUnit, k: usize, cases: &[Case]) {
             d[i],
             unit.dot_plain(a, b, *c, sa, sb),
             "batch ({}), case {i}: {}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}",
-            if kern.is_batched() { "lanes" } else { "per dot" },
+            if kern.is_batched() {
+                "lanes"
+            } else {
+                "per dot"
+            },
             unit.describe()
         );
     }

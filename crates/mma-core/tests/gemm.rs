@@ -1,10 +1,13 @@
-//! The threaded matrix driver against the serial `mma`, for several thread counts.
+//! The threaded matrix driver against the plain model stepped along K, for several thread
+//! counts, with the per-dot kernels and the lane-wise ones (eight columns at a time).
 
 use mma_core::format;
+use mma_core::ftz_mul_add::FtzMulAdd;
 use mma_core::gemm::GemmIn;
 use mma_core::gst_fdpa::GstFdpa;
 use mma_core::model::{NanStyle, Output, OutputRounding};
 use mma_core::t_fdpa::TFdpa;
+use mma_core::tr_fdpa::TrFdpa;
 use mma_core::{DotUnit, Formats, Model, RoundOpts, Rounding, ShapeError};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -39,7 +42,7 @@ fn bf16_unit() -> DotUnit {
     }
 }
 
-/// Serial reference: one `mma` per K step, D fed back as C.
+/// Serial reference: one plain-model dot product per element and K step, D fed back as C.
 fn stepped_mma(
     unit: &DotUnit,
     (m, n, k): (usize, usize, usize),
@@ -62,10 +65,20 @@ fn stepped_mma(
         let sb: Vec<u64> = (0..n)
             .flat_map(|j| x.scale_b[j * s + t * sps..j * s + (t + 1) * sps].to_vec())
             .collect();
-        let mut d = vec![0u64; m * n];
-        unit.mma((m, n, ks), &a, &b, &acc, &sa, &sb, &mut d)
-            .unwrap();
-        acc = d;
+        // The plain model, not the fast kernels the driver runs.
+        let sps_ = sps;
+        acc = (0..m * n)
+            .map(|ij| {
+                let (i, j) = (ij / n, ij % n);
+                unit.dot_plain(
+                    &a[i * ks..(i + 1) * ks],
+                    &b[j * ks..(j + 1) * ks],
+                    acc[ij],
+                    &sa[i * sps_..(i + 1) * sps_],
+                    &sb[j * sps_..(j + 1) * sps_],
+                )
+            })
+            .collect();
     }
     acc
 }
@@ -124,6 +137,56 @@ fn gemm_matches_serial_mma_for_any_thread_count() {
     check(&u, (37, 70, 64), 16, 1);
     check(&u, (20, 9, 48), 48, 2);
     check(&u, (64, 130, 32), 16, 3);
+    // The lane-wise kernels (eight columns at a time) of the other model families.
+    let ftz = DotUnit {
+        formats: Formats {
+            a: format::BF16,
+            b: format::BF16,
+            c: format::FP32,
+            d: format::FP32,
+            scale: None,
+        },
+        block: 8,
+        model: Model::FtzMulAdd(FtzMulAdd {
+            p: 4,
+            acc: format::FP32,
+            nan: NanStyle::DefaultQuiet,
+        }),
+    };
+    check(&ftz, (19, 41, 64), 8, 4);
+    let tr = DotUnit {
+        formats: Formats {
+            a: format::FP16,
+            b: format::FP16,
+            c: format::FP32,
+            d: format::FP32,
+            scale: None,
+        },
+        block: 8,
+        model: Model::TrFdpa(TrFdpa {
+            f: 24,
+            f2: 31,
+            e_zero_c: -126,
+            e_norm_min: -126,
+            product_inf_exp: None,
+            out: Output {
+                rho: OutputRounding {
+                    fmt: format::FP32,
+                    mode: Rounding::NearestEven,
+                    opts: RoundOpts::IEEE,
+                },
+                nan: NanStyle::DefaultQuiet,
+                neg_zero_to_pos: false,
+            },
+        }),
+    };
+    check(&tr, (17, 33, 32), 8, 5);
+    for u in [&u, &ftz, &tr] {
+        assert_eq!(
+            u.kernel().is_batched(),
+            cfg!(all(target_arch = "x86_64", target_feature = "avx2"))
+        );
+    }
 }
 
 #[test]

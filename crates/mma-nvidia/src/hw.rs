@@ -406,8 +406,14 @@ fn batch_results(kernel: &mma_core::fast::Kernel, records: &[Record]) -> Vec<u64
         let idx: Vec<usize> = (0..records.len())
             .filter(|&i| records[i].a.len() == k && records[i].b.len() == k)
             .collect();
-        let a: Vec<u64> = idx.iter().flat_map(|&i| records[i].a.iter().copied()).collect();
-        let b: Vec<u64> = idx.iter().flat_map(|&i| records[i].b.iter().copied()).collect();
+        let a: Vec<u64> = idx
+            .iter()
+            .flat_map(|&i| records[i].a.iter().copied())
+            .collect();
+        let b: Vec<u64> = idx
+            .iter()
+            .flat_map(|&i| records[i].b.iter().copied())
+            .collect();
         let c: Vec<u64> = idx.iter().map(|&i| records[i].c).collect();
         let mut d = vec![0u64; idx.len()];
         if kernel.dots(k, &a, &b, &c, &[], &[], &mut d).is_ok() {

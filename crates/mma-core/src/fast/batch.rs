@@ -27,6 +27,7 @@
 
 #![allow(unused_unsafe)]
 
+pub use super::dots::Rows;
 use super::stage::Stage;
 use core::arch::x86_64::*;
 
@@ -100,16 +101,21 @@ fn transpose8(r: &[__m256i; 8]) -> [__m256i; 8] {
     }
 }
 
-/// Elements `k0 .. k0 + 8` of eight rows of `k` words each (`rows` holds the eight rows, so
-/// `8k` words): `out[e]` holds, in lane `j`, the low 32 bits of element `k0 + e` of row `j`.
-#[inline(always)]
-pub(super) fn columns(rows: &[u64], k: usize, k0: usize) -> [__m256i; 8] {
-    assert!(k0 + 8 <= k && rows.len() >= 8 * k);
-    let p = rows.as_ptr();
-    // SAFETY: row `j` reads words `j·k + k0 .. j·k + k0 + 8`, within `rows` (asserted).
-    let r: [__m256i; 8] = core::array::from_fn(|j| unsafe { row8(p.add(j * k + k0)) });
-    let t = transpose8(&r);
-    core::array::from_fn(|e| t[POS[e]])
+impl Rows<'_> {
+    /// Elements `k0 .. k0 + 8`: `out[e]` holds, in lane `j`, the low 32 bits of element
+    /// `k0 + e` of row `j`.
+    #[inline(always)]
+    pub(super) fn columns(&self, k0: usize) -> [__m256i; 8] {
+        assert!(self.n() >= 8 && k0 + 8 <= self.k());
+        let (words, stride) = (self.words(), self.stride());
+        let p = words.as_ptr();
+        // SAFETY: row `j < 8 <= n` reads words `j·stride + k0 .. j·stride + k0 + 8`, below
+        // `(n - 1)·stride + k <= words.len()` (checked by `Rows::new` and kept by
+        // `Rows::group`; `n >= 8` and `k0 + 8 <= k` asserted).
+        let r: [__m256i; 8] = core::array::from_fn(|j| unsafe { row8(p.add(j * stride + k0)) });
+        let t = transpose8(&r);
+        core::array::from_fn(|e| t[POS[e]])
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -177,12 +183,12 @@ fn add(x: __m256, y: __m256) -> __m256 {
 }
 
 /// FTZ-MulAdd of eight dot products of `N` elements (a multiple of 8) in groups of `P` (a power
-/// of two dividing `N`): `a` and `b` hold the eight rows, `c` the eight C words; writes the
+/// of two dividing `N`): `a` and `b` are the eight rows, `c` the eight C words; writes the
 /// eight D words. The operations and their order are [`super::amd::ftz_block`]'s.
 #[inline(always)]
 pub fn ftz<const N: usize, const P: usize, D: VH16>(
-    a: &[u64],
-    b: &[u64],
+    a: Rows<'_>,
+    b: Rows<'_>,
     c: &[u64; 8],
     nan_bits: u64,
     out: &mut [u64; 8],
@@ -192,8 +198,8 @@ pub fn ftz<const N: usize, const P: usize, D: VH16>(
     unsafe {
         let mut prod = [_mm256_setzero_ps(); N];
         for k0 in (0..N).step_by(8) {
-            let ca = columns(a, N, k0);
-            let cb = columns(b, N, k0);
+            let ca = a.columns(k0);
+            let cb = b.columns(k0);
             for e in 0..8 {
                 prod[k0 + e] = flush(_mm256_mul_ps(D::ftz(ca[e]), D::ftz(cb[e])));
             }
@@ -240,15 +246,13 @@ pub struct TLanes {
 }
 
 /// One T-FDPA block of `N` products (a multiple of 8) for eight dot products, C an fp32 word in
-/// each lane of `c`; `a` and `b` hold the eight rows of `k` words, of which this block reads
-/// `k0 .. k0 + N`. Returns the fp32 results and a mask of the lanes outside the common case
+/// each lane of `c`; of the eight rows `a` and `b` this block reads elements `k0 .. k0 + N`. Returns the fp32 results and a mask of the lanes outside the common case
 /// (see the module docs), whose results are meaningless.
 #[inline(always)]
 pub fn tfdpa<const N: usize, S: Stage>(
     t: &TLanes,
-    a: &[u64],
-    b: &[u64],
-    k: usize,
+    a: Rows<'_>,
+    b: Rows<'_>,
     k0: usize,
     c: __m256i,
 ) -> (__m256i, __m256i) {
@@ -270,7 +274,7 @@ pub fn tfdpa<const N: usize, S: Stage>(
         let c_neg = _mm256_srai_epi32::<31>(c);
         let c_special = _mm256_cmpeq_epi32(ef, set(0xff));
         let ([acc], [emax], special) =
-            S::block::<N, 1>(a, b, k, k0, t.e_zero + bias, [c_e], t.f, t.shift);
+            S::block::<N, 1>(a, b, k0, t.e_zero + bias, [c_e], t.f, t.shift);
         let special = _mm256_or_si256(special, c_special);
         // C aligned to F fraction bits below e_max, truncated (magnitude), then signed.
         let d = _mm256_sub_epi32(emax, c_e);
@@ -286,10 +290,7 @@ pub fn tfdpa<const N: usize, S: Stage>(
         let c_al = _mm256_sub_epi32(_mm256_xor_si256(c_al, c_neg), c_neg);
         let total = _mm256_add_epi32(acc, c_al);
         // Signed overflow: both addends of one sign, the sum of the other.
-        let ov = _mm256_and_si256(
-            _mm256_xor_si256(acc, total),
-            _mm256_xor_si256(c_al, total),
-        );
+        let ov = _mm256_and_si256(_mm256_xor_si256(acc, total), _mm256_xor_si256(c_al, total));
         let mut bad = _mm256_or_si256(special, _mm256_srai_epi32::<31>(ov));
         // An exact zero (sign rules) and |total| = 2^31 go to the scalar kernel.
         let mag = _mm256_abs_epi32(total);
@@ -303,7 +304,7 @@ pub fn tfdpa<const N: usize, S: Stage>(
         );
         let over = _mm256_cmpeq_epi32(_mm256_srlv_epi32(mag, fe), zero);
         let top = _mm256_add_epi32(fe, over); // `over` is -1 where fe is one too large
-        // Scientific exponent of the unrounded result: e_max - F + top (unbiased).
+                                              // Scientific exponent of the unrounded result: e_max - F + top (unbiased).
         let e_res = _mm256_add_epi32(_mm256_sub_epi32(emax, set(bias + t.f as i32)), top);
         // Only normal results (before the carry of the rounding: the scalar rounding of a
         // subnormal uses the coarser subnormal quantum).
@@ -346,15 +347,14 @@ pub fn tfdpa<const N: usize, S: Stage>(
     }
 }
 
-/// A chain of T-FDPA blocks of `N` over rows of `k` words (a multiple of `N`) for eight dot
-/// products: writes the eight D words and returns the bit mask of the lanes the caller must
+/// A chain of T-FDPA blocks of `N` over eight rows of `k` words (a multiple of `N`, the same
+/// for every row) for eight dot products: writes the eight D words and returns the bit mask of the lanes the caller must
 /// recompute (any block outside the common case).
 #[inline(always)]
 pub fn tfdpa_chain<const N: usize, S: Stage>(
     t: &TLanes,
-    a: &[u64],
-    b: &[u64],
-    k: usize,
+    a: Rows<'_>,
+    b: Rows<'_>,
     c: &[u64; 8],
     out: &mut [u64; 8],
 ) -> u32 {
@@ -362,44 +362,13 @@ pub fn tfdpa_chain<const N: usize, S: Stage>(
     unsafe {
         let mut acc = lanes(c);
         let mut bad = _mm256_setzero_si256();
-        for k0 in (0..k).step_by(N) {
-            let (d, b2) = tfdpa::<N, S>(t, a, b, k, k0, acc);
+        for k0 in (0..a.k()).step_by(N) {
+            let (d, b2) = tfdpa::<N, S>(t, a, b, k0, acc);
             acc = d;
             bad = _mm256_or_si256(bad, b2);
         }
         store(acc, out);
         _mm256_movemask_ps(_mm256_castsi256_ps(bad)) as u32
-    }
-}
-
-/// Runs `eight` over each group of eight consecutive dot products (rows of `k` words of `a`
-/// and `b`, one word of `c` and of `d` each) and `one` over the remaining ones and over every
-/// lane whose bit `eight` returns.
-#[inline(always)]
-pub fn drive(
-    k: usize,
-    a: &[u64],
-    b: &[u64],
-    c: &[u64],
-    d: &mut [u64],
-    eight: impl Fn(&[u64], &[u64], &[u64; 8], &mut [u64; 8]) -> u32,
-    one: impl Fn(&[u64], &[u64], u64) -> u64,
-) {
-    let n = c.len();
-    let whole = n / 8 * 8;
-    for i in (0..whole).step_by(8) {
-        let (ra, rb) = (&a[i * k..(i + 8) * k], &b[i * k..(i + 8) * k]);
-        let c8: &[u64; 8] = c[i..i + 8].try_into().expect("eight words");
-        let d8: &mut [u64; 8] = (&mut d[i..i + 8]).try_into().expect("eight words");
-        let mut redo = eight(ra, rb, c8, d8);
-        while redo != 0 {
-            let j = redo.trailing_zeros() as usize;
-            redo &= redo - 1;
-            d8[j] = one(&ra[j * k..(j + 1) * k], &rb[j * k..(j + 1) * k], c8[j]);
-        }
-    }
-    for i in whole..n {
-        d[i] = one(&a[i * k..(i + 1) * k], &b[i * k..(i + 1) * k], c[i]);
     }
 }
 
@@ -435,9 +404,8 @@ pub struct TrLanes {
 #[inline(always)]
 pub fn tr<const N: usize, const GTR: bool, S: Stage>(
     t: &TrLanes,
-    a: &[u64],
-    b: &[u64],
-    k: usize,
+    a: Rows<'_>,
+    b: Rows<'_>,
     k0: usize,
     c: __m256i,
 ) -> (__m256i, __m256i) {
@@ -448,10 +416,10 @@ pub fn tr<const N: usize, const GTR: bool, S: Stage>(
         let bias = S::BIAS;
         let ez = set(NONE + bias);
         let (acc, emax, special) = if GTR {
-            let (acc, emax, sp) = S::block::<N, 2>(a, b, k, k0, NONE + bias, [ez, ez], t.f, t.shift);
+            let (acc, emax, sp) = S::block::<N, 2>(a, b, k0, NONE + bias, [ez, ez], t.f, t.shift);
             (acc, emax, sp)
         } else {
-            let ([acc], [emax], sp) = S::block::<N, 1>(a, b, k, k0, NONE + bias, [ez], t.f, t.shift);
+            let ([acc], [emax], sp) = S::block::<N, 1>(a, b, k0, NONE + bias, [ez], t.f, t.shift);
             ([acc, zero], [emax, ez], sp)
         };
         // The product sum `dot · 2^(e_dot - F)`, exponents unbiased.
@@ -541,10 +509,9 @@ pub fn tr<const N: usize, const GTR: bool, S: Stage>(
             let r_top = _mm256_sub_epi64(top, set64(t.f2 as i64));
             let r_min = _mm256_sub_epi64(set64((t.e_norm_min - t.f2 as i32) as i64), q2);
             let r = _mm256_blendv_epi8(r_top, r_min, _mm256_cmpgt_epi64(r_min, r_top));
-            let v = _mm256_round_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(_mm256_mul_pd(
-                x,
-                pow2(_mm256_sub_epi64(_mm256_setzero_si256(), r)),
-            ));
+            let v = _mm256_round_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(
+                _mm256_mul_pd(x, pow2(_mm256_sub_epi64(_mm256_setzero_si256(), r))),
+            );
             // v · 2^(q2 + r) is exact in f64 (at most 33 significant bits, exponent in range);
             // its conversion to fp32 rounds to nearest even with IEEE subnormals and overflow to
             // Inf, as the scalar `FastRound` does. An exact zero is +0 in both.
@@ -560,9 +527,8 @@ pub fn tr<const N: usize, const GTR: bool, S: Stage>(
 #[inline(always)]
 pub fn tr_chain<const N: usize, const GTR: bool, S: Stage>(
     t: &TrLanes,
-    a: &[u64],
-    b: &[u64],
-    k: usize,
+    a: Rows<'_>,
+    b: Rows<'_>,
     c: &[u64; 8],
     out: &mut [u64; 8],
 ) -> u32 {
@@ -570,8 +536,8 @@ pub fn tr_chain<const N: usize, const GTR: bool, S: Stage>(
     unsafe {
         let mut acc = lanes(c);
         let mut bad = _mm256_setzero_si256();
-        for k0 in (0..k).step_by(N) {
-            let (d, b2) = tr::<N, GTR, S>(t, a, b, k, k0, acc);
+        for k0 in (0..a.k()).step_by(N) {
+            let (d, b2) = tr::<N, GTR, S>(t, a, b, k0, acc);
             acc = d;
             bad = _mm256_or_si256(bad, b2);
         }

@@ -15,6 +15,8 @@
 pub mod amd;
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 pub mod batch;
+mod dots;
+pub use dots::Rows;
 pub mod round;
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 pub mod simd;
@@ -24,11 +26,9 @@ pub mod table;
 
 use crate::format::{self, Format};
 use crate::gst_fdpa::GstFdpa;
-use crate::gtr_fdpa::GtrFdpa;
-use crate::tr_fdpa::TrFdpa;
 use crate::model::{BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
 use crate::t_fdpa::TFdpa;
-use crate::unit::{DotUnit, Model, ShapeError};
+use crate::unit::{DotUnit, Model};
 use crate::value::Value;
 use round::FastRound;
 use table::{Bf16Dec, Dec, F16Dec, Table8, SPECIAL};
@@ -90,12 +90,6 @@ struct TPath {
 /// A whole dot product through the vector block, monomorphised for a format pair and a block
 /// length: no per-block dispatch.
 type VDot = fn(&Kernel, &[u64], &[u64], u64) -> u64;
-
-/// Many dot products of one length `k` evaluated eight at a time across AVX2 lanes
-/// ([`batch`]), or one at a time without per-dot dispatch (GST-FDPA), monomorphised for a
-/// model, format pair and block length: `(kernel, k, a, b, c, scale_a, scale_b, d)` with
-/// checked lengths.
-type Batch = fn(&Kernel, usize, &[u64], &[u64], &[u64], &[u64], &[u64], &mut [u64]);
 
 /// Formats the vector T-FDPA block decodes arithmetically (`simd::V`); unused in builds
 /// without AVX2.
@@ -246,7 +240,7 @@ struct GPath {
 pub struct Kernel {
     pub unit: DotUnit,
     path: Path,
-    batch: Option<Batch>,
+    eight: Option<dots::Eight>,
 }
 
 impl Kernel {
@@ -310,8 +304,8 @@ impl Kernel {
             }
             _ => Path::Plain,
         };
-        let batch = batch_of(&unit, &path);
-        Kernel { unit, path, batch }
+        let eight = dots::eight_of(&unit, &path);
+        Kernel { unit, path, eight }
     }
 
     /// Whether a fast path was chosen (false: every block runs the plain model).
@@ -369,72 +363,6 @@ impl Kernel {
         }
     }
 
-    /// Whether [`Kernel::dots`] evaluates dot products eight at a time across vector lanes.
-    pub fn is_batched(&self) -> bool {
-        self.batch.is_some()
-    }
-
-    /// `n = c.len()` independent dot products of `k` elements: `d[i] = a_i·b_i + c[i]`, where
-    /// `a_i = a[i·k .. (i+1)·k]` (likewise `b_i`) and, with block scaling, `s = scales_for(k)`
-    /// scale factors per dot product in `scale_a` and `scale_b`. The fastest way to evaluate
-    /// many dot products: where the model and formats allow, eight at a time across vector
-    /// lanes (the `batch` module), bit-identical to [`Kernel::dot`]. Operand encodings are not
-    /// checked (see [`DotUnit::check`]); lengths are.
-    #[allow(clippy::too_many_arguments)]
-    pub fn dots(
-        &self,
-        k: usize,
-        a: &[u64],
-        b: &[u64],
-        c: &[u64],
-        scale_a: &[u64],
-        scale_b: &[u64],
-        d: &mut [u64],
-    ) -> Result<(), ShapeError> {
-        let n = c.len();
-        let s = self.unit.scales_for(k);
-        for (which, got, want) in [
-            ("A", a.len(), n * k),
-            ("B", b.len(), n * k),
-            ("D", d.len(), n),
-            ("scale_a", scale_a.len(), n * s),
-            ("scale_b", scale_b.len(), n * s),
-        ] {
-            if got != want {
-                return Err(ShapeError::Matrix { which, got, want });
-            }
-        }
-        match self.batch {
-            Some(run) if k > 0 => run(self, k, a, b, c, scale_a, scale_b, d),
-            _ => self.each(k, a, b, c, scale_a, scale_b, d),
-        }
-        Ok(())
-    }
-
-    /// [`Kernel::dots`] one dot product at a time.
-    #[allow(clippy::too_many_arguments)]
-    fn each(
-        &self,
-        k: usize,
-        a: &[u64],
-        b: &[u64],
-        c: &[u64],
-        scale_a: &[u64],
-        scale_b: &[u64],
-        d: &mut [u64],
-    ) {
-        let s = self.unit.scales_for(k);
-        for (i, (o, &ci)) in d.iter_mut().zip(c).enumerate() {
-            *o = self.dot(
-                &a[i * k..(i + 1) * k],
-                &b[i * k..(i + 1) * k],
-                ci,
-                &scale_a[i * s..(i + 1) * s],
-                &scale_b[i * s..(i + 1) * s],
-            );
-        }
-    }
-
     /// `d = a·b + c` over any K, as [`DotUnit::dot`].
     #[inline]
     pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
@@ -448,271 +376,6 @@ impl Kernel {
         }
         self.unit.chain(a, b, c, sa, sb, |x| self.block(x))
     }
-}
-
-/// The batch routine for a unit and its chosen path, where the build has one.
-#[allow(unused_variables)]
-fn batch_of(unit: &DotUnit, path: &Path) -> Option<Batch> {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    {
-        let f = &unit.formats;
-        if f.scale.is_some() {
-            return None;
-        }
-        match (path, &unit.model) {
-            (&Path::Ftz(f16, _), Model::FtzMulAdd(m)) => {
-                use amd::{Bf16In, F16In};
-                return match (f16, unit.block, m.p) {
-                    (true, 8, 4) => Some(ftz_dots::<8, 4, F16In> as Batch),
-                    (true, 16, 4) => Some(ftz_dots::<16, 4, F16In> as Batch),
-                    (true, 8, 2) => Some(ftz_dots::<8, 2, F16In> as Batch),
-                    (true, 16, 2) => Some(ftz_dots::<16, 2, F16In> as Batch),
-                    (false, 8, 4) => Some(ftz_dots::<8, 4, Bf16In> as Batch),
-                    (false, 16, 4) => Some(ftz_dots::<16, 4, Bf16In> as Batch),
-                    (false, 8, 2) => Some(ftz_dots::<8, 2, Bf16In> as Batch),
-                    (false, 16, 2) => Some(ftz_dots::<16, 2, Bf16In> as Batch),
-                    _ => None,
-                };
-            }
-            (Path::TFdpa(p), Model::TFdpa(m))
-                if f.c == format::FP32 && f.d == format::FP32 && fits32(unit.block, m.f) =>
-            {
-                let _ = (p, m);
-                use simd::*;
-                use stage::FloatStage as Fs;
-                macro_rules! table {
-                    ($(($va:ident, $vb:ident, $st:ty)),* $(,)?) => {
-                        return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
-                            $(
-                                (VFmt::$va, VFmt::$vb, 8) => Some(tfdpa_dots::<8, $st> as Batch),
-                                (VFmt::$va, VFmt::$vb, 16) => Some(tfdpa_dots::<16, $st> as Batch),
-                                (VFmt::$va, VFmt::$vb, 32) => Some(tfdpa_dots::<32, $st> as Batch),
-                            )*
-                            _ => None,
-                        }
-                    };
-                }
-                if p.round.and_then(|r| r.lanes()).is_none() {
-                    return None;
-                }
-                table!(
-                    (F16, F16, Fs<VF16, VF16>),
-                    (Bf16, Bf16, Fs<VBf16, VBf16>),
-                    (E4M3, E4M3, Fs<VE4M3, VE4M3>),
-                    (E5M2, E5M2, Fs<VE5M2, VE5M2>),
-                    (E4M3, E5M2, Fs<VE4M3, VE5M2>),
-                    (E5M2, E4M3, Fs<VE5M2, VE4M3>),
-                    (E3M2, E3M2, Fs<VE3M2, VE3M2>),
-                    (E2M3, E2M3, Fs<VE2M3, VE2M3>),
-                    (E2M1, E2M1, Fs<VE2M1, VE2M1>),
-                );
-            }
-            (Path::Gst(GPath { vals: Some(_), .. }), Model::GstFdpa(m)) if m.g == 16 => {
-                return match unit.block {
-                    64 => Some(gst_dots::<64, 4> as Batch),
-                    32 => Some(gst_dots::<32, 2> as Batch),
-                    16 => Some(gst_dots::<16, 1> as Batch),
-                    _ => None,
-                };
-            }
-            (Path::Tr(p), Model::TrFdpa(TrFdpa { out, .. }))
-            | (Path::Gtr(p), Model::GtrFdpa(GtrFdpa { out, .. }))
-                if fits32(unit.block, p.params.f)
-                    && !out.neg_zero_to_pos
-                    && p.round.and_then(|r| r.lanes()) == Some((true, 23)) =>
-            {
-                let gtr = matches!(path, Path::Gtr(_));
-                use simd::*;
-                use stage::{FloatStage as Fs, IntStage as Is};
-                macro_rules! table {
-                    ($(($va:ident, $vb:ident, $st:ty)),* $(,)?) => {
-                        return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block, gtr) {
-                            $(
-                                (VFmt::$va, VFmt::$vb, 8, false) => Some(tr_dots::<8, false, $st> as Batch),
-                                (VFmt::$va, VFmt::$vb, 16, false) => Some(tr_dots::<16, false, $st> as Batch),
-                                (VFmt::$va, VFmt::$vb, 8, true) => Some(tr_dots::<8, true, $st> as Batch),
-                                (VFmt::$va, VFmt::$vb, 16, true) => Some(tr_dots::<16, true, $st> as Batch),
-                            )*
-                            _ => None,
-                        }
-                    };
-                }
-                // E5M2 FNUZ's top exponent code is finite: not an f16 exponent (integer stage).
-                table!(
-                    (F16, F16, Fs<VF16, VF16>),
-                    (Bf16, Bf16, Fs<VBf16, VBf16>),
-                    (E4M3Fnuz, E4M3Fnuz, Fs<VE4M3Fnuz, VE4M3Fnuz>),
-                    (E5M2Fnuz, E5M2Fnuz, Is<VE5M2Fnuz, VE5M2Fnuz>),
-                    (E4M3Fnuz, E5M2Fnuz, Is<VE4M3Fnuz, VE5M2Fnuz>),
-                    (E5M2Fnuz, E4M3Fnuz, Is<VE5M2Fnuz, VE4M3Fnuz>),
-                    (E4M3, E4M3, Fs<VE4M3, VE4M3>),
-                    (E5M2, E5M2, Fs<VE5M2, VE5M2>),
-                    (E4M3, E5M2, Fs<VE4M3, VE5M2>),
-                    (E5M2, E4M3, Fs<VE5M2, VE4M3>),
-                );
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// TR-FDPA (`GTR` false) or GTR-FDPA dot products of a multiple of the block `N` through
-/// [`batch::tr_chain`].
-#[allow(clippy::too_many_arguments)]
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-fn tr_dots<const N: usize, const GTR: bool, S: stage::Stage>(
-    kern: &Kernel,
-    k: usize,
-    a: &[u64],
-    b: &[u64],
-    c: &[u64],
-    _sa: &[u64],
-    _sb: &[u64],
-    d: &mut [u64],
-) {
-    let p = match kern.path {
-        Path::Tr(p) if !GTR => p,
-        Path::Gtr(p) if GTR => p,
-        _ => return kern.each(k, a, b, c, &[], &[], d),
-    };
-    if k % N != 0 {
-        return kern.each(k, a, b, c, &[], &[], d);
-    }
-    let q = &p.params;
-    let t = batch::TrLanes {
-        f: q.f,
-        f2: q.f2,
-        e_zero_c: q.e_zero_c,
-        e_norm_min: q.e_norm_min,
-        e_prod_limit: q.e_prod_limit,
-        c_drop: q.c_drop,
-        shift: q.shift,
-    };
-    batch::drive(
-        k,
-        a,
-        b,
-        c,
-        d,
-        |ra, rb, c8, d8| batch::tr_chain::<N, GTR, S>(&t, ra, rb, k, c8, d8),
-        |ra, rb, ci| kern.dot(ra, rb, ci, &[], &[]),
-    )
-}
-
-/// GST-FDPA dot products of exactly one block of `N = 16 · G` fp4 elements, each through the
-/// vector group sums ([`gst_v`]) without the per-dot dispatch of [`Kernel::dot`]; blocks with
-/// Inf/NaN (or any other K) through [`Kernel::dot`].
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-#[allow(clippy::too_many_arguments)]
-fn gst_dots<const N: usize, const G: usize>(
-    kern: &Kernel,
-    k: usize,
-    a: &[u64],
-    b: &[u64],
-    c: &[u64],
-    sa: &[u64],
-    sb: &[u64],
-    d: &mut [u64],
-) {
-    let s = kern.unit.scales_for(k);
-    let (Path::Gst(p), Model::GstFdpa(m)) = (&kern.path, &kern.unit.model) else {
-        return kern.each(k, a, b, c, sa, sb, d);
-    };
-    let Some((va, vb)) = &p.vals else {
-        return kern.each(k, a, b, c, sa, sb, d);
-    };
-    if k != N {
-        return kern.each(k, a, b, c, sa, sb, d);
-    }
-    let f = &kern.unit.formats;
-    for (i, (o, &ci)) in d.iter_mut().zip(c).enumerate() {
-        let x = BlockIn {
-            a: &a[i * k..(i + 1) * k],
-            b: &b[i * k..(i + 1) * k],
-            c: ci,
-            c_fmt: &f.c,
-            scale_a: &sa[i * s..(i + 1) * s],
-            scale_b: &sb[i * s..(i + 1) * s],
-        };
-        *o = match gst_v::<N, G>(m, f, p, va, vb, &x) {
-            Some(v) => v,
-            None => m.block(f, &x),
-        };
-    }
-}
-
-/// FTZ-MulAdd dot products of exactly one block of `N` through [`batch::ftz`].
-#[allow(clippy::too_many_arguments)]
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-fn ftz_dots<const N: usize, const P: usize, D: batch::VH16>(
-    kern: &Kernel,
-    k: usize,
-    a: &[u64],
-    b: &[u64],
-    c: &[u64],
-    _sa: &[u64],
-    _sb: &[u64],
-    d: &mut [u64],
-) {
-    let Path::Ftz(_, nan) = kern.path else {
-        return kern.each(k, a, b, c, &[], &[], d);
-    };
-    if k != N {
-        return kern.each(k, a, b, c, &[], &[], d);
-    }
-    batch::drive(
-        k,
-        a,
-        b,
-        c,
-        d,
-        |ra, rb, c8, d8| {
-            batch::ftz::<N, P, D>(ra, rb, c8, nan, d8);
-            0
-        },
-        |ra, rb, ci| kern.dot(ra, rb, ci, &[], &[]),
-    )
-}
-
-/// T-FDPA dot products of a multiple of the block `N` through [`batch::tfdpa_chain`].
-#[allow(clippy::too_many_arguments)]
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-fn tfdpa_dots<const N: usize, S: stage::Stage>(
-    kern: &Kernel,
-    k: usize,
-    a: &[u64],
-    b: &[u64],
-    c: &[u64],
-    _sa: &[u64],
-    _sb: &[u64],
-    d: &mut [u64],
-) {
-    let (Path::TFdpa(p), Model::TFdpa(m)) = (&kern.path, &kern.unit.model) else {
-        return kern.each(k, a, b, c, &[], &[], d);
-    };
-    let Some((nearest, man)) = p.round.and_then(|r| r.lanes()) else {
-        return kern.each(k, a, b, c, &[], &[], d);
-    };
-    if k % N != 0 {
-        return kern.each(k, a, b, c, &[], &[], d);
-    }
-    let t = batch::TLanes {
-        shift: p.shift,
-        f: m.f,
-        e_zero: m.e_zero,
-        nearest,
-        man,
-    };
-    batch::drive(
-        k,
-        a,
-        b,
-        c,
-        d,
-        |ra, rb, c8, d8| batch::tfdpa_chain::<N, S>(&t, ra, rb, k, c8, d8),
-        |ra, rb, ci| kern.dot(ra, rb, ci, &[], &[]),
-    )
 }
 
 /// Whether a TR-FDPA or GTR-FDPA unit's widths keep the fast path's sums within `i64` (see

@@ -21,7 +21,7 @@
 
 #![allow(unused_unsafe)]
 
-use super::batch::columns;
+use super::batch::Rows;
 use super::simd::{VDec, SP_ALL_ONES, SP_IEEE, SP_NEG_ZERO, SP_NONE, V};
 use core::arch::x86_64::*;
 
@@ -31,15 +31,14 @@ pub trait Stage {
     /// `bias_a + bias_b`: the exponents below are biased by it.
     const BIAS: i32;
 
-    /// Reads elements `k0 .. k0 + N` of the eight rows of `k` words in `a` and `b`. A zero
+    /// Reads elements `k0 .. k0 + N` of the eight rows `a` and `b`. A zero
     /// product has exponent `ez`; `floor[g]` is where group `g`'s largest exponent starts (C's
     /// exponent for T-FDPA, `ez` otherwise). Returns, per group, the aligned sum and the
     /// largest exponent, and a mask of the lanes with an Inf/NaN input (or, for
     /// [`FloatStage`], a product it cannot form exactly).
     fn block<const N: usize, const G: usize>(
-        a: &[u64],
-        b: &[u64],
-        k: usize,
+        a: Rows<'_>,
+        b: Rows<'_>,
         k0: usize,
         ez: i32,
         floor: [__m256i; G],
@@ -57,9 +56,8 @@ impl<A: VDec, B: VDec> Stage for IntStage<A, B> {
 
     #[inline(always)]
     fn block<const N: usize, const G: usize>(
-        a: &[u64],
-        b: &[u64],
-        k: usize,
+        a: Rows<'_>,
+        b: Rows<'_>,
         k0: usize,
         ez: i32,
         floor: [__m256i; G],
@@ -76,8 +74,8 @@ impl<A: VDec, B: VDec> Stage for IntStage<A, B> {
             let mut emax = floor;
             let mut special = zero;
             for j in (0..N).step_by(8) {
-                let ca = columns(a, k, k0 + j);
-                let cb = columns(b, k, k0 + j);
+                let ca = a.columns(k0 + j);
+                let cb = b.columns(k0 + j);
                 for e in 0..8 {
                     let (sa, fa, xa, na) = A::dec(ca[e]);
                     let (sb, fb, xb, nb) = B::dec(cb[e]);
@@ -102,8 +100,10 @@ impl<A: VDec, B: VDec> Stage for IntStage<A, B> {
                 let d = _mm256_sub_epi32(emax[g], ev[i]);
                 // Counts of 32 or more give 0, as the scalar shift of a value below 2^31 does.
                 let mag = _mm256_srlv_epi32(_mm256_sll_epi32(sv[i], sh), d);
-                acc[g] =
-                    _mm256_add_epi32(acc[g], _mm256_sub_epi32(_mm256_xor_si256(mag, gv[i]), gv[i]));
+                acc[g] = _mm256_add_epi32(
+                    acc[g],
+                    _mm256_sub_epi32(_mm256_xor_si256(mag, gv[i]), gv[i]),
+                );
             }
             (acc, emax, special)
         }
@@ -134,10 +134,7 @@ impl<const EXP: i32, const MAN: i32, const SP: u8> WDec for V<EXP, MAN, SP> {
             let set = _mm256_set1_epi16;
             let body = set(((1 << (EXP + MAN)) - 1) as i16);
             let top = (1 << EXP) - 1;
-            let ef = _mm256_and_si256(
-                _mm256_srli_epi16::<MAN>(w),
-                set(top as i16),
-            );
+            let ef = _mm256_and_si256(_mm256_srli_epi16::<MAN>(w), set(top as i16));
             let wb = _mm256_and_si256(w, body);
             let zero = _mm256_cmpeq_epi16(wb, _mm256_setzero_si256());
             let special = match SP {
@@ -145,7 +142,10 @@ impl<const EXP: i32, const MAN: i32, const SP: u8> WDec for V<EXP, MAN, SP> {
                 SP_ALL_ONES => _mm256_cmpeq_epi16(wb, body),
                 SP_NEG_ZERO => {
                     let sign_body = set(((1 << (1 + EXP + MAN)) - 1) as i16);
-                    _mm256_cmpeq_epi16(_mm256_and_si256(w, sign_body), set((1 << (EXP + MAN)) as i16))
+                    _mm256_cmpeq_epi16(
+                        _mm256_and_si256(w, sign_body),
+                        set((1 << (EXP + MAN)) as i16),
+                    )
                 }
                 _ => _mm256_setzero_si256(),
             };
@@ -160,8 +160,9 @@ impl<const EXP: i32, const MAN: i32, const SP: u8> WDec for V<EXP, MAN, SP> {
             if EXP == 8 {
                 // bf16: the upper half of an f32.
                 let lo = _mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(w)));
-                let hi =
-                    _mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(_mm256_extracti128_si256::<1>(w)));
+                let hi = _mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(
+                    _mm256_extracti128_si256::<1>(w),
+                ));
                 return (_mm256_castsi256_ps(lo), _mm256_castsi256_ps(hi));
             }
             // The code as an f16 with the same exponent and mantissa fields (bias 15), then
@@ -234,9 +235,8 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
 
     #[inline(always)]
     fn block<const N: usize, const G: usize>(
-        a: &[u64],
-        b: &[u64],
-        k: usize,
+        a: Rows<'_>,
+        b: Rows<'_>,
         k0: usize,
         ez: i32,
         floor: [__m256i; G],
@@ -259,8 +259,8 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
             let mut emax16 = _mm256_set1_epi16(i16::MIN);
             let mut flags = _mm256_setzero_si256();
             for j in (0..N).step_by(8) {
-                let ca = columns(a, k, k0 + j);
-                let cb = columns(b, k, k0 + j);
+                let ca = a.columns(k0 + j);
+                let cb = b.columns(k0 + j);
                 for e in (0..8).step_by(2) {
                     let wa = pack(ca[e], ca[e + 1]);
                     let wb = pack(cb[e], cb[e + 1]);
@@ -272,10 +272,8 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
                     emax16 = _mm256_max_epi16(emax16, ex);
                     flags = _mm256_or_si256(flags, _mm256_or_si256(xa, xb));
                     if wide {
-                        let out = _mm256_or_si256(
-                            _mm256_cmpgt_epi16(ex, hi),
-                            _mm256_cmpgt_epi16(lo, ex),
-                        );
+                        let out =
+                            _mm256_or_si256(_mm256_cmpgt_epi16(ex, hi), _mm256_cmpgt_epi16(lo, ex));
                         flags = _mm256_or_si256(flags, _mm256_andnot_si256(z, out));
                     }
                     let (a0, a1) = A::values(wa);
@@ -292,10 +290,13 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
             };
             let (l, h) = widen(emax16);
             let emax: [__m256i; G] = if G == 2 {
-                [_mm256_max_epi32(floor[0], back(l)), _mm256_max_epi32(floor[G - 1], back(h))]
-                    .as_slice()
-                    .try_into()
-                    .expect("two groups")
+                [
+                    _mm256_max_epi32(floor[0], back(l)),
+                    _mm256_max_epi32(floor[G - 1], back(h)),
+                ]
+                .as_slice()
+                .try_into()
+                .expect("two groups")
             } else {
                 core::array::from_fn(|g| _mm256_max_epi32(floor[g], back(_mm256_max_epi32(l, h))))
             };

@@ -1,0 +1,361 @@
+//! Many dot products at once: [`Kernel::dots`], and the lane-wise routine ("eight") of a unit,
+//! which evaluates eight dot products together across AVX2 lanes ([`super::batch`]). The
+//! matrix driver ([`crate::gemm`]) uses the same routine for eight columns of a row of D.
+
+use super::{fits32, Kernel, Path, VFmt};
+use crate::unit::{DotUnit, Model, ShapeError};
+
+/// The operand rows of a multiple of eight dot products: row `j` is `words[j · stride ..][..
+/// k]`. Rows of a batch of dot products follow each other (`stride = k`); a matrix product
+/// shares one row of A between columns of B (`stride = 0`) and takes the columns of B at the
+/// matrix's K.
+#[derive(Clone, Copy, Debug)]
+pub struct Rows<'a> {
+    words: &'a [u64],
+    stride: usize,
+    k: usize,
+    n: usize,
+}
+
+impl<'a> Rows<'a> {
+    /// `n` rows (a multiple of 8); `None` when `words` is too short for them or `n` is not a
+    /// multiple of 8.
+    #[inline]
+    pub fn new(words: &'a [u64], stride: usize, k: usize, n: usize) -> Option<Rows<'a>> {
+        (n % 8 == 0 && (n == 0 || words.len() >= (n - 1) * stride + k)).then_some(Rows {
+            words,
+            stride,
+            k,
+            n,
+        })
+    }
+
+    /// Elements per row.
+    #[inline(always)]
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Number of rows.
+    #[inline(always)]
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Rows `8g .. 8g + 8`.
+    #[inline(always)]
+    pub fn group(&self, g: usize) -> Rows<'a> {
+        assert!(8 * g + 8 <= self.n);
+        Rows {
+            words: &self.words[8 * g * self.stride..],
+            stride: self.stride,
+            k: self.k,
+            n: 8,
+        }
+    }
+
+    /// The words and the distance between rows.
+    #[inline(always)]
+    pub(super) fn words(&self) -> &'a [u64] {
+        self.words
+    }
+
+    #[inline(always)]
+    pub(super) fn stride(&self) -> usize {
+        self.stride
+    }
+
+    /// Row `j`.
+    #[inline(always)]
+    pub fn row(&self, j: usize) -> &'a [u64] {
+        &self.words[j * self.stride..j * self.stride + self.k]
+    }
+}
+
+/// Dot products of one length `k` in groups of eight, no scale factors: `(kernel, a rows, b
+/// rows, c, d)` with as many rows as C and D words, a multiple of 8. Lanes outside the
+/// routine's common case, and a `k` it does not take, are computed by [`Kernel::dot`].
+pub(super) type Eight = fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &mut [u64]);
+
+impl Kernel {
+    /// Whether [`Kernel::dots`] (and the matrix driver) evaluate dot products eight at a time
+    /// across vector lanes.
+    pub fn is_batched(&self) -> bool {
+        self.eight.is_some()
+    }
+
+    /// `n = c.len()` independent dot products of `k` elements: `d[i] = a_i·b_i + c[i]`, where
+    /// `a_i = a[i·k .. (i+1)·k]` (likewise `b_i`) and, with block scaling, `s = scales_for(k)`
+    /// scale factors per dot product in `scale_a` and `scale_b`. The fastest way to evaluate
+    /// many dot products: where the model and formats allow, eight at a time across vector
+    /// lanes, bit-identical to [`Kernel::dot`]. Operand encodings are not checked (see
+    /// [`DotUnit::check`]); lengths are.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dots(
+        &self,
+        k: usize,
+        a: &[u64],
+        b: &[u64],
+        c: &[u64],
+        scale_a: &[u64],
+        scale_b: &[u64],
+        d: &mut [u64],
+    ) -> Result<(), ShapeError> {
+        let n = c.len();
+        let s = self.unit.scales_for(k);
+        for (which, got, want) in [
+            ("A", a.len(), n * k),
+            ("B", b.len(), n * k),
+            ("D", d.len(), n),
+            ("scale_a", scale_a.len(), n * s),
+            ("scale_b", scale_b.len(), n * s),
+        ] {
+            if got != want {
+                return Err(ShapeError::Matrix { which, got, want });
+            }
+        }
+        let whole = match self.eight {
+            Some(_) if k > 0 && s == 0 => n / 8 * 8,
+            _ => 0,
+        };
+        let (Some(ra), Some(rb)) = (
+            Rows::new(&a[..whole * k], k, k, whole),
+            Rows::new(&b[..whole * k], k, k, whole),
+        ) else {
+            unreachable!("whole rows of k words: lengths checked above")
+        };
+        self.eight(ra, rb, &c[..whole], &mut d[..whole]);
+        for i in whole..n {
+            d[i] = self.dot(
+                &a[i * k..(i + 1) * k],
+                &b[i * k..(i + 1) * k],
+                c[i],
+                &scale_a[i * s..(i + 1) * s],
+                &scale_b[i * s..(i + 1) * s],
+            );
+        }
+        Ok(())
+    }
+
+    /// Dot products of one length in groups of eight (`c` and `d` hold as many words as `a` and
+    /// `b` rows), without scale factors, lane-wise where the kernel has the routine.
+    #[inline]
+    pub(crate) fn eight(&self, a: Rows<'_>, b: Rows<'_>, c: &[u64], d: &mut [u64]) {
+        let n = c.len();
+        assert!(a.n() == n && b.n() == n && d.len() == n);
+        match self.eight {
+            Some(run) if a.k() > 0 && a.k() == b.k() && self.unit.formats.scale.is_none() => {
+                run(self, a, b, c, d)
+            }
+            _ => {
+                for (i, (di, &ci)) in d.iter_mut().zip(c).enumerate() {
+                    *di = self.dot(a.row(i), b.row(i), ci, &[], &[]);
+                }
+            }
+        }
+    }
+
+    /// Runs `eight` over each group of eight and [`Kernel::dot`] over the lanes it flags.
+    #[inline(always)]
+    fn groups(
+        &self,
+        a: Rows<'_>,
+        b: Rows<'_>,
+        c: &[u64],
+        d: &mut [u64],
+        eight: impl Fn(Rows<'_>, Rows<'_>, &[u64; 8], &mut [u64; 8]) -> u32,
+    ) {
+        for (g, (c8, d8)) in c.chunks_exact(8).zip(d.chunks_exact_mut(8)).enumerate() {
+            let (ra, rb) = (a.group(g), b.group(g));
+            let c8: &[u64; 8] = c8.try_into().expect("eight words");
+            let d8: &mut [u64; 8] = d8.try_into().expect("eight words");
+            let mut redo = eight(ra, rb, c8, d8);
+            while redo != 0 {
+                let j = redo.trailing_zeros() as usize;
+                redo &= redo - 1;
+                d8[j] = self.dot(ra.row(j), rb.row(j), c8[j], &[], &[]);
+            }
+        }
+    }
+}
+
+/// The lane-wise routine for a unit and its chosen path, where the build has one.
+#[allow(unused_variables)]
+pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    {
+        use super::{simd, stage};
+        use crate::format;
+        use crate::gtr_fdpa::GtrFdpa;
+        use crate::tr_fdpa::TrFdpa;
+        let f = &unit.formats;
+        if f.scale.is_some() {
+            return None;
+        }
+        match (path, &unit.model) {
+            (&Path::Ftz(f16, _), Model::FtzMulAdd(m)) => {
+                use super::amd::{Bf16In, F16In};
+                return match (f16, unit.block, m.p) {
+                    (true, 8, 4) => Some(ftz8::<8, 4, F16In> as Eight),
+                    (true, 16, 4) => Some(ftz8::<16, 4, F16In> as Eight),
+                    (true, 8, 2) => Some(ftz8::<8, 2, F16In> as Eight),
+                    (true, 16, 2) => Some(ftz8::<16, 2, F16In> as Eight),
+                    (false, 8, 4) => Some(ftz8::<8, 4, Bf16In> as Eight),
+                    (false, 16, 4) => Some(ftz8::<16, 4, Bf16In> as Eight),
+                    (false, 8, 2) => Some(ftz8::<8, 2, Bf16In> as Eight),
+                    (false, 16, 2) => Some(ftz8::<16, 2, Bf16In> as Eight),
+                    _ => None,
+                };
+            }
+            (Path::TFdpa(p), Model::TFdpa(m))
+                if f.c == format::FP32 && f.d == format::FP32 && fits32(unit.block, m.f) =>
+            {
+                use simd::*;
+                use stage::FloatStage as Fs;
+                p.round.and_then(|r| r.lanes())?;
+                macro_rules! table {
+                    ($(($va:ident, $vb:ident, $st:ty)),* $(,)?) => {
+                        return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
+                            $(
+                                (VFmt::$va, VFmt::$vb, 8) => Some(tfdpa8::<8, $st> as Eight),
+                                (VFmt::$va, VFmt::$vb, 16) => Some(tfdpa8::<16, $st> as Eight),
+                                (VFmt::$va, VFmt::$vb, 32) => Some(tfdpa8::<32, $st> as Eight),
+                            )*
+                            _ => None,
+                        }
+                    };
+                }
+                table!(
+                    (F16, F16, Fs<VF16, VF16>),
+                    (Bf16, Bf16, Fs<VBf16, VBf16>),
+                    (E4M3, E4M3, Fs<VE4M3, VE4M3>),
+                    (E5M2, E5M2, Fs<VE5M2, VE5M2>),
+                    (E4M3, E5M2, Fs<VE4M3, VE5M2>),
+                    (E5M2, E4M3, Fs<VE5M2, VE4M3>),
+                    (E3M2, E3M2, Fs<VE3M2, VE3M2>),
+                    (E2M3, E2M3, Fs<VE2M3, VE2M3>),
+                    (E2M1, E2M1, Fs<VE2M1, VE2M1>),
+                );
+            }
+            (Path::Tr(p), Model::TrFdpa(TrFdpa { out, .. }))
+            | (Path::Gtr(p), Model::GtrFdpa(GtrFdpa { out, .. }))
+                if fits32(unit.block, p.params.f)
+                    && !out.neg_zero_to_pos
+                    && p.round.and_then(|r| r.lanes()) == Some((true, 23)) =>
+            {
+                let gtr = matches!(path, Path::Gtr(_));
+                use simd::*;
+                use stage::{FloatStage as Fs, IntStage as Is};
+                macro_rules! table {
+                    ($(($va:ident, $vb:ident, $st:ty)),* $(,)?) => {
+                        return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block, gtr) {
+                            $(
+                                (VFmt::$va, VFmt::$vb, 8, false) => Some(tr8::<8, false, $st> as Eight),
+                                (VFmt::$va, VFmt::$vb, 16, false) => Some(tr8::<16, false, $st> as Eight),
+                                (VFmt::$va, VFmt::$vb, 8, true) => Some(tr8::<8, true, $st> as Eight),
+                                (VFmt::$va, VFmt::$vb, 16, true) => Some(tr8::<16, true, $st> as Eight),
+                            )*
+                            _ => None,
+                        }
+                    };
+                }
+                // E5M2 FNUZ's top exponent code is finite: not an f16 exponent (integer stage).
+                table!(
+                    (F16, F16, Fs<VF16, VF16>),
+                    (Bf16, Bf16, Fs<VBf16, VBf16>),
+                    (E4M3Fnuz, E4M3Fnuz, Fs<VE4M3Fnuz, VE4M3Fnuz>),
+                    (E5M2Fnuz, E5M2Fnuz, Is<VE5M2Fnuz, VE5M2Fnuz>),
+                    (E4M3Fnuz, E5M2Fnuz, Is<VE4M3Fnuz, VE5M2Fnuz>),
+                    (E5M2Fnuz, E4M3Fnuz, Is<VE5M2Fnuz, VE4M3Fnuz>),
+                    (E4M3, E4M3, Fs<VE4M3, VE4M3>),
+                    (E5M2, E5M2, Fs<VE5M2, VE5M2>),
+                    (E4M3, E5M2, Fs<VE4M3, VE5M2>),
+                    (E5M2, E4M3, Fs<VE5M2, VE4M3>),
+                );
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// FTZ-MulAdd over exactly one block of `N` ([`super::batch::ftz`]); it covers every input.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+fn ftz8<const N: usize, const P: usize, D: super::batch::VH16>(
+    kern: &Kernel,
+    a: Rows<'_>,
+    b: Rows<'_>,
+    c: &[u64],
+    d: &mut [u64],
+) {
+    match kern.path {
+        Path::Ftz(_, nan) if a.k() == N => kern.groups(a, b, c, d, |a, b, c, d| {
+            super::batch::ftz::<N, P, D>(a, b, c, nan, d);
+            0
+        }),
+        _ => kern.groups(a, b, c, d, |_, _, _, _| 0xff),
+    }
+}
+
+/// T-FDPA over a multiple of the block `N` ([`super::batch::tfdpa_chain`]).
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+fn tfdpa8<const N: usize, S: super::stage::Stage>(
+    kern: &Kernel,
+    a: Rows<'_>,
+    b: Rows<'_>,
+    c: &[u64],
+    d: &mut [u64],
+) {
+    let (Path::TFdpa(p), Model::TFdpa(m)) = (&kern.path, &kern.unit.model) else {
+        return kern.groups(a, b, c, d, |_, _, _, _| 0xff);
+    };
+    let Some((nearest, man)) = p.round.and_then(|r| r.lanes()) else {
+        return kern.groups(a, b, c, d, |_, _, _, _| 0xff);
+    };
+    if a.k() % N != 0 {
+        return kern.groups(a, b, c, d, |_, _, _, _| 0xff);
+    }
+    let t = super::batch::TLanes {
+        shift: p.shift,
+        f: m.f,
+        e_zero: m.e_zero,
+        nearest,
+        man,
+    };
+    kern.groups(a, b, c, d, |a, b, c, d| {
+        super::batch::tfdpa_chain::<N, S>(&t, a, b, c, d)
+    });
+}
+
+/// TR-FDPA (`GTR` false) or GTR-FDPA over a multiple of the block `N`
+/// ([`super::batch::tr_chain`]).
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+fn tr8<const N: usize, const GTR: bool, S: super::stage::Stage>(
+    kern: &Kernel,
+    a: Rows<'_>,
+    b: Rows<'_>,
+    c: &[u64],
+    d: &mut [u64],
+) {
+    let p = match kern.path {
+        Path::Tr(p) if !GTR => p,
+        Path::Gtr(p) if GTR => p,
+        _ => return kern.groups(a, b, c, d, |_, _, _, _| 0xff),
+    };
+    if a.k() % N != 0 {
+        return kern.groups(a, b, c, d, |_, _, _, _| 0xff);
+    }
+    let q = &p.params;
+    let t = super::batch::TrLanes {
+        f: q.f,
+        f2: q.f2,
+        e_zero_c: q.e_zero_c,
+        e_norm_min: q.e_norm_min,
+        e_prod_limit: q.e_prod_limit,
+        c_drop: q.c_drop,
+        shift: q.shift,
+    };
+    kern.groups(a, b, c, d, |a, b, c, d| {
+        super::batch::tr_chain::<N, GTR, S>(&t, a, b, c, d)
+    });
+}
