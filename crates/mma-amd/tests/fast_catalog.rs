@@ -27,6 +27,9 @@ fn near(fmt: &Format, e: i32, rng: &mut impl Rng) -> u64 {
     (sign | field << fmt.man_bits | man) << fmt.lsb
 }
 
+/// Cases of one K for `Kernel::dots`: A rows, B rows, C, and the plain model's D.
+type Batch = (Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>);
+
 #[test]
 fn amd_fast_paths_match_plain() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(42);
@@ -57,7 +60,7 @@ fn amd_fast_paths_match_plain() {
             assert!(kern.is_batched(), "{}", ins.name);
         }
         // Cases by K (the instruction's or twice it), for `Kernel::dots` after the loop.
-        let mut batches: [(Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>); 2] = Default::default();
+        let mut batches: [Batch; 2] = Default::default();
         checked += 1;
         let sign_b = 1u64 << (f.b.lsb + f.b.exp_bits + f.b.man_bits);
         for _ in 0..3000 {

@@ -2,8 +2,8 @@
 //! which evaluates eight dot products together across AVX2 lanes ([`super::batch`]). The
 //! matrix driver ([`crate::gemm`]) uses the same routine for eight columns of a row of D.
 
-use super::{fits32, Kernel, Path, VFmt};
-use crate::unit::{DotUnit, Model, ShapeError};
+use super::{Kernel, Path};
+use crate::unit::{DotUnit, ShapeError};
 
 /// The operand rows of a multiple of eight dot products: row `j` is `words[j · stride ..][..
 /// k]`. Rows of a batch of dot products follow each other (`stride = k`); a matrix product
@@ -55,11 +55,19 @@ impl<'a> Rows<'a> {
     }
 
     /// The words and the distance between rows.
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", target_feature = "avx2")),
+        allow(dead_code)
+    )]
     #[inline(always)]
     pub(super) fn words(&self) -> &'a [u64] {
         self.words
     }
 
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", target_feature = "avx2")),
+        allow(dead_code)
+    )]
     #[inline(always)]
     pub(super) fn stride(&self) -> usize {
         self.stride
@@ -156,6 +164,10 @@ impl Kernel {
     }
 
     /// Runs `eight` over each group of eight and [`Kernel::dot`] over the lanes it flags.
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", target_feature = "avx2")),
+        allow(dead_code)
+    )]
     #[inline(always)]
     fn groups(
         &self,
@@ -184,10 +196,11 @@ impl Kernel {
 pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     {
-        use super::{simd, stage};
+        use super::{fits32, simd, stage, VFmt};
         use crate::format;
         use crate::gtr_fdpa::GtrFdpa;
         use crate::tr_fdpa::TrFdpa;
+        use crate::unit::Model;
         let f = &unit.formats;
         if f.scale.is_some() {
             return None;
@@ -306,7 +319,7 @@ fn tfdpa8<const N: usize, S: super::stage::Stage>(
     c: &[u64],
     d: &mut [u64],
 ) {
-    let (Path::TFdpa(p), Model::TFdpa(m)) = (&kern.path, &kern.unit.model) else {
+    let (Path::TFdpa(p), crate::unit::Model::TFdpa(m)) = (&kern.path, &kern.unit.model) else {
         return kern.groups(a, b, c, d, |_, _, _, _| 0xff);
     };
     let Some((nearest, man)) = p.round.and_then(|r| r.lanes()) else {

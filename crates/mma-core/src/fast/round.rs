@@ -65,6 +65,10 @@ impl FastRound {
     /// `(round to nearest, mantissa bits)` where the destination is fp32 (the rounding format
     /// has fp32's exponent field): the parameters of the lane-wise rounding of
     /// [`super::batch`].
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", target_feature = "avx2")),
+        allow(dead_code)
+    )]
     pub(crate) fn lanes(&self) -> Option<(bool, u32)> {
         (self.bias == 127 && self.man + self.widen == 23 && self.sign_bit == 1 << 31)
             .then_some((self.nearest, self.man))
