@@ -1,5 +1,6 @@
 //! Criterion benches of the hot paths: decoding, the T-FDPA align-and-truncate block, the
-//! final rounding, and whole dot products of a few instructions (plain model and fast kernel).
+//! final rounding, and whole dot products of a few instructions (plain model, per-dot kernel,
+//! and the batch evaluation `Kernel::dots`, eight dot products across vector lanes).
 //!
 //!     cargo bench -p mma-core --bench hot_paths
 
@@ -7,10 +8,12 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use mma_core::fast::round::FastRound;
 use mma_core::fast::table::{self, Dec, F16Dec, Table8};
 use mma_core::format::{self, Format};
+use mma_core::ftz_mul_add::FtzMulAdd;
 use mma_core::gst_fdpa::GstFdpa;
 use mma_core::model::{NanStyle, Output, OutputRounding};
 use mma_core::t_fdpa::{truncated_sum, TFdpa};
 use mma_core::term::Term;
+use mma_core::tr_fdpa::TrFdpa;
 use mma_core::{round, DotUnit, Exact, Formats, Model, RoundOpts, Rounding, Value};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -28,7 +31,8 @@ fn out(fmt: Format, mode: Rounding) -> Output {
 }
 
 /// Hopper f16 (F 25, L 16), Ampere bf16 (F 24, L 8), Ada e4m3 (F 13, L 16, E8M13), RTX
-/// Blackwell mxf4nvf4 block16 ue4m3 (GST, F 35): the catalog's parameters.
+/// Blackwell mxf4nvf4 block16 ue4m3 (GST, F 35), CDNA2 bf16_1k (FTZ-MulAdd, P 4), CDNA3 f16
+/// (TR-FDPA, F 24, F2 31): the catalogs' parameters.
 fn units() -> Vec<(&'static str, DotUnit, usize)> {
     let t = |a, c, f, e_zero, block, o| DotUnit {
         formats: Formats {
@@ -84,6 +88,55 @@ fn units() -> Vec<(&'static str, DotUnit, usize)> {
                 }),
             },
             64,
+        ),
+        (
+            "cdna2_bf16_1k_k8",
+            DotUnit {
+                formats: Formats {
+                    a: format::BF16,
+                    b: format::BF16,
+                    c: format::FP32,
+                    d: format::FP32,
+                    scale: None,
+                },
+                block: 8,
+                model: Model::FtzMulAdd(FtzMulAdd {
+                    p: 4,
+                    acc: format::FP32,
+                    nan: NanStyle::DefaultQuiet,
+                }),
+            },
+            8,
+        ),
+        (
+            "cdna3_f16_k8",
+            DotUnit {
+                formats: Formats {
+                    a: format::FP16,
+                    b: format::FP16,
+                    c: format::FP32,
+                    d: format::FP32,
+                    scale: None,
+                },
+                block: 8,
+                model: Model::TrFdpa(TrFdpa {
+                    f: 24,
+                    f2: 31,
+                    e_zero_c: -126,
+                    e_norm_min: -126,
+                    product_inf_exp: None,
+                    out: Output {
+                        rho: OutputRounding {
+                            fmt: format::FP32,
+                            mode: Rounding::NearestEven,
+                            opts: RoundOpts::IEEE,
+                        },
+                        nan: NanStyle::DefaultQuiet,
+                        neg_zero_to_pos: false,
+                    },
+                }),
+            },
+            8,
         ),
     ]
 }
@@ -266,6 +319,15 @@ fn dots(c: &mut Criterion) {
         };
         g.bench_function(format!("{name}_plain"), |b| b.iter(|| run(true)));
         g.bench_function(format!("{name}_kernel"), |b| b.iter(|| run(false)));
+        // The batch evaluation (eight dot products across vector lanes where the kernel has
+        // it), on the same inputs.
+        let mut d = vec![0u64; n];
+        g.bench_function(format!("{name}_dots"), |b| {
+            b.iter(|| {
+                kern.dots(k, &a, &bm, &cw, &sa, &sb, &mut d).unwrap();
+                black_box(&d);
+            })
+        });
     }
     g.finish();
 }
