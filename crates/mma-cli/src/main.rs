@@ -134,6 +134,13 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    // Output piped into `head` and the like: end quietly when the reader goes away, as Unix
+    // tools do, instead of panicking on the failed write (Rust ignores SIGPIPE by default).
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of SIGPIPE before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let r: Result<bool> = match cli.cmd {
         Cmd::Eval { input, output } => commands::eval(&input, output.as_deref()),
