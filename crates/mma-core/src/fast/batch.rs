@@ -1,29 +1,32 @@
 //! Evaluation across dot products: eight independent dot products at a time, one per 32-bit
-//! lane of an AVX2 vector ([`super::Kernel::dots`]).
+//! lane of an AVX2 vector ([`super::Kernel::dots`] and the matrix driver, through
+//! `fast/dots.rs`).
 //!
 //! The per-dot kernels vectorise *within* one dot product and still pay, per dot, for the
 //! horizontal reductions, decoding C, the alignment of C, the rounding and the branches between
-//! them. Here the operand rows of eight consecutive dot products are transposed (eight rows of
-//! eight words by [`columns`]) so that vector `k` holds element `k` of every dot product, lane
-//! `j` being dot product `j`. Every step of the model is then a lane-wise operation: the largest
+//! them. Here the operand rows of eight dot products ([`Rows`]) are transposed eight words at a
+//! time ([`Rows::columns`]) so that vector `k` holds element `k` of every dot product, lane `j`
+//! being dot product `j`. Every step of the model is then a lane-wise operation: the largest
 //! exponent is a vertical max, the sum a vertical add, and C, the normalisation and the
 //! rounding are computed for eight dot products by the same instructions.
 //!
 //! - FTZ-MulAdd ([`ftz`]) uses the machine's fp32 multiply and add, exactly as the scalar
 //!   [`super::amd::ftz_block`] does (its module docs say why that is bit-exact), with the same
 //!   flushes as lane masks. It covers every input; there is no fallback.
-//! - TR-FDPA and GTR-FDPA ([`tr`]) form the products as the T-FDPA lanes do, then add C late
+//! - T-FDPA ([`tfdpa`]) takes its products from a [`Stage`] (`fast/stage.rs`: the aligned,
+//!   truncated product sum and the largest exponent, as [`super::tfdpa_n`] computes them), adds
+//!   C and rounds like [`super::round::FastRound`] for results in the normal range. A lane whose
+//!   dot product leaves that common case (an Inf/NaN operand or C, a sum beyond the 32-bit
+//!   lanes, an exact zero, a subnormal or overflowing result) is flagged, and the caller
+//!   recomputes that dot product with the per-dot kernel. Chained blocks stay in registers: a
+//!   block's fp32 result is the next block's C.
+//! - TR-FDPA and GTR-FDPA ([`tr`]) take their products from the same stages, then add C late
 //!   and round in 64-bit integer and f64 lanes; only Inf/NaN inputs and products at the Inf
 //!   threshold are flagged.
-//! - T-FDPA ([`tfdpa`]) computes the integer operations of [`super::tfdpa_n`] lane by lane and
-//!   rounds like [`super::round::FastRound`] for results in the normal range. A lane whose dot
-//!   product leaves that common case (an Inf/NaN operand or C, a sum beyond the 32-bit lanes, an
-//!   exact zero, a subnormal or overflowing result) is flagged, and the caller recomputes that
-//!   dot product with the per-dot kernel. Chained blocks stay in registers: a block's fp32
-//!   result is the next block's C.
 //!
 //! `tests/fast_paths.rs` compares every batch path with the plain model on random inputs with
-//! specials, subnormals and cancellations, for batch lengths that are not multiples of eight.
+//! specials, subnormals and cancellations, for batch lengths that are not multiples of eight;
+//! `tests/gemm.rs` the matrix driver's use.
 
 #![allow(unused_unsafe)]
 

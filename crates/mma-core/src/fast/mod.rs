@@ -6,6 +6,9 @@
 //! plain model ([`BlockModel::block`]), so the two agree by construction on specials; the tests
 //! in `tests/fast_paths.rs` compare them on random inputs with specials and subnormals.
 //!
+//! Many dot products at once go through [`Kernel::dots`], which in AVX2 builds evaluates eight
+//! of them at a time across vector lanes (`batch`, `stage`, `dots`).
+//!
 //! Why `i64` suffices in [`tfdpa_block`]: a product significand is below
 //! `2^(ma+mb+2)` (each decoded significand is below `2^(m+1)`), and its exponent is at most
 //! `e_max`, so after alignment to `F` fraction bits below `e_max` its magnitude is below
