@@ -292,11 +292,25 @@ fn gst_fast_matches_plain() {
         };
         let avx2 = cfg!(all(target_arch = "x86_64", target_feature = "avx2"));
         assert_eq!(unit.kernel().is_vector(), avx2);
+        // The lane path (`Kernel::dots`) takes one scale per group of 16.
+        assert_eq!(unit.kernel().is_batched(), avx2 && per == 16);
         compare(&unit, 64, 20_000, per as u64);
         compare(&unit, 128, 5_000, per as u64 + 1);
         let small = DotUnit { block: 32, ..unit };
         compare(&small, 32, 5_000, per as u64 + 2);
         gst_cancel(&unit, 20_000, per as u64 + 3);
+        // Round to nearest even (no catalog unit does; the lanes support it).
+        let rne = DotUnit {
+            model: Model::GstFdpa(GstFdpa {
+                g: 16,
+                f: 35,
+                e_zero: -139,
+                out: nv_out(format::FP32, Rounding::NearestEven, false),
+            }),
+            ..unit
+        };
+        compare(&rne, 64, 5_000, per as u64 + 4);
+        gst_cancel(&rne, 5_000, per as u64 + 5);
     }
 }
 
@@ -311,6 +325,7 @@ fn gst_cancel(unit: &DotUnit, n: usize, seed: u64) {
     let k = 64;
     let s = unit.scales_for(k);
     let sign = sign_bit(&f.b);
+    let mut cases = Vec::new();
     for _ in 0..n {
         let mut a: Vec<u64> = (0..k).map(|_| rng.random_range(0..16)).collect();
         let mut b: Vec<u64> = (0..k).map(|_| rng.random_range(0..16)).collect();
@@ -348,7 +363,9 @@ fn gst_cancel(unit: &DotUnit, n: usize, seed: u64) {
             unit.dot_plain(&a, &b, c, &sa, &sb),
             "{unit:?}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}"
         );
+        cases.push((a, b, c, sa, sb));
     }
+    compare_batch(unit, k, &cases);
 }
 
 /// A word of `fmt` with scientific exponent `e` clamped to the normal range, a random mantissa

@@ -89,6 +89,10 @@ impl Kernel {
     /// Whether [`Kernel::dots`] (and the matrix driver) evaluate dot products eight at a time
     /// across vector lanes.
     pub fn is_batched(&self) -> bool {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        if self.gst_lanes().is_some() {
+            return true;
+        }
         self.eight.is_some()
     }
 
@@ -122,6 +126,10 @@ impl Kernel {
                 return Err(ShapeError::Matrix { which, got, want });
             }
         }
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        if s > 0 && self.gst_dots(k, a, b, c, scale_a, scale_b, d) {
+            return Ok(());
+        }
         let whole = match self.eight {
             Some(_) if k > 0 && s == 0 => n / 8 * 8,
             _ => 0,
@@ -143,6 +151,111 @@ impl Kernel {
             );
         }
         Ok(())
+    }
+
+    /// The GST-FDPA lane parameters, where the unit has four-bit elements in groups of 16 with
+    /// a scale per group, fp32 C and D, an RZ/RNE fp32 output, and sums that the f64 lanes hold
+    /// exactly.
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    fn gst_lanes(&self) -> Option<super::batch::GLanes> {
+        use crate::format;
+        let (Path::Gst(p), crate::unit::Model::GstFdpa(m)) = (&self.path, &self.unit.model) else {
+            return None;
+        };
+        let f = &self.unit.formats;
+        let (Some((va, vb)), Some((sf, 16)), Some((nearest, 23))) =
+            (p.vals, f.scale, p.round.and_then(|r| r.lanes()))
+        else {
+            return None;
+        };
+        if m.g != 16 || f.c != format::FP32 || f.d != format::FP32 {
+            return None;
+        }
+        // Exactness bounds of the f64 lanes (see `batch::gst`): a scaled group sum within
+        // i32, and every aligned term below 2^50 so that five of them sum exactly.
+        let max = |v: &[i8; 16]| v.iter().map(|x| x.unsigned_abs() as u64).max().unwrap_or(0);
+        let sig_max = (1u64 << (sf.man_bits + 1)) - 1;
+        let term = 16 * max(&va) * max(&vb) * sig_max * sig_max;
+        let bits = 64 - term.leading_zeros() as i32;
+        if term >= 1 << 31 || bits + p.lsb0 - p.ms + m.f as i32 > 50 {
+            return None;
+        }
+        Some(super::batch::GLanes {
+            f: m.f,
+            e_zero: m.e_zero,
+            lsb0: p.lsb0,
+            ms: p.ms,
+            nearest,
+            scales: p.ts.0,
+            va,
+            vb,
+        })
+    }
+
+    /// GST-FDPA dot products of one block of four-bit elements with fp32 C and D, eight at a
+    /// time ([`super::batch::gst`]); `false` (nothing written) where the unit, K or the
+    /// output does not fit the lanes.
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    #[allow(clippy::too_many_arguments)]
+    fn gst_dots(
+        &self,
+        k: usize,
+        a: &[u64],
+        b: &[u64],
+        c: &[u64],
+        sa: &[u64],
+        sb: &[u64],
+        d: &mut [u64],
+    ) -> bool {
+        use super::batch::gst;
+        let Some(t) = self.gst_lanes() else {
+            return false;
+        };
+        if k != self.unit.block {
+            return false;
+        }
+        let s = k / 16;
+        let n = c.len();
+        let whole = n / 8 * 8;
+        for i in (0..whole).step_by(8) {
+            let group = i * k..(i + 8) * k;
+            let (Some(ra), Some(rb)) = (
+                Rows::new(&a[group.clone()], k, k, 8),
+                Rows::new(&b[group], k, k, 8),
+            ) else {
+                unreachable!("eight rows of k words: lengths checked by `dots`")
+            };
+            let (sa8, sb8) = (&sa[i * s..(i + 8) * s], &sb[i * s..(i + 8) * s]);
+            let c8: &[u64; 8] = c[i..i + 8].try_into().expect("eight words");
+            let d8: &mut [u64; 8] = (&mut d[i..i + 8]).try_into().expect("eight words");
+            let mut redo = match k {
+                64 => gst::<64, 4>(&t, ra, rb, sa8, sb8, c8, d8),
+                32 => gst::<32, 2>(&t, ra, rb, sa8, sb8, c8, d8),
+                16 => gst::<16, 1>(&t, ra, rb, sa8, sb8, c8, d8),
+                _ => 0xff,
+            };
+            while redo != 0 {
+                let j = redo.trailing_zeros() as usize;
+                redo &= redo - 1;
+                d8[j] = self.dot(
+                    ra.row(j),
+                    rb.row(j),
+                    c8[j],
+                    &sa8[j * s..(j + 1) * s],
+                    &sb8[j * s..(j + 1) * s],
+                );
+            }
+        }
+        for i in whole..n {
+            d[i] = self.dot(
+                &a[i * k..(i + 1) * k],
+                &b[i * k..(i + 1) * k],
+                c[i],
+                &sa[i * s..(i + 1) * s],
+                &sb[i * s..(i + 1) * s],
+            );
+        }
+        true
     }
 
     /// Dot products of one length in groups of eight (`c` and `d` hold as many words as `a` and
