@@ -58,8 +58,13 @@ fn ieee_expectation(
     }
 }
 
+/// The compared lines of one instruction: A rows, B rows, C, and the per-dot results, for a
+/// second evaluation through `Kernel::dots`.
+type Batch = (Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>);
+
 fn check_file(path: &Path, tallies: &mut BTreeMap<String, Tally>, failures: &mut Vec<String>) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let mut batches: BTreeMap<(String, String), Batch> = BTreeMap::new();
     for (lineno, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -89,6 +94,15 @@ fn check_file(path: &Path, tallies: &mut BTreeMap<String, Tally>, failures: &mut
         }
         t.compared += 1;
         let ours = ins.dot(&a, &b, c);
+        if a.len() == ins.k && b.len() == ins.k {
+            let x = batches
+                .entry((arch.to_string(), instr.to_string()))
+                .or_default();
+            x.0.extend(&a);
+            x.1.extend(&b);
+            x.2.push(c);
+            x.3.push(ours);
+        }
         let dfmt = &ins.unit.formats.d;
         let ok = if dfmt.decode(d).is_nan() {
             t.nan_only += 1;
@@ -105,6 +119,24 @@ fn check_file(path: &Path, tallies: &mut BTreeMap<String, Tally>, failures: &mut
                 rec["a"],
                 rec["b"]
             ));
+        }
+    }
+    // Every compared line again through the batch evaluation (eight dot products across vector
+    // lanes where the kernel has it): the same bits as one at a time.
+    for ((arch, instr), (a, b, c, ours)) in batches {
+        let ins = find(&arch, &instr).expect("found above");
+        let mut d = vec![0u64; c.len()];
+        ins.unit
+            .kernel()
+            .dots(ins.k, &a, &b, &c, &[], &[], &mut d)
+            .expect("rows of K words");
+        for (i, (got, want)) in d.iter().zip(&ours).enumerate() {
+            if got != want {
+                failures.push(format!(
+                    "{}: {arch} {instr} case {i} through Kernel::dots: {got:x}, one at a time {want:x}",
+                    path.display()
+                ));
+            }
         }
     }
 }

@@ -38,9 +38,20 @@ struct Tally {
     failed: Vec<String>,
 }
 
+/// The cases of one instruction, for a second evaluation through `Kernel::dots`.
+#[derive(Default)]
+struct Batch {
+    unit: Option<&'static mma::core::DotUnit>,
+    k: usize,
+    ops: Vec<cases::Operands>,
+    want: Vec<u64>,
+    at: Vec<String>,
+}
+
 fn check_file(path: &Path) -> Tally {
     let text = std::fs::read_to_string(path).unwrap();
     let mut t = Tally::default();
+    let mut batches: std::collections::BTreeMap<(String, &'static str), Batch> = Default::default();
     for (n, line) in text.lines().enumerate() {
         if cases::is_comment(line) {
             continue;
@@ -79,6 +90,13 @@ fn check_file(path: &Path) -> Tally {
             }
         } else if got == want {
             t.passed += 1;
+            let key = (case.arch.clone(), target.name);
+            let batch = batches.entry(key).or_default();
+            batch.unit = Some(target.unit);
+            batch.k = target.k;
+            batch.ops.push(cases::operands(&case, &target).unwrap());
+            batch.want.push(want);
+            batch.at.push(at);
         } else {
             t.failed.push(format!(
                 "{at}: {} {} ({}): mmasim {want_hex}, model {}",
@@ -90,6 +108,33 @@ fn check_file(path: &Path) -> Tally {
                     .unwrap_or("?"),
                 cases::hex(got, d)
             ));
+        }
+    }
+    // The lines that matched, again through the batch evaluation (eight dot products across
+    // vector lanes where the kernel has it).
+    for ((arch, name), batch) in batches {
+        let unit = batch.unit.unwrap();
+        let cat = |f: fn(&cases::Operands) -> &Vec<u64>| -> Vec<u64> {
+            batch
+                .ops
+                .iter()
+                .flat_map(|o| f(o).iter().copied())
+                .collect()
+        };
+        let (a, b) = (cat(|o| &o.a), cat(|o| &o.b));
+        let (sa, sb) = (cat(|o| &o.scale_a), cat(|o| &o.scale_b));
+        let c: Vec<u64> = batch.ops.iter().map(|o| o.c).collect();
+        let mut d = vec![0u64; c.len()];
+        if let Err(e) = unit.kernel().dots(batch.k, &a, &b, &c, &sa, &sb, &mut d) {
+            t.failed.push(format!("{arch} {name}: Kernel::dots: {e}"));
+            continue;
+        }
+        for ((got, want), at) in d.iter().zip(&batch.want).zip(&batch.at) {
+            if got != want {
+                t.failed.push(format!(
+                    "{at}: {arch} {name} through Kernel::dots: mmasim {want:x}, model {got:x}"
+                ));
+            }
         }
     }
     t

@@ -592,8 +592,10 @@ pub fn gst<const N: usize, const G: usize>(
     let mut qa = [[0u32; 8]; G];
     let mut qb = [[0u32; 8]; G];
     for j in 0..8 {
-        let (Ok(ra), Ok(rb)) = (<&[u64; N]>::try_from(a.row(j)), <&[u64; N]>::try_from(b.row(j)))
-        else {
+        let (Ok(ra), Ok(rb)) = (
+            <&[u64; N]>::try_from(a.row(j)),
+            <&[u64; N]>::try_from(b.row(j)),
+        ) else {
             unreachable!("rows of N words (asserted)")
         };
         let (s, nonzero) = super::simd::gst4::<N, G>(ra, rb, &t.va, &t.vb);
@@ -642,7 +644,10 @@ pub fn gst<const N: usize, const G: usize>(
         // 2^x in f64 lanes for i32 lanes x (clamped to f64's normal exponents: beyond them the
         // values scaled here are zero or far below 1 and truncate to 0 either way).
         let pow2 = |x: __m128i| {
-            let x = _mm_min_epi32(_mm_max_epi32(x, _mm_set1_epi32(-1022)), _mm_set1_epi32(1023));
+            let x = _mm_min_epi32(
+                _mm_max_epi32(x, _mm_set1_epi32(-1022)),
+                _mm_set1_epi32(1023),
+            );
             let x = _mm256_cvtepi32_epi64(x);
             _mm256_castsi256_pd(_mm256_slli_epi64::<52>(_mm256_add_epi64(
                 x,
@@ -669,7 +674,10 @@ pub fn gst<const N: usize, const G: usize>(
                 _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(c_f))
             };
             let qh = half(q, h);
-            let mut total = trunc(_mm256_mul_pd(c_d, pow2(_mm_sub_epi32(_mm_setzero_si128(), qh))));
+            let mut total = trunc(_mm256_mul_pd(
+                c_d,
+                pow2(_mm_sub_epi32(_mm_setzero_si128(), qh)),
+            ));
             for g in 0..G {
                 // The term |sum| · ss · 2^lsb, at most 20 bits, aligned to the quantum 2^q and
                 // truncated toward zero: each below 2^(F+12), their sum with C below 2^50.
