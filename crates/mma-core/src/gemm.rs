@@ -73,8 +73,15 @@ impl DotUnit {
     }
 }
 
+/// Calls `f` on every `chunk`-sized piece of `d` with its index, on `threads` threads (see
+/// [`DotUnit::gemm`]).
 #[cfg(feature = "parallel")]
-fn run(d: &mut [u64], chunk: usize, threads: usize, f: impl Fn((usize, &mut [u64])) + Sync) {
+pub(crate) fn run(
+    d: &mut [u64],
+    chunk: usize,
+    threads: usize,
+    f: impl Fn((usize, &mut [u64])) + Sync,
+) {
     use rayon::prelude::*;
     let par = |d: &mut [u64]| d.par_chunks_mut(chunk).enumerate().for_each(&f);
     match threads {
@@ -88,7 +95,7 @@ fn run(d: &mut [u64], chunk: usize, threads: usize, f: impl Fn((usize, &mut [u64
 }
 
 #[cfg(not(feature = "parallel"))]
-fn run(d: &mut [u64], chunk: usize, _threads: usize, f: impl Fn((usize, &mut [u64]))) {
+pub(crate) fn run(d: &mut [u64], chunk: usize, _threads: usize, f: impl Fn((usize, &mut [u64]))) {
     d.chunks_mut(chunk).enumerate().for_each(f)
 }
 

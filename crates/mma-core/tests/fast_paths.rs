@@ -203,8 +203,8 @@ fn compare(unit: &DotUnit, k: usize, n: usize, seed: u64) {
 /// One case: A, B, C and the scale factors.
 type Case = (Vec<u64>, Vec<u64>, u64, Vec<u64>, Vec<u64>);
 
-/// [`Kernel::dots`] over `cases` (all of `k` elements; their number is rarely a multiple of
-/// eight, so the tail runs too) against the plain model, case by case.
+/// `Kernel::dots` (and `Kernel::dots_threaded`) over `cases` (all of `k` elements; their number
+/// is rarely a multiple of eight, so the tail runs too) against the plain model, case by case.
 fn compare_batch(unit: &DotUnit, k: usize, cases: &[Case]) {
     let kern = unit.kernel();
     let flat =
@@ -214,6 +214,11 @@ fn compare_batch(unit: &DotUnit, k: usize, cases: &[Case]) {
     let c: Vec<u64> = cases.iter().map(|x| x.2).collect();
     let mut d = vec![0u64; cases.len()];
     kern.dots(k, &a, &b, &c, &sa, &sb, &mut d).unwrap();
+    // Spread over threads (chunks of 4096): the same bits.
+    let mut dt = vec![0u64; cases.len()];
+    kern.dots_threaded(2, k, &a, &b, &c, &sa, &sb, &mut dt)
+        .unwrap();
+    assert_eq!(dt, d, "dots_threaded");
     for (i, (a, b, c, sa, sb)) in cases.iter().enumerate() {
         assert_eq!(
             d[i],

@@ -258,6 +258,54 @@ impl Kernel {
         true
     }
 
+    /// [`Kernel::dots`] spread over threads: `threads` 0 uses rayon's global pool, 1 the
+    /// calling thread, `t > 1` a pool of `t` threads (without the `parallel` feature, always
+    /// the calling thread). Every dot product is computed by the same operations whatever the
+    /// thread count, so `d` does not depend on it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dots_threaded(
+        &self,
+        threads: usize,
+        k: usize,
+        a: &[u64],
+        b: &[u64],
+        c: &[u64],
+        scale_a: &[u64],
+        scale_b: &[u64],
+        d: &mut [u64],
+    ) -> Result<(), ShapeError> {
+        // Lengths first, so that every chunk below is well formed.
+        let n = c.len();
+        let s = self.unit.scales_for(k);
+        for (which, got, want) in [
+            ("A", a.len(), n * k),
+            ("B", b.len(), n * k),
+            ("D", d.len(), n),
+            ("scale_a", scale_a.len(), n * s),
+            ("scale_b", scale_b.len(), n * s),
+        ] {
+            if got != want {
+                return Err(ShapeError::Matrix { which, got, want });
+            }
+        }
+        // Dot products per task: a multiple of 8, large enough to amortise the task.
+        const CHUNK: usize = 4096;
+        crate::gemm::run(d, CHUNK, threads, |(t, dt)| {
+            let (i0, i1) = (t * CHUNK, t * CHUNK + dt.len());
+            self.dots(
+                k,
+                &a[i0 * k..i1 * k],
+                &b[i0 * k..i1 * k],
+                &c[i0..i1],
+                &scale_a[i0 * s..i1 * s],
+                &scale_b[i0 * s..i1 * s],
+                dt,
+            )
+            .expect("chunks of checked lengths");
+        });
+        Ok(())
+    }
+
     /// Dot products of one length in groups of eight (`c` and `d` hold as many words as `a` and
     /// `b` rows), without scale factors, lane-wise where the kernel has the routine.
     #[inline]
