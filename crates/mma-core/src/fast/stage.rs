@@ -289,20 +289,19 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
                 _mm256_blendv_epi8(v, set(ez), _mm256_cmpeq_epi32(v, set(i16::MIN as i32)))
             };
             let (l, h) = widen(emax16);
-            let emax: [__m256i; G] = if G == 2 {
-                [
-                    _mm256_max_epi32(floor[0], back(l)),
-                    _mm256_max_epi32(floor[G - 1], back(h)),
-                ]
-                .as_slice()
-                .try_into()
-                .expect("two groups")
-            } else {
-                core::array::from_fn(|g| _mm256_max_epi32(floor[g], back(_mm256_max_epi32(l, h))))
-            };
-            // 2^(F - e_max) per group (unbiased e_max); out of f32's normal range only for
-            // groups whose terms are all tiny, or (TR/GTR) groups without products, where
-            // every product is zero and any scale gives 0.
+            // With two groups the halves are the groups; with one, both halves are.
+            let emax: [__m256i; G] = core::array::from_fn(|g| {
+                let e = match (G, g) {
+                    (2, 0) => l,
+                    (2, _) => h,
+                    _ => _mm256_max_epi32(l, h),
+                };
+                _mm256_max_epi32(floor[g], back(e))
+            });
+            // 2^(F - e_max) per group (unbiased e_max). Out of f32's normal range the lane is
+            // flagged, unless e_max is the zero exponent: then no product is non-zero (a real
+            // product exponent lies above T-FDPA's e_zero: fp16, fp8 and fp4 products by far,
+            // bf16 products that low are flagged above; TR/GTR's is NONE), so any scale gives 0.
             let scale: [__m256; G] = core::array::from_fn(|g| {
                 let x = _mm256_sub_epi32(set(f as i32 + bias), emax[g]);
                 let out = _mm256_or_si256(
