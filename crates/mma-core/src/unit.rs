@@ -228,7 +228,8 @@ impl DotUnit {
 
     /// `d = a·b + c` over any K, in blocks of `self.block`. Allocation-free; operands must have
     /// passed [`DotUnit::check`] (lengths are only debug-asserted here). Runs the fast paths of
-    /// [`Kernel`]; for many dot products prepare the kernel once with [`DotUnit::kernel`].
+    /// [`Kernel`]; for many dot products prepare the kernel once with [`DotUnit::kernel`] and
+    /// evaluate them together with [`Kernel::dots`] (eight at a time across vector lanes).
     #[inline]
     pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
         self.kernel().dot(a, b, c, sa, sb)
