@@ -262,6 +262,11 @@ fn tfdpa_fast_matches_plain() {
         tfdpa(format::E2M1, format::E2M1, f32, rz32, f32, 26, 8),
         tfdpa(format::E3M2, format::E3M2, f32, rz32, f32, 24, 32),
         tfdpa(format::E2M3, format::E2M3, f32, rz32, f32, 23, 64),
+        // Mixed fp8/fp6/fp4 pairs of `kind::f8f6f4` (F = 25, blocks of 32: the lanes sum each
+        // half of the block in i32).
+        tfdpa(format::E2M1, format::E4M3, f32, rz32, f32, 25, 32),
+        tfdpa(format::E5M2, format::E2M3, f32, rz32, f32, 25, 32),
+        tfdpa(format::E3M2, format::E2M1, f32, rz32, f32, 25, 32),
     ];
     for (i, u) in units.iter().enumerate() {
         // K below the block too: a shorter first block (8 takes the vector path, 4 does not).
@@ -269,6 +274,43 @@ fn tfdpa_fast_matches_plain() {
             compare(u, k, 3000, i as u64 * 100 + k as u64);
         }
     }
+}
+
+/// Blocks whose aligned products sum beyond `i32`: 32 products of the largest E4M3 magnitude
+/// (1.75 · 2^8) at F = 25 are each about 2^26.6, and their sum about 2^31.6. The lanes sum
+/// each half of the block within `i32` and must flag the lanes whose halves overflow when
+/// added; the per-dot kernel then gives the plain model's bits.
+#[test]
+fn lanes_flag_sums_beyond_i32() {
+    let rz32 = nv_out(format::FP32, Rounding::TowardZero, true);
+    let unit = tfdpa(
+        format::E4M3,
+        format::E4M3,
+        format::FP32,
+        rz32,
+        format::FP32,
+        25,
+        32,
+    );
+    let avx2 = cfg!(all(target_arch = "x86_64", target_feature = "avx2"));
+    assert_eq!(unit.kernel().is_batched(), avx2);
+    let mut cases = Vec::new();
+    for i in 0..24u64 {
+        // All positive, all negative, or one sign flipped (just below the limit).
+        let a: Vec<u64> = (0..32)
+            .map(|k| {
+                0x7e | if i % 3 == 1 || (i % 3 == 2 && k == 0) {
+                    0x80
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let b = vec![0x7eu64; 32];
+        let c = [0u64, 0x3f80_0000, 0xbf80_0000, 0x4f00_0000][(i % 4) as usize];
+        cases.push((a, b, c, vec![], vec![]));
+    }
+    compare_batch(&unit, 32, &cases);
 }
 
 #[test]

@@ -426,15 +426,23 @@ pub fn tr<const N: usize, const GTR: bool, S: Stage>(
             ([acc, zero], [emax, ez], sp)
         };
         // The product sum `dot · 2^(e_dot - F)`, exponents unbiased.
-        let (dot, e_dot) = if GTR {
+        let (dot, e_dot, dot_ov) = if GTR {
             let e_dot = _mm256_max_epi32(emax[0], emax[1]);
             let d0 = _mm256_srav_epi32(acc[0], _mm256_sub_epi32(e_dot, emax[0]));
             let d1 = _mm256_srav_epi32(acc[1], _mm256_sub_epi32(e_dot, emax[1]));
-            (_mm256_add_epi32(d0, d1), _mm256_sub_epi32(e_dot, set(bias)))
+            let sum = _mm256_add_epi32(d0, d1);
+            // Signed overflow of the group sum (flagged below).
+            let ov = _mm256_and_si256(_mm256_xor_si256(d0, sum), _mm256_xor_si256(d1, sum));
+            (
+                sum,
+                _mm256_sub_epi32(e_dot, set(bias)),
+                _mm256_srai_epi32::<31>(ov),
+            )
         } else {
-            (acc[0], _mm256_sub_epi32(emax[0], set(bias)))
+            (acc[0], _mm256_sub_epi32(emax[0], set(bias)), zero)
         };
         let mut bad = _mm256_or_si256(special, _mm256_cmpgt_epi32(e_dot, set(t.e_prod_limit - 1)));
+        bad = _mm256_or_si256(bad, dot_ov);
 
         // C (fp32): signed significand, lsb exponent, scientific exponent.
         let ef = _mm256_and_si256(_mm256_srli_epi32::<23>(c), set(0xff));

@@ -382,7 +382,7 @@ pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
                 };
             }
             (Path::TFdpa(p), Model::TFdpa(m))
-                if f.c == format::FP32 && f.d == format::FP32 && fits32(unit.block, m.f) =>
+                if f.c == format::FP32 && f.d == format::FP32 && fits32(unit.block / 2, m.f) =>
             {
                 use simd::*;
                 use stage::FloatStage as Fs;
@@ -399,21 +399,40 @@ pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
                         }
                     };
                 }
+                // fp16, bf16, and every pair of the fp8/fp6/fp4 formats (`kind::f8f6f4`).
                 table!(
                     (F16, F16, Fs<VF16, VF16>),
                     (Bf16, Bf16, Fs<VBf16, VBf16>),
                     (E4M3, E4M3, Fs<VE4M3, VE4M3>),
-                    (E5M2, E5M2, Fs<VE5M2, VE5M2>),
                     (E4M3, E5M2, Fs<VE4M3, VE5M2>),
+                    (E4M3, E3M2, Fs<VE4M3, VE3M2>),
+                    (E4M3, E2M3, Fs<VE4M3, VE2M3>),
+                    (E4M3, E2M1, Fs<VE4M3, VE2M1>),
                     (E5M2, E4M3, Fs<VE5M2, VE4M3>),
+                    (E5M2, E5M2, Fs<VE5M2, VE5M2>),
+                    (E5M2, E3M2, Fs<VE5M2, VE3M2>),
+                    (E5M2, E2M3, Fs<VE5M2, VE2M3>),
+                    (E5M2, E2M1, Fs<VE5M2, VE2M1>),
+                    (E3M2, E4M3, Fs<VE3M2, VE4M3>),
+                    (E3M2, E5M2, Fs<VE3M2, VE5M2>),
                     (E3M2, E3M2, Fs<VE3M2, VE3M2>),
+                    (E3M2, E2M3, Fs<VE3M2, VE2M3>),
+                    (E3M2, E2M1, Fs<VE3M2, VE2M1>),
+                    (E2M3, E4M3, Fs<VE2M3, VE4M3>),
+                    (E2M3, E5M2, Fs<VE2M3, VE5M2>),
+                    (E2M3, E3M2, Fs<VE2M3, VE3M2>),
                     (E2M3, E2M3, Fs<VE2M3, VE2M3>),
+                    (E2M3, E2M1, Fs<VE2M3, VE2M1>),
+                    (E2M1, E4M3, Fs<VE2M1, VE4M3>),
+                    (E2M1, E5M2, Fs<VE2M1, VE5M2>),
+                    (E2M1, E3M2, Fs<VE2M1, VE3M2>),
+                    (E2M1, E2M3, Fs<VE2M1, VE2M3>),
                     (E2M1, E2M1, Fs<VE2M1, VE2M1>),
                 );
             }
             (Path::Tr(p), Model::TrFdpa(TrFdpa { out, .. }))
             | (Path::Gtr(p), Model::GtrFdpa(GtrFdpa { out, .. }))
-                if fits32(unit.block, p.params.f)
+                if fits32(unit.block / 2, p.params.f)
                     && !out.neg_zero_to_pos
                     && p.round.and_then(|r| r.lanes()) == Some((true, 23)) =>
             {

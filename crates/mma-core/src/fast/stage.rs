@@ -94,19 +94,45 @@ impl<A: VDec, B: VDec> Stage for IntStage<A, B> {
                 }
             }
             let sh = _mm_cvtsi32_si128(shift as i32);
-            let mut acc = [zero; G];
-            for i in 0..N {
-                let g = i % G;
-                let d = _mm256_sub_epi32(emax[g], ev[i]);
-                // Counts of 32 or more give 0, as the scalar shift of a value below 2^31 does.
-                let mag = _mm256_srlv_epi32(_mm256_sll_epi32(sv[i], sh), d);
-                acc[g] = _mm256_add_epi32(
-                    acc[g],
-                    _mm256_sub_epi32(_mm256_xor_si256(mag, gv[i]), gv[i]),
-                );
-            }
+            let acc = sum_halves::<N, G>(
+                |i| {
+                    let d = _mm256_sub_epi32(emax[i % G], ev[i]);
+                    // Counts of 32 or more give 0, as the scalar shift of a value below 2^31
+                    // does.
+                    let mag = _mm256_srlv_epi32(_mm256_sll_epi32(sv[i], sh), d);
+                    _mm256_sub_epi32(_mm256_xor_si256(mag, gv[i]), gv[i])
+                },
+                &mut special,
+            );
             (acc, emax, special)
         }
+    }
+}
+
+/// The aligned products `term(i)` summed by group (`i % G`) in two halves of the block, each
+/// within `i32` (the kernels admit a block when `N / 2` aligned products, each below
+/// `2^(F+2)`, sum within it), then the halves added with a check: a lane whose sum leaves
+/// `i32` is flagged in `bad`.
+#[inline(always)]
+fn sum_halves<const N: usize, const G: usize>(
+    term: impl Fn(usize) -> __m256i,
+    bad: &mut __m256i,
+) -> [__m256i; G] {
+    // SAFETY: register-only AVX2 arithmetic.
+    unsafe {
+        let mut lo = [_mm256_setzero_si256(); G];
+        let mut hi = [_mm256_setzero_si256(); G];
+        for i in 0..N {
+            let half = if i < N / 2 { &mut lo } else { &mut hi };
+            half[i % G] = _mm256_add_epi32(half[i % G], term(i));
+        }
+        core::array::from_fn(|g| {
+            let s = _mm256_add_epi32(lo[g], hi[g]);
+            // Signed overflow: both addends of one sign, the sum of the other.
+            let ov = _mm256_and_si256(_mm256_xor_si256(lo[g], s), _mm256_xor_si256(hi[g], s));
+            *bad = _mm256_or_si256(*bad, _mm256_srai_epi32::<31>(ov));
+            s
+        })
     }
 }
 
@@ -313,11 +339,10 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
                 let x = _mm256_min_epi32(_mm256_max_epi32(x, set(-126)), set(127));
                 _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(x, set(127))))
             });
-            let mut acc = [_mm256_setzero_si256(); G];
-            for (i, p) in prod.iter().enumerate() {
-                let g = i % G;
-                acc[g] = _mm256_add_epi32(acc[g], _mm256_cvttps_epi32(_mm256_mul_ps(*p, scale[g])));
-            }
+            let acc = sum_halves::<N, G>(
+                |i| _mm256_cvttps_epi32(_mm256_mul_ps(prod[i], scale[i % G])),
+                &mut bad,
+            );
             (acc, emax, bad)
         }
     }
