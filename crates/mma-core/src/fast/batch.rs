@@ -236,21 +236,32 @@ pub fn ftz<const N: usize, const P: usize, D: VH16>(
 // T-FDPA
 // ---------------------------------------------------------------------------------------------
 
-/// A T-FDPA unit prepared for the lanes: `shift = F - ma - mb`, `F`, the zero exponent, and the
-/// output rounding (RZ or RNE to `man` fraction bits with fp32's exponent range, widened to
-/// fp32).
+/// An IEEE binary format of at most 32 bits (fp32 or fp16) in the lanes: exponent and mantissa
+/// bits, bias.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ieee {
+    pub exp: u32,
+    pub man: u32,
+    pub bias: i32,
+}
+
+/// A T-FDPA unit prepared for the lanes: `shift = F - ma - mb`, `F`, the zero exponent, the
+/// format of C and D (the same: a block's D is the next block's C), and the output rounding
+/// (RZ or RNE to `man` fraction bits with D's exponent range, widened to D's mantissa).
 #[derive(Clone, Copy, Debug)]
 pub struct TLanes {
     pub shift: u32,
     pub f: u32,
     pub e_zero: i32,
+    pub cd: Ieee,
     pub nearest: bool,
     pub man: u32,
 }
 
-/// One T-FDPA block of `N` products (a multiple of 8) for eight dot products, C an fp32 word in
-/// each lane of `c`; of the eight rows `a` and `b` this block reads elements `k0 .. k0 + N`. Returns the fp32 results and a mask of the lanes outside the common case
-/// (see the module docs), whose results are meaningless.
+/// One T-FDPA block of `N` products (a multiple of 8) for eight dot products, C a word of
+/// `t.cd` in each lane of `c`; of the eight rows `a` and `b` this block reads elements
+/// `k0 .. k0 + N`. Returns the results (words of `t.cd`) and a mask of the lanes outside the
+/// common case (see the module docs), whose results are meaningless.
 #[inline(always)]
 pub fn tfdpa<const N: usize, S: Stage>(
     t: &TLanes,
@@ -264,27 +275,31 @@ pub fn tfdpa<const N: usize, S: Stage>(
         let set = _mm256_set1_epi32;
         let zero = _mm256_setzero_si256();
         let bias = S::BIAS;
-        // C: fp32 fields; its exponent is biased like the products' (by `bias`).
-        let ef = _mm256_and_si256(_mm256_srli_epi32::<23>(c), set(0xff));
-        let c_man = _mm256_and_si256(c, set(0x7f_ffff));
+        let cd = t.cd;
+        let count = |n: u32| _mm_cvtsi32_si128(n as i32);
+        // C: its fields; its exponent is biased like the products' (by `bias`).
+        let all_ones = (1i32 << cd.exp) - 1;
+        let ef = _mm256_and_si256(_mm256_srl_epi32(c, count(cd.man)), set(all_ones));
+        let c_man = _mm256_and_si256(c, set((1 << cd.man) - 1));
         let c_normal = _mm256_cmpgt_epi32(ef, zero);
-        let c_sig = _mm256_or_si256(c_man, _mm256_and_si256(c_normal, set(1 << 23)));
+        let c_sig = _mm256_or_si256(c_man, _mm256_and_si256(c_normal, set(1 << cd.man)));
         let c_e = _mm256_blendv_epi8(
-            _mm256_add_epi32(_mm256_max_epi32(ef, set(1)), set(bias - 127)),
+            _mm256_add_epi32(_mm256_max_epi32(ef, set(1)), set(bias - cd.bias)),
             set(t.e_zero + bias),
             _mm256_cmpeq_epi32(c_sig, zero),
         );
-        let c_neg = _mm256_srai_epi32::<31>(c);
-        let c_special = _mm256_cmpeq_epi32(ef, set(0xff));
+        let sign_at = cd.exp + cd.man;
+        let c_neg = _mm256_srai_epi32::<31>(_mm256_sll_epi32(c, count(31 - sign_at)));
+        let c_special = _mm256_cmpeq_epi32(ef, set(all_ones));
         let ([acc], [emax], special) =
             S::block::<N, 1>(a, b, k0, t.e_zero + bias, [c_e], t.f, t.shift);
         let special = _mm256_or_si256(special, c_special);
         // C aligned to F fraction bits below e_max, truncated (magnitude), then signed.
         let d = _mm256_sub_epi32(emax, c_e);
-        let (lsh, rsh) = if t.f >= 23 {
-            (t.f - 23, 0)
+        let (lsh, rsh) = if t.f >= cd.man {
+            (t.f - cd.man, 0)
         } else {
-            (0, 23 - t.f)
+            (0, cd.man - t.f)
         };
         let c_al = _mm256_srlv_epi32(
             _mm256_sll_epi32(c_sig, _mm_cvtsi32_si128(lsh as i32)),
@@ -306,12 +321,13 @@ pub fn tfdpa<const N: usize, S: Stage>(
             set(127),
         );
         let over = _mm256_cmpeq_epi32(_mm256_srlv_epi32(mag, fe), zero);
-        let top = _mm256_add_epi32(fe, over); // `over` is -1 where fe is one too large
-                                              // Scientific exponent of the unrounded result: e_max - F + top (unbiased).
+        // `over` is -1 where fe is one too large.
+        let top = _mm256_add_epi32(fe, over);
+        // Scientific exponent of the unrounded result: e_max - F + top (unbiased).
         let e_res = _mm256_add_epi32(_mm256_sub_epi32(emax, set(bias + t.f as i32)), top);
         // Only normal results (before the carry of the rounding: the scalar rounding of a
         // subnormal uses the coarser subnormal quantum).
-        bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(set(-126), e_res));
+        bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(set(1 - cd.bias), e_res));
         let man = t.man as i32;
         let shift = _mm256_sub_epi32(top, set(man));
         let rsh = _mm256_max_epi32(shift, zero);
@@ -336,16 +352,16 @@ pub fn tfdpa<const N: usize, S: Stage>(
         let sig = _mm256_srlv_epi32(sig, carry);
         let e_res = _mm256_add_epi32(e_res, carry);
         // Overflow (Inf) goes to the scalar kernel.
-        bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(e_res, set(127)));
+        bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(e_res, set(all_ones - 1 - cd.bias)));
         let frac = _mm256_sll_epi32(
             _mm256_sub_epi32(sig, _mm256_sllv_epi32(set(1), set(man))),
-            _mm_cvtsi32_si128(23 - man),
+            count(cd.man - t.man),
         );
         let body = _mm256_or_si256(
-            _mm256_slli_epi32::<23>(_mm256_add_epi32(e_res, set(127))),
+            _mm256_sll_epi32(_mm256_add_epi32(e_res, set(cd.bias)), count(cd.man)),
             frac,
         );
-        let sign = _mm256_and_si256(total, set(i32::MIN));
+        let sign = _mm256_sll_epi32(_mm256_srli_epi32::<31>(total), count(sign_at));
         (_mm256_or_si256(sign, body), bad)
     }
 }

@@ -164,7 +164,7 @@ impl Kernel {
         };
         let f = &self.unit.formats;
         let (Some((va, vb)), Some((sf, 16)), Some((nearest, 23))) =
-            (p.vals, f.scale, p.round.and_then(|r| r.lanes()))
+            (p.vals, f.scale, p.round.and_then(|r| r.lanes(&f.d)))
         else {
             return None;
         };
@@ -382,11 +382,13 @@ pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
                 };
             }
             (Path::TFdpa(p), Model::TFdpa(m))
-                if f.c == format::FP32 && f.d == format::FP32 && fits32(unit.block / 2, m.f) =>
+                if f.c == f.d
+                    && (f.d == format::FP32 || f.d == format::FP16)
+                    && fits32(unit.block / 2, m.f) =>
             {
                 use simd::*;
                 use stage::FloatStage as Fs;
-                p.round.and_then(|r| r.lanes())?;
+                p.round.and_then(|r| r.lanes(&f.d))?;
                 macro_rules! table {
                     ($(($va:ident, $vb:ident, $st:ty)),* $(,)?) => {
                         return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
@@ -434,7 +436,8 @@ pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
             | (Path::Gtr(p), Model::GtrFdpa(GtrFdpa { out, .. }))
                 if fits32(unit.block / 2, p.params.f)
                     && !out.neg_zero_to_pos
-                    && p.round.and_then(|r| r.lanes()) == Some((true, 23)) =>
+                    && f.d == format::FP32
+                    && p.round.and_then(|r| r.lanes(&f.d)) == Some((true, 23)) =>
             {
                 let gtr = matches!(path, Path::Gtr(_));
                 use simd::*;
@@ -502,7 +505,8 @@ fn tfdpa8<const N: usize, S: super::stage::Stage>(
     let (Path::TFdpa(p), crate::unit::Model::TFdpa(m)) = (&kern.path, &kern.unit.model) else {
         return kern.groups(a, b, c, d, |_, _, _, _| 0xff);
     };
-    let Some((nearest, man)) = p.round.and_then(|r| r.lanes()) else {
+    let fd = &kern.unit.formats.d;
+    let Some((nearest, man)) = p.round.and_then(|r| r.lanes(fd)) else {
         return kern.groups(a, b, c, d, |_, _, _, _| 0xff);
     };
     if a.k() % N != 0 {
@@ -512,6 +516,11 @@ fn tfdpa8<const N: usize, S: super::stage::Stage>(
         shift: p.shift,
         f: m.f,
         e_zero: m.e_zero,
+        cd: super::batch::Ieee {
+            exp: fd.exp_bits,
+            man: fd.man_bits,
+            bias: fd.bias,
+        },
         nearest,
         man,
     };

@@ -62,15 +62,18 @@ impl FastRound {
         })
     }
 
-    /// `(round to nearest, mantissa bits)` where the destination is fp32 (the rounding format
-    /// has fp32's exponent field): the parameters of the lane-wise rounding of
-    /// [`super::batch`].
+    /// `(round to nearest, mantissa bits)` where the destination is an IEEE format of `exp`
+    /// exponent and `man` mantissa bits stored in at most 32 bits (fp32, fp16): the parameters
+    /// of the lane-wise rounding of `super::batch`.
     #[cfg_attr(
         not(all(target_arch = "x86_64", target_feature = "avx2")),
         allow(dead_code)
     )]
-    pub(crate) fn lanes(&self) -> Option<(bool, u32)> {
-        (self.bias == 127 && self.man + self.widen == 23 && self.sign_bit == 1 << 31)
+    pub(crate) fn lanes(&self, d: &Format) -> Option<(bool, u32)> {
+        (self.bias == d.bias
+            && self.man + self.widen == d.man_bits
+            && self.sign_bit == 1 << (d.exp_bits + d.man_bits)
+            && d.storage_bits <= 32)
             .then_some((self.nearest, self.man))
     }
 
