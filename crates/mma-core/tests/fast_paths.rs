@@ -164,7 +164,12 @@ fn tfdpa(a: Format, b: Format, c: Format, out: Output, d: Format, f: u32, block:
 
 fn compare(unit: &DotUnit, k: usize, n: usize, seed: u64) {
     let kern = unit.kernel();
-    assert!(kern.is_fast(), "{unit:?}");
+    // tf32 has lane paths only (no per-dot kernel: it has no decode table).
+    let avx2 = cfg!(all(target_arch = "x86_64", target_feature = "avx2"));
+    assert!(
+        kern.is_fast() || (avx2 && kern.is_batched()) || (!avx2 && unit.formats.a == format::TF32),
+        "{unit:?}"
+    );
     let f = &unit.formats;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let s = unit.scales_for(k);
@@ -267,6 +272,9 @@ fn tfdpa_fast_matches_plain() {
         tfdpa(format::E2M1, format::E4M3, f32, rz32, f32, 25, 32),
         tfdpa(format::E5M2, format::E2M3, f32, rz32, f32, 25, 32),
         tfdpa(format::E3M2, format::E2M1, f32, rz32, f32, 25, 32),
+        // tf32 (Hopper/Blackwell F = 25, blocks of 8; Ampere's blocks of 4 run per dot).
+        tfdpa(format::TF32, format::TF32, f32, rz32, f32, 25, 8),
+        tfdpa(format::TF32, format::TF32, f32, rz32, f32, 24, 16),
     ];
     for (i, u) in units.iter().enumerate() {
         // K below the block too: a shorter first block (8 takes the vector path, 4 does not).

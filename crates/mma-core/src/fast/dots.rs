@@ -381,14 +381,16 @@ pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
                     _ => None,
                 };
             }
-            (Path::TFdpa(p), Model::TFdpa(m))
+            // Any path: tf32 has no per-dot kernel but lanes.
+            (_, Model::TFdpa(m))
                 if f.c == f.d
                     && (f.d == format::FP32 || f.d == format::FP16)
+                    && m.f >= f.a.man_bits + f.b.man_bits
                     && fits32(unit.block / 2, m.f) =>
             {
                 use simd::*;
                 use stage::FloatStage as Fs;
-                p.round.and_then(|r| r.lanes(&f.d))?;
+                super::round::FastRound::new(&m.out, &f.d).and_then(|r| r.lanes(&f.d))?;
                 macro_rules! table {
                     ($(($va:ident, $vb:ident, $st:ty)),* $(,)?) => {
                         return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
@@ -401,7 +403,7 @@ pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
                         }
                     };
                 }
-                // fp16, bf16, and every pair of the fp8/fp6/fp4 formats (`kind::f8f6f4`).
+                // fp16, bf16, every pair of the fp8/fp6/fp4 formats (`kind::f8f6f4`), tf32.
                 table!(
                     (F16, F16, Fs<VF16, VF16>),
                     (Bf16, Bf16, Fs<VBf16, VBf16>),
@@ -430,6 +432,7 @@ pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
                     (E2M1, E3M2, Fs<VE2M1, VE3M2>),
                     (E2M1, E2M3, Fs<VE2M1, VE2M3>),
                     (E2M1, E2M1, Fs<VE2M1, VE2M1>),
+                    (Tf32, Tf32, stage::Tf32Stage),
                 );
             }
             (Path::Tr(p), Model::TrFdpa(TrFdpa { out, .. }))
@@ -502,18 +505,23 @@ fn tfdpa8<const N: usize, S: super::stage::Stage>(
     c: &[u64],
     d: &mut [u64],
 ) {
-    let (Path::TFdpa(p), crate::unit::Model::TFdpa(m)) = (&kern.path, &kern.unit.model) else {
+    let crate::unit::Model::TFdpa(m) = &kern.unit.model else {
         return kern.groups(a, b, c, d, |_, _, _, _| 0xff);
     };
-    let fd = &kern.unit.formats.d;
-    let Some((nearest, man)) = p.round.and_then(|r| r.lanes(fd)) else {
+    let f = &kern.unit.formats;
+    let fd = &f.d;
+    let round = super::round::FastRound::new(&m.out, fd);
+    let (Some((nearest, man)), Some(shift)) = (
+        round.and_then(|r| r.lanes(fd)),
+        m.f.checked_sub(f.a.man_bits + f.b.man_bits),
+    ) else {
         return kern.groups(a, b, c, d, |_, _, _, _| 0xff);
     };
     if a.k() % N != 0 {
         return kern.groups(a, b, c, d, |_, _, _, _| 0xff);
     }
     let t = super::batch::TLanes {
-        shift: p.shift,
+        shift,
         f: m.f,
         e_zero: m.e_zero,
         cd: super::batch::Ieee {

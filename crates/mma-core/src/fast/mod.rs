@@ -111,6 +111,8 @@ enum VFmt {
     E2M1,
     E4M3Fnuz,
     E5M2Fnuz,
+    /// tf32 (the lane paths only: `stage::Tf32Stage`).
+    Tf32,
 }
 
 impl VFmt {
@@ -130,6 +132,7 @@ impl VFmt {
             (format::E2M1, VFmt::E2M1),
             (format::E4M3_FNUZ, VFmt::E4M3Fnuz),
             (format::E5M2_FNUZ, VFmt::E5M2Fnuz),
+            (format::TF32, VFmt::Tf32),
         ]
         .into_iter()
         .find_map(|(g, v)| same(&g).then_some(v))

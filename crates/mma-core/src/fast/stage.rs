@@ -347,3 +347,82 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
         }
     }
 }
+
+/// tf32 operands (19 bits in the top of a 32-bit word: fp32's exponent, 10 mantissa bits) in
+/// 32-bit lanes: the words with the 13 ignored low bits cleared are the values as f32; the
+/// product of two is exact in f32 (at most 22 significant bits) when its exponent stays in the
+/// normal range, and flagged otherwise, as bf16 products are in [`FloatStage`].
+#[derive(Clone, Copy, Debug)]
+pub struct Tf32Stage;
+
+impl Stage for Tf32Stage {
+    const BIAS: i32 = 254;
+
+    #[inline(always)]
+    fn block<const N: usize, const G: usize>(
+        a: Rows<'_>,
+        b: Rows<'_>,
+        k0: usize,
+        ez: i32,
+        floor: [__m256i; G],
+        f: u32,
+        _shift: u32,
+    ) -> ([__m256i; G], [__m256i; G], __m256i) {
+        // SAFETY: register-only AVX2 arithmetic.
+        unsafe {
+            let set = _mm256_set1_epi32;
+            let zero = _mm256_setzero_si256();
+            let bias = Self::BIAS;
+            // Exponent sums e (biased) whose product value, in [2^(e - 20), 2^(e + 2)), could
+            // leave f32's normal range.
+            let (lo, hi) = (set(-126 + 20 + bias), set(126 + bias));
+            // Per word: the value bits, max(exponent field, 1), zero and Inf/NaN masks.
+            let dec = |x: __m256i| {
+                let v = _mm256_and_si256(x, set(!0x1fff));
+                let ef = _mm256_and_si256(_mm256_srli_epi32::<23>(v), set(0xff));
+                let z = _mm256_cmpeq_epi32(_mm256_and_si256(v, set(0x7fff_ffff)), zero);
+                let x = _mm256_cmpeq_epi32(ef, set(0xff));
+                (v, _mm256_max_epi32(ef, set(1)), z, x)
+            };
+            let ezv = set(ez);
+            let mut prod = [_mm256_setzero_ps(); N];
+            let mut emax = floor;
+            let mut bad = zero;
+            for j in (0..N).step_by(8) {
+                let ca = a.columns(k0 + j);
+                let cb = b.columns(k0 + j);
+                for e in 0..8 {
+                    let (va, fa, za, xa) = dec(ca[e]);
+                    let (vb, fb, zb, xb) = dec(cb[e]);
+                    let z = _mm256_or_si256(za, zb);
+                    let ex = _mm256_blendv_epi8(_mm256_add_epi32(fa, fb), ezv, z);
+                    let g = (j + e) % G;
+                    emax[g] = _mm256_max_epi32(emax[g], ex);
+                    let out =
+                        _mm256_or_si256(_mm256_cmpgt_epi32(ex, hi), _mm256_cmpgt_epi32(lo, ex));
+                    bad = _mm256_or_si256(bad, _mm256_or_si256(xa, xb));
+                    bad = _mm256_or_si256(bad, _mm256_andnot_si256(z, out));
+                    prod[j + e] = _mm256_mul_ps(_mm256_castsi256_ps(va), _mm256_castsi256_ps(vb));
+                }
+            }
+            // 2^(F - e_max), flagged out of f32's normal range unless e_max is the zero
+            // exponent (no product is non-zero then: products that low are flagged above).
+            let scale: [__m256; G] = core::array::from_fn(|g| {
+                let x = _mm256_sub_epi32(set(f as i32 + bias), emax[g]);
+                let out = _mm256_or_si256(
+                    _mm256_cmpgt_epi32(x, set(127)),
+                    _mm256_cmpgt_epi32(set(-126), x),
+                );
+                let none = _mm256_cmpeq_epi32(emax[g], set(ez));
+                bad = _mm256_or_si256(bad, _mm256_andnot_si256(none, out));
+                let x = _mm256_min_epi32(_mm256_max_epi32(x, set(-126)), set(127));
+                _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(x, set(127))))
+            });
+            let acc = sum_halves::<N, G>(
+                |i| _mm256_cvttps_epi32(_mm256_mul_ps(prod[i], scale[i % G])),
+                &mut bad,
+            );
+            (acc, emax, bad)
+        }
+    }
+}
