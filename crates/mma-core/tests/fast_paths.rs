@@ -11,6 +11,7 @@ use mma_core::ftz_mul_add::FtzMulAdd;
 use mma_core::gst_fdpa::GstFdpa;
 use mma_core::gtr_fdpa::GtrFdpa;
 use mma_core::model::{NanStyle, Output, OutputRounding};
+use mma_core::st_fdpa::StFdpa;
 use mma_core::t_fdpa::TFdpa;
 use mma_core::tr_fdpa::TrFdpa;
 use mma_core::{DotUnit, Formats, Model, RoundOpts, Rounding, Value};
@@ -284,6 +285,64 @@ fn tfdpa_fast_matches_plain() {
     }
 }
 
+/// ST-FDPA (`kind::mxf8f6f4`: one ue8m0 scale per 32 elements, F = 25, RZ to fp32): the lane
+/// path, which raises every non-zero product's exponent by the scale pair's, against the plain
+/// model, for several fp8/fp6/fp4 pairs; random words include NaN scales (0xff) and scales far
+/// from 1, which push products below e_zero or out of f32's range.
+#[test]
+fn st_fdpa_lanes_match_plain() {
+    let rz32 = nv_out(format::FP32, Rounding::TowardZero, true);
+    let avx2 = cfg!(all(target_arch = "x86_64", target_feature = "avx2"));
+    for (i, (fa, fb)) in [
+        (format::E4M3, format::E4M3),
+        (format::E5M2, format::E2M1),
+        (format::E2M3, format::E3M2),
+        (format::E2M1, format::E4M3),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let unit = DotUnit {
+            formats: Formats {
+                a: fa,
+                b: fb,
+                c: format::FP32,
+                d: format::FP32,
+                scale: Some((format::UE8M0, 32)),
+            },
+            block: 32,
+            model: Model::StFdpa(StFdpa {
+                f: 25,
+                e_zero: -133,
+                out: rz32,
+            }),
+        };
+        assert_eq!(unit.kernel().is_batched(), avx2);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(900 + i as u64);
+        let mut cases = Vec::new();
+        for n in 0..6000 {
+            let a: Vec<u64> = (0..32).map(|_| word(&fa, &mut rng)).collect();
+            let b: Vec<u64> = (0..32).map(|_| word(&fb, &mut rng)).collect();
+            // Scales near 1 mostly (products and C of similar size), any code otherwise.
+            let scale = |rng: &mut Xoshiro256PlusPlus| {
+                if n % 3 == 0 {
+                    rng.random::<u64>() & 0xff
+                } else {
+                    rng.random_range(120..135)
+                }
+            };
+            let (sa, sb) = (vec![scale(&mut rng)], vec![scale(&mut rng)]);
+            let c = if n % 2 == 0 {
+                ((rng.random::<f32>() - 0.5) * 64.0).to_bits() as u64
+            } else {
+                word(&format::FP32, &mut rng)
+            };
+            cases.push((a, b, c, sa, sb));
+        }
+        compare_batch(&unit, 32, &cases);
+    }
+}
+
 /// Blocks whose aligned products sum beyond `i32`: 32 products of the largest E4M3 magnitude
 /// (1.75 · 2^8) at F = 25 are each about 2^26.6, and their sum about 2^31.6. The lanes sum
 /// each half of the block within `i32` and must flag the lanes whose halves overflow when
@@ -347,8 +406,8 @@ fn gst_fast_matches_plain() {
         };
         let avx2 = cfg!(all(target_arch = "x86_64", target_feature = "avx2"));
         assert_eq!(unit.kernel().is_vector(), avx2);
-        // The lane path (`Kernel::dots`) takes one scale per group of 16.
-        assert_eq!(unit.kernel().is_batched(), avx2 && per == 16);
+        // The lane path (`Kernel::dots`) takes a scale per 16 or 32 elements.
+        assert_eq!(unit.kernel().is_batched(), avx2);
         compare(&unit, 64, 20_000, per as u64);
         compare(&unit, 128, 5_000, per as u64 + 1);
         let small = DotUnit { block: 32, ..unit };

@@ -268,6 +268,7 @@ pub fn tfdpa<const N: usize, S: Stage>(
     a: Rows<'_>,
     b: Rows<'_>,
     k0: usize,
+    off: __m256i,
     c: __m256i,
 ) -> (__m256i, __m256i) {
     // SAFETY: register-only AVX2 arithmetic.
@@ -292,7 +293,7 @@ pub fn tfdpa<const N: usize, S: Stage>(
         let c_neg = _mm256_srai_epi32::<31>(_mm256_sll_epi32(c, count(31 - sign_at)));
         let c_special = _mm256_cmpeq_epi32(ef, set(all_ones));
         let ([acc], [emax], special) =
-            S::block::<N, 1>(a, b, k0, t.e_zero + bias, [c_e], t.f, t.shift);
+            S::block::<N, 1>(a, b, k0, t.e_zero + bias, off, [c_e], t.f, t.shift);
         let special = _mm256_or_si256(special, c_special);
         // C aligned to F fraction bits below e_max, truncated (magnitude), then signed.
         let d = _mm256_sub_epi32(emax, c_e);
@@ -378,11 +379,26 @@ pub fn tfdpa_chain<const N: usize, S: Stage>(
     out: &mut [u64; 8],
 ) -> u32 {
     // SAFETY: register-only AVX2 arithmetic.
+    unsafe { tfdpa_chain_off::<N, S>(t, a, b, _mm256_setzero_si256(), c, out) }
+}
+
+/// As [`tfdpa_chain`], every non-zero product's exponent raised by `off` (per lane): ST-FDPA
+/// with one power-of-two scale pair per dot product (K equal to the scale block).
+#[inline(always)]
+pub fn tfdpa_chain_off<const N: usize, S: Stage>(
+    t: &TLanes,
+    a: Rows<'_>,
+    b: Rows<'_>,
+    off: __m256i,
+    c: &[u64; 8],
+    out: &mut [u64; 8],
+) -> u32 {
+    // SAFETY: register-only AVX2 arithmetic.
     unsafe {
         let mut acc = lanes(c);
         let mut bad = _mm256_setzero_si256();
         for k0 in (0..a.k()).step_by(N) {
-            let (d, b2) = tfdpa::<N, S>(t, a, b, k0, acc);
+            let (d, b2) = tfdpa::<N, S>(t, a, b, k0, off, acc);
             acc = d;
             bad = _mm256_or_si256(bad, b2);
         }
@@ -435,10 +451,12 @@ pub fn tr<const N: usize, const GTR: bool, S: Stage>(
         let bias = S::BIAS;
         let ez = set(NONE + bias);
         let (acc, emax, special) = if GTR {
-            let (acc, emax, sp) = S::block::<N, 2>(a, b, k0, NONE + bias, [ez, ez], t.f, t.shift);
+            let (acc, emax, sp) =
+                S::block::<N, 2>(a, b, k0, NONE + bias, zero, [ez, ez], t.f, t.shift);
             (acc, emax, sp)
         } else {
-            let ([acc], [emax], sp) = S::block::<N, 1>(a, b, k0, NONE + bias, [ez], t.f, t.shift);
+            let ([acc], [emax], sp) =
+                S::block::<N, 1>(a, b, k0, NONE + bias, zero, [ez], t.f, t.shift);
             ([acc, zero], [emax, ez], sp)
         };
         // The product sum `dot · 2^(e_dot - F)`, exponents unbiased.
@@ -588,6 +606,8 @@ pub struct GLanes {
     pub lsb0: i32,
     pub ms: i32,
     pub nearest: bool,
+    /// Elements per scale factor: 16 or 32 (a multiple of the group of 16).
+    pub per: usize,
     pub scales: &'static [u32; 256],
     pub va: [i8; 16],
     pub vb: [i8; 16],
@@ -598,7 +618,7 @@ pub struct GLanes {
 /// row), then the rest of [`super::gst_v`] and `gst_tail` lane-wise: scale pairs, group terms,
 /// C, the largest exponent, and the truncated sum and rounding in f64 lanes, where every value
 /// is an integer below `2^53` times a power of two (the comments give the bounds). `sa` and `sb`
-/// hold the `G` scale words of each dot product, one after another. Returns the mask of lanes
+/// hold the scale words of each dot product (`N / per`), one after another. Returns the mask of lanes
 /// to recompute: a NaN scale, an Inf/NaN C, a result outside fp32's normal range.
 #[inline(always)]
 pub fn gst<const N: usize, const G: usize>(
@@ -610,7 +630,10 @@ pub fn gst<const N: usize, const G: usize>(
     c: &[u64; 8],
     out: &mut [u64; 8],
 ) -> u32 {
-    assert!(a.k() == N && b.k() == N && sa.len() >= 8 * G && sb.len() >= 8 * G);
+    assert!(t.per % 16 == 0 && N % t.per == 0);
+    // Scale factors per dot product.
+    let spd = N / t.per;
+    assert!(a.k() == N && b.k() == N && sa.len() >= 8 * spd && sb.len() >= 8 * spd);
     let mut sums = [[0i32; 8]; G];
     let mut live = [[0i32; 8]; G];
     let mut qa = [[0u32; 8]; G];
@@ -626,8 +649,9 @@ pub fn gst<const N: usize, const G: usize>(
         for g in 0..G {
             sums[g][j] = s[g];
             live[g][j] = -((nonzero >> g & 1) as i32);
-            qa[g][j] = t.scales[(sa[j * G + g] & 0xff) as usize];
-            qb[g][j] = t.scales[(sb[j * G + g] & 0xff) as usize];
+            let si = j * spd + 16 * g / t.per;
+            qa[g][j] = t.scales[(sa[si] & 0xff) as usize];
+            qb[g][j] = t.scales[(sb[si] & 0xff) as usize];
         }
     }
     // SAFETY: register-only AVX2 arithmetic; the loads read arrays of eight 32-bit words.

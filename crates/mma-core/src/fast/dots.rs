@@ -85,6 +85,10 @@ impl<'a> Rows<'a> {
 /// routine's common case, and a `k` it does not take, are computed by [`Kernel::dot`].
 pub(super) type Eight = fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &mut [u64]);
 
+/// As [`Eight`], with one scale factor per dot product and operand: `(kernel, a rows, b rows,
+/// scale_a, scale_b, c, d)` (ST-FDPA with K equal to the scale block).
+pub(super) type EightScaled = fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &[u64], &[u64], &mut [u64]);
+
 impl Kernel {
     /// Whether [`Kernel::dots`] (and the matrix driver) evaluate dot products eight at a time
     /// across vector lanes.
@@ -93,7 +97,7 @@ impl Kernel {
         if self.gst_lanes().is_some() {
             return true;
         }
-        self.eight.is_some()
+        self.eight.is_some() || self.eight_scaled.is_some()
     }
 
     /// `n = c.len()` independent dot products of `k` elements: `d[i] = a_i·b_i + c[i]`, where
@@ -130,6 +134,24 @@ impl Kernel {
         if s > 0 && self.gst_dots(k, a, b, c, scale_a, scale_b, d) {
             return Ok(());
         }
+        if let Some(run) = self.eight_scaled {
+            if s == 1 && k == self.unit.block {
+                let whole = n / 8 * 8;
+                let (Some(ra), Some(rb)) = (
+                    Rows::new(&a[..whole * k], k, k, whole),
+                    Rows::new(&b[..whole * k], k, k, whole),
+                ) else {
+                    unreachable!("whole rows of k words: lengths checked above")
+                };
+                let (sa, sb) = (&scale_a[..whole], &scale_b[..whole]);
+                run(self, ra, rb, sa, sb, &c[..whole], &mut d[..whole]);
+                for i in whole..n {
+                    let (ai, bi) = (&a[i * k..(i + 1) * k], &b[i * k..(i + 1) * k]);
+                    d[i] = self.dot(ai, bi, c[i], &scale_a[i..i + 1], &scale_b[i..i + 1]);
+                }
+                return Ok(());
+            }
+        }
         let whole = match self.eight {
             Some(_) if k > 0 && s == 0 => n / 8 * 8,
             _ => 0,
@@ -154,7 +176,7 @@ impl Kernel {
     }
 
     /// The GST-FDPA lane parameters, where the unit has four-bit elements in groups of 16 with
-    /// a scale per group, fp32 C and D, an RZ/RNE fp32 output, and sums that the f64 lanes hold
+    /// a scale per 16 or 32 elements, fp32 C and D, an RZ/RNE fp32 output, and sums that the f64 lanes hold
     /// exactly.
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     fn gst_lanes(&self) -> Option<super::batch::GLanes> {
@@ -163,12 +185,17 @@ impl Kernel {
             return None;
         };
         let f = &self.unit.formats;
-        let (Some((va, vb)), Some((sf, 16)), Some((nearest, 23))) =
+        let (Some((va, vb)), Some((sf, per)), Some((nearest, 23))) =
             (p.vals, f.scale, p.round.and_then(|r| r.lanes(&f.d)))
         else {
             return None;
         };
-        if m.g != 16 || f.c != format::FP32 || f.d != format::FP32 {
+        if m.g != 16
+            || !(per == 16 || per == 32)
+            || self.unit.block % per != 0
+            || f.c != format::FP32
+            || f.d != format::FP32
+        {
             return None;
         }
         // Exactness bounds of the f64 lanes (see `batch::gst`): a scaled group sum within
@@ -186,6 +213,7 @@ impl Kernel {
             lsb0: p.lsb0,
             ms: p.ms,
             nearest,
+            per,
             scales: p.ts.0,
             va,
             vb,
@@ -214,7 +242,7 @@ impl Kernel {
         if k != self.unit.block {
             return false;
         }
-        let s = k / 16;
+        let s = k / t.per;
         let n = c.len();
         let whole = n / 8 * 8;
         for i in (0..whole).step_by(8) {
@@ -476,6 +504,147 @@ pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
         }
     }
     None
+}
+
+/// The lane-wise ST-FDPA routine: one power-of-two scale per block (ue8m0, no zero codes) and
+/// operand, fp32 C and D, the fp8/fp6/fp4 pairs of `kind::mxf8f6f4`.
+#[allow(unused_variables)]
+pub(super) fn eight_scaled_of(unit: &DotUnit) -> Option<EightScaled> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    {
+        use super::{fits32, simd::*, stage::FloatStage as Fs, VFmt};
+        use crate::format;
+        use crate::unit::Model;
+        let f = &unit.formats;
+        let Model::StFdpa(m) = &unit.model else {
+            return None;
+        };
+        let (sf, per) = f.scale?;
+        if sf.man_bits != 0
+            || per != unit.block
+            || f.c != format::FP32
+            || f.d != format::FP32
+            || m.f < f.a.man_bits + f.b.man_bits
+            || !fits32(unit.block / 2, m.f)
+            || super::table::Table8::of(&sf).is_none()
+        {
+            return None;
+        }
+        super::round::FastRound::new(&m.out, &f.d).and_then(|r| r.lanes(&f.d))?;
+        macro_rules! table {
+            ($(($va:ident, $vb:ident, $st:ty)),* $(,)?) => {
+                return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
+                    $(
+                        (VFmt::$va, VFmt::$vb, 32) => Some(st8::<32, $st> as EightScaled),
+                    )*
+                    _ => None,
+                }
+            };
+        }
+        table!(
+            (E4M3, E4M3, Fs<VE4M3, VE4M3>),
+            (E4M3, E5M2, Fs<VE4M3, VE5M2>),
+            (E4M3, E3M2, Fs<VE4M3, VE3M2>),
+            (E4M3, E2M3, Fs<VE4M3, VE2M3>),
+            (E4M3, E2M1, Fs<VE4M3, VE2M1>),
+            (E5M2, E4M3, Fs<VE5M2, VE4M3>),
+            (E5M2, E5M2, Fs<VE5M2, VE5M2>),
+            (E5M2, E3M2, Fs<VE5M2, VE3M2>),
+            (E5M2, E2M3, Fs<VE5M2, VE2M3>),
+            (E5M2, E2M1, Fs<VE5M2, VE2M1>),
+            (E3M2, E4M3, Fs<VE3M2, VE4M3>),
+            (E3M2, E5M2, Fs<VE3M2, VE5M2>),
+            (E3M2, E3M2, Fs<VE3M2, VE3M2>),
+            (E3M2, E2M3, Fs<VE3M2, VE2M3>),
+            (E3M2, E2M1, Fs<VE3M2, VE2M1>),
+            (E2M3, E4M3, Fs<VE2M3, VE4M3>),
+            (E2M3, E5M2, Fs<VE2M3, VE5M2>),
+            (E2M3, E3M2, Fs<VE2M3, VE3M2>),
+            (E2M3, E2M3, Fs<VE2M3, VE2M3>),
+            (E2M3, E2M1, Fs<VE2M3, VE2M1>),
+            (E2M1, E4M3, Fs<VE2M1, VE4M3>),
+            (E2M1, E5M2, Fs<VE2M1, VE5M2>),
+            (E2M1, E3M2, Fs<VE2M1, VE3M2>),
+            (E2M1, E2M3, Fs<VE2M1, VE2M3>),
+            (E2M1, E2M1, Fs<VE2M1, VE2M1>),
+        );
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+    None
+}
+
+/// ST-FDPA over one block of `N` with one power-of-two scale per dot product and operand: the
+/// T-FDPA lanes with every non-zero product's exponent raised by the scale pair's
+/// ([`super::batch::tfdpa_chain_off`]); a NaN scale sends the lane to [`Kernel::dot`].
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+fn st8<const N: usize, S: super::stage::Stage>(
+    kern: &Kernel,
+    a: Rows<'_>,
+    b: Rows<'_>,
+    sa: &[u64],
+    sb: &[u64],
+    c: &[u64],
+    d: &mut [u64],
+) {
+    use super::table::{self, Dec, Table8, SPECIAL};
+    use core::arch::x86_64::_mm256_loadu_si256;
+    let one_by_one = |d: &mut [u64]| {
+        for (i, (di, &ci)) in d.iter_mut().zip(c).enumerate() {
+            *di = kern.dot(a.row(i), b.row(i), ci, &sa[i..i + 1], &sb[i..i + 1]);
+        }
+    };
+    let crate::unit::Model::StFdpa(m) = &kern.unit.model else {
+        return one_by_one(d);
+    };
+    let f = &kern.unit.formats;
+    let fd = &f.d;
+    let (Some((sf, _)), Some((nearest, man)), Some(shift)) = (
+        f.scale,
+        super::round::FastRound::new(&m.out, fd).and_then(|r| r.lanes(fd)),
+        m.f.checked_sub(f.a.man_bits + f.b.man_bits),
+    ) else {
+        return one_by_one(d);
+    };
+    let Some(ts) = Table8::of(&sf) else {
+        return one_by_one(d);
+    };
+    if a.k() != N {
+        return one_by_one(d);
+    }
+    let t = super::batch::TLanes {
+        shift,
+        f: m.f,
+        e_zero: m.e_zero,
+        cd: super::batch::Ieee {
+            exp: fd.exp_bits,
+            man: fd.man_bits,
+            bias: fd.bias,
+        },
+        nearest,
+        man,
+    };
+    for (g, (c8, d8)) in c.chunks_exact(8).zip(d.chunks_exact_mut(8)).enumerate() {
+        let (ra, rb) = (a.group(g), b.group(g));
+        let c8: &[u64; 8] = c8.try_into().expect("eight words");
+        let d8: &mut [u64; 8] = d8.try_into().expect("eight words");
+        // The scale pairs' exponents (powers of two: no significand), NaN scales flagged.
+        let mut off = [0i32; 8];
+        let mut nan = 0u32;
+        for j in 0..8 {
+            let (qa, qb) = (ts.get(sa[8 * g + j]), ts.get(sb[8 * g + j]));
+            off[j] = table::exp(qa) + table::exp(qb);
+            nan |= (((qa | qb) & SPECIAL != 0) as u32) << j;
+        }
+        // SAFETY: an unaligned load of eight i32.
+        let off = unsafe { _mm256_loadu_si256(off.as_ptr().cast()) };
+        let mut redo = super::batch::tfdpa_chain_off::<N, S>(&t, ra, rb, off, c8, d8) | nan;
+        while redo != 0 {
+            let j = redo.trailing_zeros() as usize;
+            redo &= redo - 1;
+            let s = 8 * g + j;
+            d8[j] = kern.dot(ra.row(j), rb.row(j), c8[j], &sa[s..s + 1], &sb[s..s + 1]);
+        }
+    }
 }
 
 /// FTZ-MulAdd over exactly one block of `N` ([`super::batch::ftz`]); it covers every input.

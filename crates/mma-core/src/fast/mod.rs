@@ -247,6 +247,7 @@ pub struct Kernel {
     pub unit: DotUnit,
     path: Path,
     eight: Option<dots::Eight>,
+    eight_scaled: Option<dots::EightScaled>,
 }
 
 impl Kernel {
@@ -311,7 +312,13 @@ impl Kernel {
             _ => Path::Plain,
         };
         let eight = dots::eight_of(&unit, &path);
-        Kernel { unit, path, eight }
+        let eight_scaled = dots::eight_scaled_of(&unit);
+        Kernel {
+            unit,
+            path,
+            eight,
+            eight_scaled,
+        }
     }
 
     /// Whether a fast path was chosen (false: every block runs the plain model).

@@ -32,15 +32,18 @@ pub trait Stage {
     const BIAS: i32;
 
     /// Reads elements `k0 .. k0 + N` of the eight rows `a` and `b`. A zero
-    /// product has exponent `ez`; `floor[g]` is where group `g`'s largest exponent starts (C's
-    /// exponent for T-FDPA, `ez` otherwise). Returns, per group, the aligned sum and the
-    /// largest exponent, and a mask of the lanes with an Inf/NaN input (or, for
-    /// [`FloatStage`], a product it cannot form exactly).
+    /// product has exponent `ez`; every other product's exponent is raised by `off` (per lane:
+    /// the exponent of a power-of-two scale pair of ST-FDPA, 0 otherwise), its value scaled
+    /// alike; `floor[g]` is where group `g`'s largest exponent starts (C's exponent for T-FDPA,
+    /// `ez` otherwise). Returns, per group, the aligned sum and the largest exponent, and a
+    /// mask of the lanes with an Inf/NaN input (or a product the stage cannot form exactly).
+    #[allow(clippy::too_many_arguments)]
     fn block<const N: usize, const G: usize>(
         a: Rows<'_>,
         b: Rows<'_>,
         k0: usize,
         ez: i32,
+        off: __m256i,
         floor: [__m256i; G],
         f: u32,
         shift: u32,
@@ -60,6 +63,7 @@ impl<A: VDec, B: VDec> Stage for IntStage<A, B> {
         b: Rows<'_>,
         k0: usize,
         ez: i32,
+        off: __m256i,
         floor: [__m256i; G],
         _f: u32,
         shift: u32,
@@ -81,7 +85,7 @@ impl<A: VDec, B: VDec> Stage for IntStage<A, B> {
                     let (sb, fb, xb, nb) = B::dec(cb[e]);
                     let s = _mm256_mullo_epi32(sa, sb);
                     let ex = _mm256_blendv_epi8(
-                        _mm256_add_epi32(fa, fb),
+                        _mm256_add_epi32(_mm256_add_epi32(fa, fb), off),
                         ez,
                         _mm256_cmpeq_epi32(s, zero),
                     );
@@ -265,6 +269,7 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
         b: Rows<'_>,
         k0: usize,
         ez: i32,
+        off: __m256i,
         floor: [__m256i; G],
         f: u32,
         _shift: u32,
@@ -281,6 +286,8 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
             // value in [2^(e - ma - mb), 2^(e + 2))).
             let hi = _mm256_set1_epi16((126 + bias) as i16);
             let lo = _mm256_set1_epi16((-126 + A::MAN_BITS + B::MAN_BITS + bias) as i16);
+            // The offset in both halves' 16-bit lanes (|off| <= 2 · 254).
+            let off16 = pack(off, off);
             let mut prod = [_mm256_setzero_ps(); N];
             let mut emax16 = _mm256_set1_epi16(i16::MIN);
             let mut flags = _mm256_setzero_si256();
@@ -293,13 +300,17 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
                     let (fa, za, xa) = A::fields(wa);
                     let (fb, zb, xb) = B::fields(wb);
                     let z = _mm256_or_si256(za, zb);
-                    let ex = _mm256_blendv_epi8(_mm256_add_epi16(fa, fb), ezv, z);
+                    let sum = _mm256_add_epi16(fa, fb);
+                    let ex = _mm256_blendv_epi8(_mm256_add_epi16(sum, off16), ezv, z);
                     // Even elements in the low half: with two groups, the halves are the groups.
                     emax16 = _mm256_max_epi16(emax16, ex);
                     flags = _mm256_or_si256(flags, _mm256_or_si256(xa, xb));
                     if wide {
-                        let out =
-                            _mm256_or_si256(_mm256_cmpgt_epi16(ex, hi), _mm256_cmpgt_epi16(lo, ex));
+                        // The range of the f32 product itself (before the scale).
+                        let out = _mm256_or_si256(
+                            _mm256_cmpgt_epi16(sum, hi),
+                            _mm256_cmpgt_epi16(lo, sum),
+                        );
                         flags = _mm256_or_si256(flags, _mm256_andnot_si256(z, out));
                     }
                     let (a0, a1) = A::values(wa);
@@ -329,7 +340,7 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
             // product exponent lies above T-FDPA's e_zero: fp16, fp8 and fp4 products by far,
             // bf16 products that low are flagged above; TR/GTR's is NONE), so any scale gives 0.
             let scale: [__m256; G] = core::array::from_fn(|g| {
-                let x = _mm256_sub_epi32(set(f as i32 + bias), emax[g]);
+                let x = _mm256_sub_epi32(_mm256_add_epi32(set(f as i32 + bias), off), emax[g]);
                 let out = _mm256_or_si256(
                     _mm256_cmpgt_epi32(x, set(127)),
                     _mm256_cmpgt_epi32(set(-126), x),
@@ -364,6 +375,7 @@ impl Stage for Tf32Stage {
         b: Rows<'_>,
         k0: usize,
         ez: i32,
+        off: __m256i,
         floor: [__m256i; G],
         f: u32,
         _shift: u32,
@@ -395,11 +407,12 @@ impl Stage for Tf32Stage {
                     let (va, fa, za, xa) = dec(ca[e]);
                     let (vb, fb, zb, xb) = dec(cb[e]);
                     let z = _mm256_or_si256(za, zb);
-                    let ex = _mm256_blendv_epi8(_mm256_add_epi32(fa, fb), ezv, z);
+                    let sum = _mm256_add_epi32(fa, fb);
+                    let ex = _mm256_blendv_epi8(_mm256_add_epi32(sum, off), ezv, z);
                     let g = (j + e) % G;
                     emax[g] = _mm256_max_epi32(emax[g], ex);
                     let out =
-                        _mm256_or_si256(_mm256_cmpgt_epi32(ex, hi), _mm256_cmpgt_epi32(lo, ex));
+                        _mm256_or_si256(_mm256_cmpgt_epi32(sum, hi), _mm256_cmpgt_epi32(lo, sum));
                     bad = _mm256_or_si256(bad, _mm256_or_si256(xa, xb));
                     bad = _mm256_or_si256(bad, _mm256_andnot_si256(z, out));
                     prod[j + e] = _mm256_mul_ps(_mm256_castsi256_ps(va), _mm256_castsi256_ps(vb));
@@ -408,7 +421,7 @@ impl Stage for Tf32Stage {
             // 2^(F - e_max), flagged out of f32's normal range unless e_max is the zero
             // exponent (no product is non-zero then: products that low are flagged above).
             let scale: [__m256; G] = core::array::from_fn(|g| {
-                let x = _mm256_sub_epi32(set(f as i32 + bias), emax[g]);
+                let x = _mm256_sub_epi32(_mm256_add_epi32(set(f as i32 + bias), off), emax[g]);
                 let out = _mm256_or_si256(
                     _mm256_cmpgt_epi32(x, set(127)),
                     _mm256_cmpgt_epi32(set(-126), x),
