@@ -1,4 +1,4 @@
-//! Every CDNA2/CDNA3 instruction's fast path (`DotUnit::dot`) against its plain model
+//! Every CDNA1-CDNA3 instruction's fast path (`DotUnit::dot`) against its plain model
 //! (`DotUnit::dot_plain`) on random inputs: any words (specials, subnormals, zeros), elements
 //! around a common exponent (cancellation, carries), exactly cancelling pairs, large exponent
 //! spreads, and C at the scale of the products, near GTR-FDPA's drop threshold, or subnormal.
@@ -41,6 +41,8 @@ fn amd_fast_paths_match_plain() {
         let kern = u.kernel();
         let fast_expected = match u.model {
             Model::FtzMulAdd(_) | Model::GtrFdpa(_) => true,
+            // fp32/fp64 FMA chains (RNE) in the machine's fused multiply-add.
+            Model::Fma(_) => true,
             // xf32 operands (32-bit storage) have no decode table.
             Model::TrFdpa(_) => f.a.storage_bits <= 16,
             _ => continue,

@@ -6,6 +6,7 @@
 
 use mma_core::fast::round::{reference, FastRound};
 use mma_core::fast::table::{self, Bf16Dec, Dec, F16Dec, Table8};
+use mma_core::fma::Fma;
 use mma_core::format::{self, Format, Specials};
 use mma_core::ftz_mul_add::FtzMulAdd;
 use mma_core::gst_fdpa::GstFdpa;
@@ -340,6 +341,57 @@ fn st_fdpa_lanes_match_plain() {
             cases.push((a, b, c, sa, sb));
         }
         compare_batch(&unit, 32, &cases);
+    }
+}
+
+/// The fp32/fp64 FMA chains in the machine's fused multiply-add against the plain model
+/// (exact sum, one rounding per step): words clustered around one exponent (cancellation,
+/// ties, carries), any words (specials, subnormals, zeros of both signs), K of 1 to 16.
+#[test]
+fn fma_chain_fast_matches_plain() {
+    for fmt in [format::FP32, format::FP64] {
+        for (k, block) in [(1, 1), (2, 2), (4, 4), (4, 2), (16, 16)] {
+            let unit = DotUnit {
+                formats: Formats {
+                    a: fmt,
+                    b: fmt,
+                    c: fmt,
+                    d: fmt,
+                    scale: None,
+                },
+                block,
+                model: Model::Fma(Fma {
+                    mode: Rounding::NearestEven,
+                    nan: NanStyle::AllOnes,
+                }),
+            };
+            let kern = unit.kernel();
+            assert!(kern.is_fast());
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(k as u64 * 7 + block as u64);
+            let man = (1u64 << fmt.man_bits) - 1;
+            let near = |rng: &mut Xoshiro256PlusPlus| {
+                if rng.random_range(0..6) == 0 {
+                    return word(&fmt, rng);
+                }
+                let e = (fmt.bias + rng.random_range(-3..=3)) as u64;
+                let sign = (rng.random::<u64>() & 1) << (fmt.exp_bits + fmt.man_bits);
+                sign | e << fmt.man_bits | (rng.random::<u64>() & man)
+            };
+            let mut cases = Vec::new();
+            for _ in 0..20_000 {
+                let a: Vec<u64> = (0..k).map(|_| near(&mut rng)).collect();
+                let b: Vec<u64> = (0..k).map(|_| near(&mut rng)).collect();
+                let c = near(&mut rng);
+                assert_eq!(
+                    kern.dot(&a, &b, c, &[], &[]),
+                    unit.dot_plain(&a, &b, c, &[], &[]),
+                    "{}\na {a:x?}\nb {b:x?}\nc {c:x}",
+                    unit.describe()
+                );
+                cases.push((a, b, c, vec![], vec![]));
+            }
+            compare_batch(&unit, k, &cases);
+        }
     }
 }
 

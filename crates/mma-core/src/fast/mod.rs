@@ -48,6 +48,9 @@ enum Path {
     Ftz(bool, u64),
     Tr(TrPath),
     Gtr(TrPath),
+    /// FMA chain with RNE in the machine's fused multiply-add: fp64 (true) or fp32 operands, C
+    /// and D, and the NaN bits of D.
+    Fma(bool, u64),
 }
 
 /// Prepared TR-FDPA or GTR-FDPA: decoders, parameters, the output rounding.
@@ -309,6 +312,16 @@ impl Kernel {
                     vec: VFmt::amd_vdot(f, unit.block, m.f, true),
                 })
             }
+            (Model::Fma(m), _) if m.mode == crate::round::Rounding::NearestEven => {
+                let all = |g: Format| f.a == g && f.b == g && f.c == g && f.d == g;
+                if all(format::FP64) {
+                    Path::Fma(true, m.nan.bits(&f.d))
+                } else if all(format::FP32) {
+                    Path::Fma(false, m.nan.bits(&f.d))
+                } else {
+                    Path::Plain
+                }
+            }
             _ => Path::Plain,
         };
         let eight = dots::eight_of(&unit, &path);
@@ -345,6 +358,13 @@ impl Kernel {
         let fast = match (&self.path, &self.unit.model) {
             (Path::TFdpa(p), Model::TFdpa(m)) => tfdpa_block(m, f, p, x),
             (Path::Gst(p), Model::GstFdpa(m)) => gst_block(m, f, p, x),
+            (&Path::Fma(wide, nan), _) => {
+                return if wide {
+                    amd::fma_block::<f64>(nan, x)
+                } else {
+                    amd::fma_block::<f32>(nan, x)
+                };
+            }
             (&Path::Ftz(f16, nan), Model::FtzMulAdd(m)) => {
                 return if f16 {
                     amd::ftz_block::<amd::F16In>(m, nan, x)
