@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Throughput of mmasim 2.1.1 against `mma bench`, single thread, side by side.
 
-Not part of CI. Needs mmasim 2.1.1 (and torch) in a virtual environment; activate it first so
-that mmasim's JIT build finds `ninja`:
+Not part of CI. `bash xtask/scripts/bench_mmasim.sh [options]` installs mmasim 2.1.1 in a
+private virtual environment and runs this script there. To run it by hand it needs mmasim
+2.1.1 (and torch) in a virtual environment; activate it first so that mmasim's JIT build finds
+`ninja`:
 
     source /path/to/venv/bin/activate
     python xtask/scripts/bench_mmasim.py [--seconds 2] [--mma target/release/mma] [--markdown]
