@@ -7,13 +7,13 @@
 #
 #     bash xtask/scripts/bench_mmasim.sh --seconds 2 --markdown
 #
-# MMASIM_VENV (default target/venv-mmasim) places the environment; PIP_TORCH_INDEX (default
-# the CPU wheels of download.pytorch.org) chooses where torch comes from, e.g. PIP_TORCH_INDEX=
-# (empty) for PyPI's default torch.
+# MMASIM_VENV (default target/venv-mmasim) places the environment. torch comes from PyPI with
+# mmasim (about 5 GB with its CUDA libraries); PIP_TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# installs the much smaller CPU-only build first where that index is reachable.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 venv="${MMASIM_VENV:-$root/target/venv-mmasim}"
-torch_index="${PIP_TORCH_INDEX-https://download.pytorch.org/whl/cpu}"
+torch_index="${PIP_TORCH_INDEX:-}"
 
 if ! "$venv/bin/python" -c 'import mmasim, torch' 2>/dev/null; then
     echo "installing mmasim 2.1.1 into $venv" >&2
