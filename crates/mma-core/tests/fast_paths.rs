@@ -6,16 +6,17 @@
 
 use mma_core::fast::round::{reference, FastRound};
 use mma_core::fast::table::{self, Bf16Dec, Dec, F16Dec, Table8};
-use mma_core::fma::Fma;
 use mma_core::format::{self, Format, Specials};
 use mma_core::ftz_mul_add::FtzMulAdd;
 use mma_core::gst_fdpa::GstFdpa;
 use mma_core::gtr_fdpa::GtrFdpa;
 use mma_core::model::{NanStyle, Output, OutputRounding};
-use mma_core::st_fdpa::StFdpa;
-use mma_core::t_fdpa::TFdpa;
 use mma_core::tr_fdpa::TrFdpa;
 use mma_core::{DotUnit, Formats, Model, RoundOpts, Rounding, Value};
+
+mod common;
+
+use common::{compare_batch, nv_out, tfdpa, word};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -67,18 +68,6 @@ fn arithmetic_16_bit_decoders_match_tables() {
     ieee16_matches(Bf16Dec {}, &format::BF16);
 }
 
-fn nv_out(fmt: Format, mode: Rounding, neg_zero_to_pos: bool) -> Output {
-    Output {
-        rho: OutputRounding {
-            fmt,
-            mode,
-            opts: RoundOpts::INF_ON_OVERFLOW,
-        },
-        nan: NanStyle::AllOnes,
-        neg_zero_to_pos,
-    }
-}
-
 #[test]
 fn fast_round_matches_round_encode() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
@@ -113,54 +102,6 @@ fn fast_round_matches_round_encode() {
                 );
             }
         }
-    }
-}
-
-/// A random word of `fmt`: any encoding, or one biased toward zeros, subnormals, the largest
-/// binade and specials.
-pub fn word(fmt: &Format, rng: &mut impl Rng) -> u64 {
-    let width = if fmt.storage_bits == 8 && fmt.width() < 8 {
-        fmt.width()
-    } else {
-        fmt.storage_bits
-    };
-    let mask = if width == 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    };
-    let x = rng.random::<u64>() & mask;
-    let sign = if fmt.signed {
-        x & (1 << (fmt.lsb + fmt.exp_bits + fmt.man_bits))
-    } else {
-        0
-    };
-    let man = x & (((1u64 << fmt.man_bits) - 1) << fmt.lsb);
-    let exp_field = |e: u64| e << (fmt.lsb + fmt.man_bits);
-    match rng.random_range(0..10) {
-        0 => sign,                                            // zero
-        1 => sign | man,                                      // subnormal
-        2 => sign | man | exp_field((1 << fmt.exp_bits) - 1), // Inf/NaN/top binade
-        3 => sign | man | exp_field(rng.random_range(0..3)),  // tiny
-        _ => x,
-    }
-}
-
-fn tfdpa(a: Format, b: Format, c: Format, out: Output, d: Format, f: u32, block: usize) -> DotUnit {
-    DotUnit {
-        formats: Formats {
-            a,
-            b,
-            c,
-            d,
-            scale: None,
-        },
-        block,
-        model: Model::TFdpa(TFdpa {
-            f,
-            e_zero: -133,
-            out,
-        }),
     }
 }
 
@@ -207,40 +148,6 @@ fn compare(unit: &DotUnit, k: usize, n: usize, seed: u64) {
     compare_batch(unit, k, &cases);
 }
 
-/// One case: A, B, C and the scale factors.
-type Case = (Vec<u64>, Vec<u64>, u64, Vec<u64>, Vec<u64>);
-
-/// `Kernel::dots` (and `Kernel::dots_threaded`) over `cases` (all of `k` elements; their number
-/// is rarely a multiple of eight, so the tail runs too) against the plain model, case by case.
-fn compare_batch(unit: &DotUnit, k: usize, cases: &[Case]) {
-    let kern = unit.kernel();
-    let flat =
-        |f: fn(&Case) -> &Vec<u64>| -> Vec<u64> { cases.iter().flat_map(f).copied().collect() };
-    let (a, b) = (flat(|x| &x.0), flat(|x| &x.1));
-    let (sa, sb) = (flat(|x| &x.3), flat(|x| &x.4));
-    let c: Vec<u64> = cases.iter().map(|x| x.2).collect();
-    let mut d = vec![0u64; cases.len()];
-    kern.dots(k, &a, &b, &c, &sa, &sb, &mut d).unwrap();
-    // Spread over threads (chunks of 4096): the same bits.
-    let mut dt = vec![0u64; cases.len()];
-    kern.dots_threaded(2, k, &a, &b, &c, &sa, &sb, &mut dt)
-        .unwrap();
-    assert_eq!(dt, d, "dots_threaded");
-    for (i, (a, b, c, sa, sb)) in cases.iter().enumerate() {
-        assert_eq!(
-            d[i],
-            unit.dot_plain(a, b, *c, sa, sb),
-            "batch ({}), case {i}: {}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}",
-            if kern.is_batched() {
-                "lanes"
-            } else {
-                "per dot"
-            },
-            unit.describe()
-        );
-    }
-}
-
 #[test]
 fn tfdpa_fast_matches_plain() {
     let rz32 = nv_out(format::FP32, Rounding::TowardZero, true);
@@ -284,152 +191,6 @@ fn tfdpa_fast_matches_plain() {
             compare(u, k, 3000, i as u64 * 100 + k as u64);
         }
     }
-}
-
-/// ST-FDPA (`kind::mxf8f6f4`: one ue8m0 scale per 32 elements, F = 25, RZ to fp32): the lane
-/// path, which raises every non-zero product's exponent by the scale pair's, against the plain
-/// model, for several fp8/fp6/fp4 pairs; random words include NaN scales (0xff) and scales far
-/// from 1, which push products below e_zero or out of f32's range.
-#[test]
-fn st_fdpa_lanes_match_plain() {
-    let rz32 = nv_out(format::FP32, Rounding::TowardZero, true);
-    let avx2 = cfg!(all(target_arch = "x86_64", target_feature = "avx2"));
-    for (i, (fa, fb)) in [
-        (format::E4M3, format::E4M3),
-        (format::E5M2, format::E2M1),
-        (format::E2M3, format::E3M2),
-        (format::E2M1, format::E4M3),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let unit = DotUnit {
-            formats: Formats {
-                a: fa,
-                b: fb,
-                c: format::FP32,
-                d: format::FP32,
-                scale: Some((format::UE8M0, 32)),
-            },
-            block: 32,
-            model: Model::StFdpa(StFdpa {
-                f: 25,
-                e_zero: -133,
-                out: rz32,
-            }),
-        };
-        assert_eq!(unit.kernel().is_batched(), avx2);
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(900 + i as u64);
-        let mut cases = Vec::new();
-        for n in 0..6000 {
-            let a: Vec<u64> = (0..32).map(|_| word(&fa, &mut rng)).collect();
-            let b: Vec<u64> = (0..32).map(|_| word(&fb, &mut rng)).collect();
-            // Scales near 1 mostly (products and C of similar size), any code otherwise.
-            let scale = |rng: &mut Xoshiro256PlusPlus| {
-                if n % 3 == 0 {
-                    rng.random::<u64>() & 0xff
-                } else {
-                    rng.random_range(120..135)
-                }
-            };
-            let (sa, sb) = (vec![scale(&mut rng)], vec![scale(&mut rng)]);
-            let c = if n % 2 == 0 {
-                ((rng.random::<f32>() - 0.5) * 64.0).to_bits() as u64
-            } else {
-                word(&format::FP32, &mut rng)
-            };
-            cases.push((a, b, c, sa, sb));
-        }
-        compare_batch(&unit, 32, &cases);
-    }
-}
-
-/// The fp32/fp64 FMA chains in the machine's fused multiply-add against the plain model
-/// (exact sum, one rounding per step): words clustered around one exponent (cancellation,
-/// ties, carries), any words (specials, subnormals, zeros of both signs), K of 1 to 16.
-#[test]
-fn fma_chain_fast_matches_plain() {
-    for fmt in [format::FP32, format::FP64] {
-        for (k, block) in [(1, 1), (2, 2), (4, 4), (4, 2), (16, 16)] {
-            let unit = DotUnit {
-                formats: Formats {
-                    a: fmt,
-                    b: fmt,
-                    c: fmt,
-                    d: fmt,
-                    scale: None,
-                },
-                block,
-                model: Model::Fma(Fma {
-                    mode: Rounding::NearestEven,
-                    nan: NanStyle::AllOnes,
-                }),
-            };
-            let kern = unit.kernel();
-            assert!(kern.is_fast());
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(k as u64 * 7 + block as u64);
-            let man = (1u64 << fmt.man_bits) - 1;
-            let near = |rng: &mut Xoshiro256PlusPlus| {
-                if rng.random_range(0..6) == 0 {
-                    return word(&fmt, rng);
-                }
-                let e = (fmt.bias + rng.random_range(-3..=3)) as u64;
-                let sign = (rng.random::<u64>() & 1) << (fmt.exp_bits + fmt.man_bits);
-                sign | e << fmt.man_bits | (rng.random::<u64>() & man)
-            };
-            let mut cases = Vec::new();
-            for _ in 0..20_000 {
-                let a: Vec<u64> = (0..k).map(|_| near(&mut rng)).collect();
-                let b: Vec<u64> = (0..k).map(|_| near(&mut rng)).collect();
-                let c = near(&mut rng);
-                assert_eq!(
-                    kern.dot(&a, &b, c, &[], &[]),
-                    unit.dot_plain(&a, &b, c, &[], &[]),
-                    "{}\na {a:x?}\nb {b:x?}\nc {c:x}",
-                    unit.describe()
-                );
-                cases.push((a, b, c, vec![], vec![]));
-            }
-            compare_batch(&unit, k, &cases);
-        }
-    }
-}
-
-/// Blocks whose aligned products sum beyond `i32`: 32 products of the largest E4M3 magnitude
-/// (1.75 · 2^8) at F = 25 are each about 2^26.6, and their sum about 2^31.6. The lanes sum
-/// each half of the block within `i32` and must flag the lanes whose halves overflow when
-/// added; the per-dot kernel then gives the plain model's bits.
-#[test]
-fn lanes_flag_sums_beyond_i32() {
-    let rz32 = nv_out(format::FP32, Rounding::TowardZero, true);
-    let unit = tfdpa(
-        format::E4M3,
-        format::E4M3,
-        format::FP32,
-        rz32,
-        format::FP32,
-        25,
-        32,
-    );
-    let avx2 = cfg!(all(target_arch = "x86_64", target_feature = "avx2"));
-    assert_eq!(unit.kernel().is_batched(), avx2);
-    let mut cases = Vec::new();
-    for i in 0..24u64 {
-        // All positive, all negative, or one sign flipped (just below the limit).
-        let a: Vec<u64> = (0..32)
-            .map(|k| {
-                0x7e | if i % 3 == 1 || (i % 3 == 2 && k == 0) {
-                    0x80
-                } else {
-                    0
-                }
-            })
-            .collect();
-        let b = vec![0x7eu64; 32];
-        let c = [0u64, 0x3f80_0000, 0xbf80_0000, 0x4f00_0000][(i % 4) as usize];
-        cases.push((a, b, c, vec![], vec![]));
-    }
-    compare_batch(&unit, 32, &cases);
 }
 
 #[test]

@@ -19,6 +19,7 @@ pub mod amd;
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 pub mod batch;
 mod dots;
+mod gst;
 pub use dots::Rows;
 pub mod round;
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
@@ -28,11 +29,11 @@ pub mod stage;
 pub mod table;
 
 use crate::format::{self, Format};
-use crate::gst_fdpa::GstFdpa;
 use crate::model::{BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
 use crate::t_fdpa::TFdpa;
 use crate::unit::{DotUnit, Model};
 use crate::value::Value;
+use gst::{gst_block, ts_man, values4};
 use round::FastRound;
 use table::{Bf16Dec, Dec, F16Dec, Table8, SPECIAL};
 
@@ -692,169 +693,4 @@ pub(crate) fn finish(
         Some(r) => r.round(sum, exp, zero_neg),
         None => round::reference(out, d, sum, exp, zero_neg),
     }
-}
-
-/// GST-FDPA over one block with fp4-sized elements, all inputs finite, scales not NaN.
-#[inline]
-fn gst_block(m: &GstFdpa, f: &Formats, p: &GPath, x: &BlockIn<'_>) -> Option<u64> {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    if let (Some((va, vb)), 16) = (&p.vals, m.g) {
-        match x.a.len() {
-            64 => return gst_v::<64, 4>(m, f, p, va, vb, x),
-            32 => return gst_v::<32, 2>(m, f, p, va, vb, x),
-            16 => return gst_v::<16, 1>(m, f, p, va, vb, x),
-            _ => {}
-        }
-    }
-    let GPath {
-        ta,
-        tb,
-        ts,
-        prods,
-        round,
-        lsb0,
-        ms,
-        ..
-    } = *p;
-    let (_, per) = f.scale?;
-    let n = x.a.len();
-    // lsb0: products of two elements of at most 4 bits, the smallest possible product quantum.
-    let (ma, mb) = (f.a.man_bits as i32, f.b.man_bits as i32);
-    let mut any = 0u32;
-    let mut terms = [(0u64, 0i32, 0i32, 0u32); MAX_BLOCK / 4 + 1];
-    let mut groups = 0;
-    let mut e_max = i32::MIN;
-    for g0 in (0..n).step_by(m.g) {
-        let g1 = (g0 + m.g).min(n);
-        let mut sum = 0i64;
-        let mut nonzero = 0u32;
-        if let Some(pt) = prods {
-            // Formats without specials: one load per exact product.
-            for k in g0..g1 {
-                let v = pt[((x.a[k] & 15) << 4 | (x.b[k] & 15)) as usize];
-                nonzero |= v as u32;
-                sum += v as i64;
-            }
-        } else {
-            for k in g0..g1 {
-                let ea = ta.get(x.a[k]);
-                let eb = tb.get(x.b[k]);
-                any |= ea | eb;
-                let s = table::sig(ea) * table::sig(eb);
-                nonzero |= s;
-                // lsb of the product, relative to the smallest quantum (>= 0).
-                let sh = (table::exp(ea) - ma + table::exp(eb) - mb - lsb0) as u32;
-                let mag = ((s as u64) << sh.min(40)) as i64;
-                sum += signed(mag as u64, table::neg(ea ^ eb));
-            }
-        }
-        let si = g0 / per;
-        let (qa, qb) = (ts.get(x.scale_a[si]), ts.get(x.scale_b[si]));
-        any |= qa | qb;
-        let ss = table::sig(qa) * table::sig(qb);
-        let term = if nonzero == 0 || ss == 0 {
-            (0u64, m.e_zero, m.e_zero, 0u32)
-        } else {
-            let e_s = table::exp(qa) + table::exp(qb);
-            let neg = (sum < 0) as u32;
-            (sum.unsigned_abs() * ss as u64, lsb0 + e_s - ms, e_s, neg)
-        };
-        e_max = e_max.max(term.2);
-        terms[groups] = term;
-        groups += 1;
-    }
-    if any & SPECIAL != 0 {
-        return None;
-    }
-    gst_tail(m, f, &round, &terms[..groups], e_max, x)
-}
-
-/// The group terms `(|sum| · scale product, lsb exponent, scientific exponent of the scale
-/// product, sign)` of a GST-FDPA block with C added, rounded and encoded.
-#[inline(always)]
-fn gst_tail(
-    m: &GstFdpa,
-    f: &Formats,
-    round: &Option<FastRound>,
-    terms: &[(u64, i32, i32, u32)],
-    e_max: i32,
-    x: &BlockIn<'_>,
-) -> Option<u64> {
-    let (c_sig, c_e, c_neg) = c_term(x, m.e_zero)?;
-    let e_max = e_max.max(c_e);
-    let quantum = e_max - m.f as i32;
-    let mut sum = signed(
-        c_aligned(c_sig, c_e, x.c_fmt.man_bits, m.f, e_max),
-        c_neg as u32,
-    );
-    for &(sig, lsb, _, neg) in terms {
-        let sh = lsb - quantum;
-        let mag = if sh >= 0 {
-            // |group sum| < 2^12 and the scale product < 2^8 (see `Kernel::new`): < 2^(F+12).
-            sig << sh
-        } else {
-            sig >> (-sh).min(63)
-        };
-        sum += signed(mag, neg);
-    }
-    Some(finish(&m.out, &f.d, round, sum, quantum, false))
-}
-
-/// GST-FDPA over one block of `N = 16 · G` fp4-sized elements in groups of 16 (formats
-/// without Inf/NaN codes), the group sums from the vector block; the rest as [`gst_block`].
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-#[inline(always)]
-fn gst_v<const N: usize, const G: usize>(
-    m: &GstFdpa,
-    f: &Formats,
-    p: &GPath,
-    va: &[i8; 16],
-    vb: &[i8; 16],
-    x: &BlockIn<'_>,
-) -> Option<u64> {
-    let a: &[u64; N] = x.a.try_into().ok()?;
-    let b: &[u64; N] = x.b.try_into().ok()?;
-    let (_, per) = f.scale?;
-    let (sums, nonzero) = simd::gst4::<N, G>(a, b, va, vb);
-    let (lsb0, ms) = (p.lsb0, p.ms);
-    let mut any = 0u32;
-    let mut terms = [(0u64, 0i32, 0i32, 0u32); G];
-    let mut e_max = i32::MIN;
-    for (j, (term, &sum)) in terms.iter_mut().zip(&sums).enumerate() {
-        let si = 16 * j / per;
-        let (qa, qb) = (p.ts.get(x.scale_a[si]), p.ts.get(x.scale_b[si]));
-        any |= qa | qb;
-        let ss = table::sig(qa) * table::sig(qb);
-        *term = if nonzero >> j & 1 == 0 || ss == 0 {
-            (0u64, m.e_zero, m.e_zero, 0u32)
-        } else {
-            let e_s = table::exp(qa) + table::exp(qb);
-            let neg = (sum < 0) as u32;
-            (
-                sum.unsigned_abs() as u64 * ss as u64,
-                lsb0 + e_s - ms,
-                e_s,
-                neg,
-            )
-        };
-        e_max = e_max.max(term.2);
-    }
-    if any & SPECIAL != 0 {
-        return None;
-    }
-    gst_tail(m, f, &p.round, &terms, e_max, x)
-}
-
-/// The vector GST-FDPA tables of A and B (`table::values4`), only where their products are
-/// exactly the scalar path's product table.
-fn values4(fa: &Format, fb: &Format) -> Option<([i8; 16], [i8; 16])> {
-    let (va, vb) = (table::values4(fa)?, table::values4(fb)?);
-    let pt = table::products4(fa, fb)?;
-    (0..256)
-        .all(|i| va[i >> 4] as i32 * vb[i & 15] as i32 == pt[i])
-        .then_some((va, vb))
-}
-
-fn ts_man(f: &Formats) -> i32 {
-    f.scale.map_or(0, |(s, _)| s.man_bits as i32)
 }

@@ -1,0 +1,114 @@
+//! Helpers shared by the fast-path tests: random words, hand-built units, and the batch
+//! comparison of `Kernel::dots` with the plain model.
+
+#![allow(dead_code)]
+
+use mma_core::format::Format;
+use mma_core::model::{NanStyle, Output, OutputRounding};
+use mma_core::t_fdpa::TFdpa;
+use mma_core::{DotUnit, Formats, Model, RoundOpts, Rounding};
+use rand::Rng;
+
+/// An NVIDIA-style output: rounding `mode` to `fmt`, overflow to Inf, the all-ones NaN.
+pub fn nv_out(fmt: Format, mode: Rounding, neg_zero_to_pos: bool) -> Output {
+    Output {
+        rho: OutputRounding {
+            fmt,
+            mode,
+            opts: RoundOpts::INF_ON_OVERFLOW,
+        },
+        nan: NanStyle::AllOnes,
+        neg_zero_to_pos,
+    }
+}
+
+/// A random word of `fmt`: any encoding, or one biased toward zeros, subnormals, the largest
+/// binade and specials.
+pub fn word(fmt: &Format, rng: &mut impl Rng) -> u64 {
+    let width = if fmt.storage_bits == 8 && fmt.width() < 8 {
+        fmt.width()
+    } else {
+        fmt.storage_bits
+    };
+    let mask = if width == 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
+    let x = rng.random::<u64>() & mask;
+    let sign = if fmt.signed {
+        x & (1 << (fmt.lsb + fmt.exp_bits + fmt.man_bits))
+    } else {
+        0
+    };
+    let man = x & (((1u64 << fmt.man_bits) - 1) << fmt.lsb);
+    let exp_field = |e: u64| e << (fmt.lsb + fmt.man_bits);
+    match rng.random_range(0..10) {
+        0 => sign,                                            // zero
+        1 => sign | man,                                      // subnormal
+        2 => sign | man | exp_field((1 << fmt.exp_bits) - 1), // Inf/NaN/top binade
+        3 => sign | man | exp_field(rng.random_range(0..3)),  // tiny
+        _ => x,
+    }
+}
+
+/// A T-FDPA unit (e_zero = -133) of the given formats, output, `F` and block.
+pub fn tfdpa(
+    a: Format,
+    b: Format,
+    c: Format,
+    out: Output,
+    d: Format,
+    f: u32,
+    block: usize,
+) -> DotUnit {
+    DotUnit {
+        formats: Formats {
+            a,
+            b,
+            c,
+            d,
+            scale: None,
+        },
+        block,
+        model: Model::TFdpa(TFdpa {
+            f,
+            e_zero: -133,
+            out,
+        }),
+    }
+}
+
+/// One case: A, B, C and the scale factors.
+pub type Case = (Vec<u64>, Vec<u64>, u64, Vec<u64>, Vec<u64>);
+
+/// `Kernel::dots` (and `Kernel::dots_threaded`) over `cases` (all of `k` elements; their number
+/// is rarely a multiple of eight, so the tail runs too) against the plain model, case by case.
+pub fn compare_batch(unit: &DotUnit, k: usize, cases: &[Case]) {
+    let kern = unit.kernel();
+    let flat =
+        |f: fn(&Case) -> &Vec<u64>| -> Vec<u64> { cases.iter().flat_map(f).copied().collect() };
+    let (a, b) = (flat(|x| &x.0), flat(|x| &x.1));
+    let (sa, sb) = (flat(|x| &x.3), flat(|x| &x.4));
+    let c: Vec<u64> = cases.iter().map(|x| x.2).collect();
+    let mut d = vec![0u64; cases.len()];
+    kern.dots(k, &a, &b, &c, &sa, &sb, &mut d).unwrap();
+    // Spread over threads (chunks of 4096): the same bits.
+    let mut dt = vec![0u64; cases.len()];
+    kern.dots_threaded(2, k, &a, &b, &c, &sa, &sb, &mut dt)
+        .unwrap();
+    assert_eq!(dt, d, "dots_threaded");
+    for (i, (a, b, c, sa, sb)) in cases.iter().enumerate() {
+        assert_eq!(
+            d[i],
+            unit.dot_plain(a, b, *c, sa, sb),
+            "batch ({}), case {i}: {}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}",
+            if kern.is_batched() {
+                "lanes"
+            } else {
+                "per dot"
+            },
+            unit.describe()
+        );
+    }
+}
