@@ -85,6 +85,13 @@ impl<'a> Rows<'a> {
 /// routine's common case, and a `k` it does not take, are computed by [`Kernel::dot`].
 pub(super) type Eight = fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &mut [u64]);
 
+/// The scale factors of unscaled units, for [`Kernel::groups`].
+#[cfg_attr(
+    not(all(target_arch = "x86_64", target_feature = "avx2")),
+    allow(dead_code)
+)]
+const NO_SCALES: (&[u64], &[u64], usize) = (&[], &[], 0);
+
 /// As [`Eight`], with one scale factor per dot product and operand: `(kernel, a rows, b rows,
 /// scale_a, scale_b, c, d)` (ST-FDPA with K equal to the scale block).
 pub(super) type EightScaled = fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &[u64], &[u64], &mut [u64]);
@@ -117,6 +124,57 @@ impl Kernel {
         scale_b: &[u64],
         d: &mut [u64],
     ) -> Result<(), ShapeError> {
+        let s = self.check_batch(k, a, b, c, scale_a, scale_b, d)?;
+        let n = c.len();
+        // Whole groups of eight through a lane routine where there is one.
+        let whole = if k > 0 { n / 8 * 8 } else { 0 };
+        let (Some(ra), Some(rb)) = (
+            Rows::new(&a[..whole * k], k, k, whole),
+            Rows::new(&b[..whole * k], k, k, whole),
+        ) else {
+            unreachable!("whole rows of k words: lengths checked above")
+        };
+        let (sa, sb) = (&scale_a[..whole * s], &scale_b[..whole * s]);
+        let (cw, dw) = (&c[..whole], &mut d[..whole]);
+        let done = match (s, self.eight, self.eight_scaled) {
+            (0, Some(run), _) => {
+                run(self, ra, rb, cw, dw);
+                true
+            }
+            (1, _, Some(run)) if k == self.unit.block => {
+                run(self, ra, rb, sa, sb, cw, dw);
+                true
+            }
+            #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+            (1.., _, _) => self.gst_dots(ra, rb, sa, sb, cw, dw),
+            _ => false,
+        };
+        let first = if done { whole } else { 0 };
+        for i in first..n {
+            d[i] = self.dot(
+                &a[i * k..(i + 1) * k],
+                &b[i * k..(i + 1) * k],
+                c[i],
+                &scale_a[i * s..(i + 1) * s],
+                &scale_b[i * s..(i + 1) * s],
+            );
+        }
+        Ok(())
+    }
+
+    /// The operand lengths of a batch of `c.len()` dot products of `k` elements; the scale
+    /// factors per dot product.
+    #[allow(clippy::too_many_arguments)]
+    fn check_batch(
+        &self,
+        k: usize,
+        a: &[u64],
+        b: &[u64],
+        c: &[u64],
+        scale_a: &[u64],
+        scale_b: &[u64],
+        d: &[u64],
+    ) -> Result<usize, ShapeError> {
         let n = c.len();
         let s = self.unit.scales_for(k);
         for (which, got, want) in [
@@ -130,49 +188,7 @@ impl Kernel {
                 return Err(ShapeError::Matrix { which, got, want });
             }
         }
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        if s > 0 && self.gst_dots(k, a, b, c, scale_a, scale_b, d) {
-            return Ok(());
-        }
-        if let Some(run) = self.eight_scaled {
-            if s == 1 && k == self.unit.block {
-                let whole = n / 8 * 8;
-                let (Some(ra), Some(rb)) = (
-                    Rows::new(&a[..whole * k], k, k, whole),
-                    Rows::new(&b[..whole * k], k, k, whole),
-                ) else {
-                    unreachable!("whole rows of k words: lengths checked above")
-                };
-                let (sa, sb) = (&scale_a[..whole], &scale_b[..whole]);
-                run(self, ra, rb, sa, sb, &c[..whole], &mut d[..whole]);
-                for i in whole..n {
-                    let (ai, bi) = (&a[i * k..(i + 1) * k], &b[i * k..(i + 1) * k]);
-                    d[i] = self.dot(ai, bi, c[i], &scale_a[i..i + 1], &scale_b[i..i + 1]);
-                }
-                return Ok(());
-            }
-        }
-        let whole = match self.eight {
-            Some(_) if k > 0 && s == 0 => n / 8 * 8,
-            _ => 0,
-        };
-        let (Some(ra), Some(rb)) = (
-            Rows::new(&a[..whole * k], k, k, whole),
-            Rows::new(&b[..whole * k], k, k, whole),
-        ) else {
-            unreachable!("whole rows of k words: lengths checked above")
-        };
-        self.eight(ra, rb, &c[..whole], &mut d[..whole]);
-        for i in whole..n {
-            d[i] = self.dot(
-                &a[i * k..(i + 1) * k],
-                &b[i * k..(i + 1) * k],
-                c[i],
-                &scale_a[i * s..(i + 1) * s],
-                &scale_b[i * s..(i + 1) * s],
-            );
-        }
-        Ok(())
+        Ok(s)
     }
 
     /// The GST-FDPA lane parameters, where the unit has four-bit elements in groups of 16 with
@@ -224,18 +240,17 @@ impl Kernel {
     /// time ([`super::batch::gst`]); `false` (nothing written) where the unit, K or the
     /// output does not fit the lanes.
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    #[allow(clippy::too_many_arguments)]
     fn gst_dots(
         &self,
-        k: usize,
-        a: &[u64],
-        b: &[u64],
-        c: &[u64],
+        a: Rows<'_>,
+        b: Rows<'_>,
         sa: &[u64],
         sb: &[u64],
+        c: &[u64],
         d: &mut [u64],
     ) -> bool {
         use super::batch::gst;
+        let k = a.k();
         let Some(t) = self.gst_lanes() else {
             return false;
         };
@@ -243,46 +258,19 @@ impl Kernel {
             return false;
         }
         let s = k / t.per;
-        let n = c.len();
-        let whole = n / 8 * 8;
-        for i in (0..whole).step_by(8) {
-            let group = i * k..(i + 8) * k;
-            let (Some(ra), Some(rb)) = (
-                Rows::new(&a[group.clone()], k, k, 8),
-                Rows::new(&b[group], k, k, 8),
-            ) else {
-                unreachable!("eight rows of k words: lengths checked by `dots`")
-            };
-            let (sa8, sb8) = (&sa[i * s..(i + 8) * s], &sb[i * s..(i + 8) * s]);
-            let c8: &[u64; 8] = c[i..i + 8].try_into().expect("eight words");
-            let d8: &mut [u64; 8] = (&mut d[i..i + 8]).try_into().expect("eight words");
-            let mut redo = match k {
+        self.groups(
+            a,
+            b,
+            (sa, sb, s),
+            c,
+            d,
+            |ra, rb, (sa8, sb8), c8, d8| match k {
                 64 => gst::<64, 4>(&t, ra, rb, sa8, sb8, c8, d8),
                 32 => gst::<32, 2>(&t, ra, rb, sa8, sb8, c8, d8),
                 16 => gst::<16, 1>(&t, ra, rb, sa8, sb8, c8, d8),
                 _ => 0xff,
-            };
-            while redo != 0 {
-                let j = redo.trailing_zeros() as usize;
-                redo &= redo - 1;
-                d8[j] = self.dot(
-                    ra.row(j),
-                    rb.row(j),
-                    c8[j],
-                    &sa8[j * s..(j + 1) * s],
-                    &sb8[j * s..(j + 1) * s],
-                );
-            }
-        }
-        for i in whole..n {
-            d[i] = self.dot(
-                &a[i * k..(i + 1) * k],
-                &b[i * k..(i + 1) * k],
-                c[i],
-                &sa[i * s..(i + 1) * s],
-                &sb[i * s..(i + 1) * s],
-            );
-        }
+            },
+        );
         true
     }
 
@@ -303,19 +291,7 @@ impl Kernel {
         d: &mut [u64],
     ) -> Result<(), ShapeError> {
         // Lengths first, so that every chunk below is well formed.
-        let n = c.len();
-        let s = self.unit.scales_for(k);
-        for (which, got, want) in [
-            ("A", a.len(), n * k),
-            ("B", b.len(), n * k),
-            ("D", d.len(), n),
-            ("scale_a", scale_a.len(), n * s),
-            ("scale_b", scale_b.len(), n * s),
-        ] {
-            if got != want {
-                return Err(ShapeError::Matrix { which, got, want });
-            }
-        }
+        let s = self.check_batch(k, a, b, c, scale_a, scale_b, d)?;
         // Dot products per task: a multiple of 8, large enough to amortise the task.
         const CHUNK: usize = 4096;
         crate::gemm::run(d, CHUNK, threads, |(t, dt)| {
@@ -352,7 +328,9 @@ impl Kernel {
         }
     }
 
-    /// Runs `eight` over each group of eight and [`Kernel::dot`] over the lanes it flags.
+    /// Runs `eight` over each group of eight dot products (their rows, and their scale
+    /// factors: `scales = (scale_a, scale_b, per dot product)`) and [`Kernel::dot`] over the
+    /// lanes it flags.
     #[cfg_attr(
         not(all(target_arch = "x86_64", target_feature = "avx2")),
         allow(dead_code)
@@ -362,19 +340,25 @@ impl Kernel {
         &self,
         a: Rows<'_>,
         b: Rows<'_>,
+        (sa, sb, s): (&[u64], &[u64], usize),
         c: &[u64],
         d: &mut [u64],
-        eight: impl Fn(Rows<'_>, Rows<'_>, &[u64; 8], &mut [u64; 8]) -> u32,
+        eight: impl Fn(Rows<'_>, Rows<'_>, (&[u64], &[u64]), &[u64; 8], &mut [u64; 8]) -> u32,
     ) {
         for (g, (c8, d8)) in c.chunks_exact(8).zip(d.chunks_exact_mut(8)).enumerate() {
             let (ra, rb) = (a.group(g), b.group(g));
+            let scales = (
+                &sa[8 * g * s..8 * (g + 1) * s],
+                &sb[8 * g * s..8 * (g + 1) * s],
+            );
             let c8: &[u64; 8] = c8.try_into().expect("eight words");
             let d8: &mut [u64; 8] = d8.try_into().expect("eight words");
-            let mut redo = eight(ra, rb, c8, d8);
+            let mut redo = eight(ra, rb, scales, c8, d8);
             while redo != 0 {
                 let j = redo.trailing_zeros() as usize;
                 redo &= redo - 1;
-                d8[j] = self.dot(ra.row(j), rb.row(j), c8[j], &[], &[]);
+                let (sa_j, sb_j) = (&scales.0[j * s..(j + 1) * s], &scales.1[j * s..(j + 1) * s]);
+                d8[j] = self.dot(ra.row(j), rb.row(j), c8[j], sa_j, sb_j);
             }
         }
     }
@@ -588,33 +572,51 @@ fn st8<const N: usize, S: super::stage::Stage>(
 ) {
     use super::table::{self, Dec, Table8, SPECIAL};
     use core::arch::x86_64::_mm256_loadu_si256;
-    let one_by_one = |d: &mut [u64]| {
-        for (i, (di, &ci)) in d.iter_mut().zip(c).enumerate() {
-            *di = kern.dot(a.row(i), b.row(i), ci, &sa[i..i + 1], &sb[i..i + 1]);
-        }
-    };
+    let scales = (sa, sb, 1);
     let crate::unit::Model::StFdpa(m) = &kern.unit.model else {
-        return one_by_one(d);
+        return kern.groups(a, b, scales, c, d, |_, _, _, _, _| 0xff);
     };
     let f = &kern.unit.formats;
-    let fd = &f.d;
-    let (Some((sf, _)), Some((nearest, man)), Some(shift)) = (
-        f.scale,
-        super::round::FastRound::new(&m.out, fd).and_then(|r| r.lanes(fd)),
-        m.f.checked_sub(f.a.man_bits + f.b.man_bits),
+    let (Some(t), Some(ts)) = (
+        t_lanes(f, m.f, m.e_zero, &m.out),
+        f.scale.and_then(|(sf, _)| Table8::of(&sf)),
     ) else {
-        return one_by_one(d);
-    };
-    let Some(ts) = Table8::of(&sf) else {
-        return one_by_one(d);
+        return kern.groups(a, b, scales, c, d, |_, _, _, _, _| 0xff);
     };
     if a.k() != N {
-        return one_by_one(d);
+        return kern.groups(a, b, scales, c, d, |_, _, _, _, _| 0xff);
     }
-    let t = super::batch::TLanes {
-        shift,
-        f: m.f,
-        e_zero: m.e_zero,
+    kern.groups(a, b, scales, c, d, |ra, rb, (sa8, sb8), c8, d8| {
+        // The scale pairs' exponents (powers of two: no significand), NaN scales flagged.
+        let mut off = [0i32; 8];
+        let mut nan = 0u32;
+        for j in 0..8 {
+            let (qa, qb) = (ts.get(sa8[j]), ts.get(sb8[j]));
+            off[j] = table::exp(qa) + table::exp(qb);
+            nan |= (((qa | qb) & SPECIAL != 0) as u32) << j;
+        }
+        // SAFETY: an unaligned load of eight i32.
+        let off = unsafe { _mm256_loadu_si256(off.as_ptr().cast()) };
+        super::batch::tfdpa_chain_off::<N, S>(&t, ra, rb, off, c8, d8) | nan
+    });
+}
+
+/// The T-FDPA lane parameters of a unit's formats, `F`, zero exponent and output, where the
+/// output rounding has a lane form (RZ/RNE to an IEEE format of at most 32 bits) and
+/// `F >= ma + mb`.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+fn t_lanes(
+    f: &crate::model::Formats,
+    f_bits: u32,
+    e_zero: i32,
+    out: &crate::model::Output,
+) -> Option<super::batch::TLanes> {
+    let fd = &f.d;
+    let (nearest, man) = super::round::FastRound::new(out, fd)?.lanes(fd)?;
+    Some(super::batch::TLanes {
+        shift: f_bits.checked_sub(f.a.man_bits + f.b.man_bits)?,
+        f: f_bits,
+        e_zero,
         cd: super::batch::Ieee {
             exp: fd.exp_bits,
             man: fd.man_bits,
@@ -622,29 +624,7 @@ fn st8<const N: usize, S: super::stage::Stage>(
         },
         nearest,
         man,
-    };
-    for (g, (c8, d8)) in c.chunks_exact(8).zip(d.chunks_exact_mut(8)).enumerate() {
-        let (ra, rb) = (a.group(g), b.group(g));
-        let c8: &[u64; 8] = c8.try_into().expect("eight words");
-        let d8: &mut [u64; 8] = d8.try_into().expect("eight words");
-        // The scale pairs' exponents (powers of two: no significand), NaN scales flagged.
-        let mut off = [0i32; 8];
-        let mut nan = 0u32;
-        for j in 0..8 {
-            let (qa, qb) = (ts.get(sa[8 * g + j]), ts.get(sb[8 * g + j]));
-            off[j] = table::exp(qa) + table::exp(qb);
-            nan |= (((qa | qb) & SPECIAL != 0) as u32) << j;
-        }
-        // SAFETY: an unaligned load of eight i32.
-        let off = unsafe { _mm256_loadu_si256(off.as_ptr().cast()) };
-        let mut redo = super::batch::tfdpa_chain_off::<N, S>(&t, ra, rb, off, c8, d8) | nan;
-        while redo != 0 {
-            let j = redo.trailing_zeros() as usize;
-            redo &= redo - 1;
-            let s = 8 * g + j;
-            d8[j] = kern.dot(ra.row(j), rb.row(j), c8[j], &sa[s..s + 1], &sb[s..s + 1]);
-        }
-    }
+    })
 }
 
 /// FTZ-MulAdd over exactly one block of `N` ([`super::batch::ftz`]); it covers every input.
@@ -657,11 +637,11 @@ fn ftz8<const N: usize, const P: usize, D: super::batch::VH16>(
     d: &mut [u64],
 ) {
     match kern.path {
-        Path::Ftz(_, nan) if a.k() == N => kern.groups(a, b, c, d, |a, b, c, d| {
+        Path::Ftz(_, nan) if a.k() == N => kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
             super::batch::ftz::<N, P, D>(a, b, c, nan, d);
             0
         }),
-        _ => kern.groups(a, b, c, d, |_, _, _, _| 0xff),
+        _ => kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff),
     }
 }
 
@@ -675,33 +655,15 @@ fn tfdpa8<const N: usize, S: super::stage::Stage>(
     d: &mut [u64],
 ) {
     let crate::unit::Model::TFdpa(m) = &kern.unit.model else {
-        return kern.groups(a, b, c, d, |_, _, _, _| 0xff);
+        return kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff);
     };
-    let f = &kern.unit.formats;
-    let fd = &f.d;
-    let round = super::round::FastRound::new(&m.out, fd);
-    let (Some((nearest, man)), Some(shift)) = (
-        round.and_then(|r| r.lanes(fd)),
-        m.f.checked_sub(f.a.man_bits + f.b.man_bits),
-    ) else {
-        return kern.groups(a, b, c, d, |_, _, _, _| 0xff);
+    let Some(t) = t_lanes(&kern.unit.formats, m.f, m.e_zero, &m.out) else {
+        return kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff);
     };
     if a.k() % N != 0 {
-        return kern.groups(a, b, c, d, |_, _, _, _| 0xff);
+        return kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff);
     }
-    let t = super::batch::TLanes {
-        shift,
-        f: m.f,
-        e_zero: m.e_zero,
-        cd: super::batch::Ieee {
-            exp: fd.exp_bits,
-            man: fd.man_bits,
-            bias: fd.bias,
-        },
-        nearest,
-        man,
-    };
-    kern.groups(a, b, c, d, |a, b, c, d| {
+    kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
         super::batch::tfdpa_chain::<N, S>(&t, a, b, c, d)
     });
 }
@@ -719,10 +681,10 @@ fn tr8<const N: usize, const GTR: bool, S: super::stage::Stage>(
     let p = match kern.path {
         Path::Tr(p) if !GTR => p,
         Path::Gtr(p) if GTR => p,
-        _ => return kern.groups(a, b, c, d, |_, _, _, _| 0xff),
+        _ => return kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff),
     };
     if a.k() % N != 0 {
-        return kern.groups(a, b, c, d, |_, _, _, _| 0xff);
+        return kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff);
     }
     let q = &p.params;
     let t = super::batch::TrLanes {
@@ -734,7 +696,7 @@ fn tr8<const N: usize, const GTR: bool, S: super::stage::Stage>(
         c_drop: q.c_drop,
         shift: q.shift,
     };
-    kern.groups(a, b, c, d, |a, b, c, d| {
+    kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
         super::batch::tr_chain::<N, GTR, S>(&t, a, b, c, d)
     });
 }
