@@ -364,6 +364,43 @@ impl Kernel {
     }
 }
 
+/// Calls `$table!` with every pair of the fp8/fp6/fp4 formats of `kind::f8f6f4` and
+/// `kind::mxf8f6f4` (the [`VFmt`] names and the lane decoders of A and B), then `$extra`: the
+/// one list of those pairs for every lane table.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+macro_rules! f8f6f4_pairs {
+    ($table:ident $(, $extra:tt)*) => {
+        $table!(
+            (E4M3, E4M3, VE4M3, VE4M3),
+            (E4M3, E5M2, VE4M3, VE5M2),
+            (E4M3, E3M2, VE4M3, VE3M2),
+            (E4M3, E2M3, VE4M3, VE2M3),
+            (E4M3, E2M1, VE4M3, VE2M1),
+            (E5M2, E4M3, VE5M2, VE4M3),
+            (E5M2, E5M2, VE5M2, VE5M2),
+            (E5M2, E3M2, VE5M2, VE3M2),
+            (E5M2, E2M3, VE5M2, VE2M3),
+            (E5M2, E2M1, VE5M2, VE2M1),
+            (E3M2, E4M3, VE3M2, VE4M3),
+            (E3M2, E5M2, VE3M2, VE5M2),
+            (E3M2, E3M2, VE3M2, VE3M2),
+            (E3M2, E2M3, VE3M2, VE2M3),
+            (E3M2, E2M1, VE3M2, VE2M1),
+            (E2M3, E4M3, VE2M3, VE4M3),
+            (E2M3, E5M2, VE2M3, VE5M2),
+            (E2M3, E3M2, VE2M3, VE3M2),
+            (E2M3, E2M3, VE2M3, VE2M3),
+            (E2M3, E2M1, VE2M3, VE2M1),
+            (E2M1, E4M3, VE2M1, VE4M3),
+            (E2M1, E5M2, VE2M1, VE5M2),
+            (E2M1, E3M2, VE2M1, VE3M2),
+            (E2M1, E2M3, VE2M1, VE2M3),
+            (E2M1, E2M1, VE2M1, VE2M1),
+            $($extra,)*
+        )
+    };
+}
+
 /// The lane-wise routine for a unit and its chosen path, where the build has one.
 #[allow(unused_variables)]
 pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
@@ -404,48 +441,22 @@ pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
                 use stage::FloatStage as Fs;
                 super::round::FastRound::new(&m.out, &f.d).and_then(|r| r.lanes(&f.d))?;
                 macro_rules! table {
-                    ($(($va:ident, $vb:ident, $st:ty)),* $(,)?) => {
+                    ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
                         return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
                             $(
-                                (VFmt::$va, VFmt::$vb, 8) => Some(tfdpa8::<8, $st> as Eight),
-                                (VFmt::$va, VFmt::$vb, 16) => Some(tfdpa8::<16, $st> as Eight),
-                                (VFmt::$va, VFmt::$vb, 32) => Some(tfdpa8::<32, $st> as Eight),
+                                (VFmt::$va, VFmt::$vb, 8) => Some(tfdpa8::<8, Fs<$ta, $tb>> as Eight),
+                                (VFmt::$va, VFmt::$vb, 16) => Some(tfdpa8::<16, Fs<$ta, $tb>> as Eight),
+                                (VFmt::$va, VFmt::$vb, 32) => Some(tfdpa8::<32, Fs<$ta, $tb>> as Eight),
                             )*
+                            (VFmt::Tf32, VFmt::Tf32, 8) => Some(tfdpa8::<8, stage::Tf32Stage> as Eight),
+                            (VFmt::Tf32, VFmt::Tf32, 16) => Some(tfdpa8::<16, stage::Tf32Stage> as Eight),
+                            (VFmt::Tf32, VFmt::Tf32, 32) => Some(tfdpa8::<32, stage::Tf32Stage> as Eight),
                             _ => None,
                         }
                     };
                 }
-                // fp16, bf16, every pair of the fp8/fp6/fp4 formats (`kind::f8f6f4`), tf32.
-                table!(
-                    (F16, F16, Fs<VF16, VF16>),
-                    (Bf16, Bf16, Fs<VBf16, VBf16>),
-                    (E4M3, E4M3, Fs<VE4M3, VE4M3>),
-                    (E4M3, E5M2, Fs<VE4M3, VE5M2>),
-                    (E4M3, E3M2, Fs<VE4M3, VE3M2>),
-                    (E4M3, E2M3, Fs<VE4M3, VE2M3>),
-                    (E4M3, E2M1, Fs<VE4M3, VE2M1>),
-                    (E5M2, E4M3, Fs<VE5M2, VE4M3>),
-                    (E5M2, E5M2, Fs<VE5M2, VE5M2>),
-                    (E5M2, E3M2, Fs<VE5M2, VE3M2>),
-                    (E5M2, E2M3, Fs<VE5M2, VE2M3>),
-                    (E5M2, E2M1, Fs<VE5M2, VE2M1>),
-                    (E3M2, E4M3, Fs<VE3M2, VE4M3>),
-                    (E3M2, E5M2, Fs<VE3M2, VE5M2>),
-                    (E3M2, E3M2, Fs<VE3M2, VE3M2>),
-                    (E3M2, E2M3, Fs<VE3M2, VE2M3>),
-                    (E3M2, E2M1, Fs<VE3M2, VE2M1>),
-                    (E2M3, E4M3, Fs<VE2M3, VE4M3>),
-                    (E2M3, E5M2, Fs<VE2M3, VE5M2>),
-                    (E2M3, E3M2, Fs<VE2M3, VE3M2>),
-                    (E2M3, E2M3, Fs<VE2M3, VE2M3>),
-                    (E2M3, E2M1, Fs<VE2M3, VE2M1>),
-                    (E2M1, E4M3, Fs<VE2M1, VE4M3>),
-                    (E2M1, E5M2, Fs<VE2M1, VE5M2>),
-                    (E2M1, E3M2, Fs<VE2M1, VE3M2>),
-                    (E2M1, E2M3, Fs<VE2M1, VE2M3>),
-                    (E2M1, E2M1, Fs<VE2M1, VE2M1>),
-                    (Tf32, Tf32, stage::Tf32Stage),
-                );
+                // Every fp8/fp6/fp4 pair (`kind::f8f6f4`), fp16, bf16; tf32 by its own stage.
+                f8f6f4_pairs!(table, (F16, F16, VF16, VF16), (Bf16, Bf16, VBf16, VBf16));
             }
             (Path::Tr(p), Model::TrFdpa(TrFdpa { out, .. }))
             | (Path::Gtr(p), Model::GtrFdpa(GtrFdpa { out, .. }))
@@ -516,42 +527,16 @@ pub(super) fn eight_scaled_of(unit: &DotUnit) -> Option<EightScaled> {
         }
         super::round::FastRound::new(&m.out, &f.d).and_then(|r| r.lanes(&f.d))?;
         macro_rules! table {
-            ($(($va:ident, $vb:ident, $st:ty)),* $(,)?) => {
+            ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
                 return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
                     $(
-                        (VFmt::$va, VFmt::$vb, 32) => Some(st8::<32, $st> as EightScaled),
+                        (VFmt::$va, VFmt::$vb, 32) => Some(st8::<32, Fs<$ta, $tb>> as EightScaled),
                     )*
                     _ => None,
                 }
             };
         }
-        table!(
-            (E4M3, E4M3, Fs<VE4M3, VE4M3>),
-            (E4M3, E5M2, Fs<VE4M3, VE5M2>),
-            (E4M3, E3M2, Fs<VE4M3, VE3M2>),
-            (E4M3, E2M3, Fs<VE4M3, VE2M3>),
-            (E4M3, E2M1, Fs<VE4M3, VE2M1>),
-            (E5M2, E4M3, Fs<VE5M2, VE4M3>),
-            (E5M2, E5M2, Fs<VE5M2, VE5M2>),
-            (E5M2, E3M2, Fs<VE5M2, VE3M2>),
-            (E5M2, E2M3, Fs<VE5M2, VE2M3>),
-            (E5M2, E2M1, Fs<VE5M2, VE2M1>),
-            (E3M2, E4M3, Fs<VE3M2, VE4M3>),
-            (E3M2, E5M2, Fs<VE3M2, VE5M2>),
-            (E3M2, E3M2, Fs<VE3M2, VE3M2>),
-            (E3M2, E2M3, Fs<VE3M2, VE2M3>),
-            (E3M2, E2M1, Fs<VE3M2, VE2M1>),
-            (E2M3, E4M3, Fs<VE2M3, VE4M3>),
-            (E2M3, E5M2, Fs<VE2M3, VE5M2>),
-            (E2M3, E3M2, Fs<VE2M3, VE3M2>),
-            (E2M3, E2M3, Fs<VE2M3, VE2M3>),
-            (E2M3, E2M1, Fs<VE2M3, VE2M1>),
-            (E2M1, E4M3, Fs<VE2M1, VE4M3>),
-            (E2M1, E5M2, Fs<VE2M1, VE5M2>),
-            (E2M1, E3M2, Fs<VE2M1, VE3M2>),
-            (E2M1, E2M3, Fs<VE2M1, VE2M3>),
-            (E2M1, E2M1, Fs<VE2M1, VE2M1>),
-        );
+        f8f6f4_pairs!(table);
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
     None
