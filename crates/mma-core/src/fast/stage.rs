@@ -140,6 +140,44 @@ fn sum_halves<const N: usize, const G: usize>(
     }
 }
 
+/// The exact f32 products aligned to `F` fraction bits below their group's largest exponent,
+/// truncated toward zero and summed ([`sum_halves`]): each is multiplied by
+/// `2^(F - e_max + off)` (`fb = F + bias`, exponents biased) and converted with truncation.
+/// The power of two is exact while it stays in f32's normal range; out of it the lane is
+/// flagged, unless `e_max` is the zero exponent `ez`: then no product of the group is non-zero
+/// (a real product exponent lies above T-FDPA's e_zero: fp16, fp8 and fp4 products by far,
+/// bf16 and tf32 products that low are flagged by the stages; TR/GTR's is NONE), and any scale
+/// gives 0.
+#[inline(always)]
+fn aligned_sum<const N: usize, const G: usize>(
+    prod: &[__m256; N],
+    fb: i32,
+    off: __m256i,
+    emax: [__m256i; G],
+    ez: i32,
+    bad: &mut __m256i,
+) -> [__m256i; G] {
+    // SAFETY: register-only AVX2 arithmetic.
+    unsafe {
+        let set = _mm256_set1_epi32;
+        let scale: [__m256; G] = core::array::from_fn(|g| {
+            let x = _mm256_sub_epi32(_mm256_add_epi32(set(fb), off), emax[g]);
+            let out = _mm256_or_si256(
+                _mm256_cmpgt_epi32(x, set(127)),
+                _mm256_cmpgt_epi32(set(-126), x),
+            );
+            let none = _mm256_cmpeq_epi32(emax[g], set(ez));
+            *bad = _mm256_or_si256(*bad, _mm256_andnot_si256(none, out));
+            let x = _mm256_min_epi32(_mm256_max_epi32(x, set(-126)), set(127));
+            _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(x, set(127))))
+        });
+        sum_halves::<N, G>(
+            |i| _mm256_cvttps_epi32(_mm256_mul_ps(prod[i], scale[i % G])),
+            bad,
+        )
+    }
+}
+
 /// A format decoded from 16-bit lanes (two columns per vector, see [`pack`]) for
 /// [`FloatStage`].
 pub trait WDec: VDec {
@@ -335,25 +373,7 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
                 };
                 _mm256_max_epi32(floor[g], back(e))
             });
-            // 2^(F - e_max) per group (unbiased e_max). Out of f32's normal range the lane is
-            // flagged, unless e_max is the zero exponent: then no product is non-zero (a real
-            // product exponent lies above T-FDPA's e_zero: fp16, fp8 and fp4 products by far,
-            // bf16 products that low are flagged above; TR/GTR's is NONE), so any scale gives 0.
-            let scale: [__m256; G] = core::array::from_fn(|g| {
-                let x = _mm256_sub_epi32(_mm256_add_epi32(set(f as i32 + bias), off), emax[g]);
-                let out = _mm256_or_si256(
-                    _mm256_cmpgt_epi32(x, set(127)),
-                    _mm256_cmpgt_epi32(set(-126), x),
-                );
-                let none = _mm256_cmpeq_epi32(emax[g], set(ez));
-                bad = _mm256_or_si256(bad, _mm256_andnot_si256(none, out));
-                let x = _mm256_min_epi32(_mm256_max_epi32(x, set(-126)), set(127));
-                _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(x, set(127))))
-            });
-            let acc = sum_halves::<N, G>(
-                |i| _mm256_cvttps_epi32(_mm256_mul_ps(prod[i], scale[i % G])),
-                &mut bad,
-            );
+            let acc = aligned_sum::<N, G>(&prod, f as i32 + bias, off, emax, ez, &mut bad);
             (acc, emax, bad)
         }
     }
@@ -418,23 +438,7 @@ impl Stage for Tf32Stage {
                     prod[j + e] = _mm256_mul_ps(_mm256_castsi256_ps(va), _mm256_castsi256_ps(vb));
                 }
             }
-            // 2^(F - e_max), flagged out of f32's normal range unless e_max is the zero
-            // exponent (no product is non-zero then: products that low are flagged above).
-            let scale: [__m256; G] = core::array::from_fn(|g| {
-                let x = _mm256_sub_epi32(_mm256_add_epi32(set(f as i32 + bias), off), emax[g]);
-                let out = _mm256_or_si256(
-                    _mm256_cmpgt_epi32(x, set(127)),
-                    _mm256_cmpgt_epi32(set(-126), x),
-                );
-                let none = _mm256_cmpeq_epi32(emax[g], set(ez));
-                bad = _mm256_or_si256(bad, _mm256_andnot_si256(none, out));
-                let x = _mm256_min_epi32(_mm256_max_epi32(x, set(-126)), set(127));
-                _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(x, set(127))))
-            });
-            let acc = sum_halves::<N, G>(
-                |i| _mm256_cvttps_epi32(_mm256_mul_ps(prod[i], scale[i % G])),
-                &mut bad,
-            );
+            let acc = aligned_sum::<N, G>(&prod, f as i32 + bias, off, emax, ez, &mut bad);
             (acc, emax, bad)
         }
     }
