@@ -101,7 +101,7 @@ impl Kernel {
     /// across vector lanes.
     pub fn is_batched(&self) -> bool {
         #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        if self.gst_lanes().is_some() {
+        if self.lanes.g.is_some() {
             return true;
         }
         self.eight.is_some() || self.eight_scaled.is_some()
@@ -191,51 +191,6 @@ impl Kernel {
         Ok(s)
     }
 
-    /// The GST-FDPA lane parameters, where the unit has four-bit elements in groups of 16 with
-    /// a scale per 16 or 32 elements, fp32 C and D, an RZ/RNE fp32 output, and sums that the f64 lanes hold
-    /// exactly.
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    fn gst_lanes(&self) -> Option<super::batch::GLanes> {
-        use crate::format;
-        let (Path::Gst(p), crate::unit::Model::GstFdpa(m)) = (&self.path, &self.unit.model) else {
-            return None;
-        };
-        let f = &self.unit.formats;
-        let (Some((va, vb)), Some((sf, per)), Some((nearest, 23))) =
-            (p.vals, f.scale, p.round.and_then(|r| r.lanes(&f.d)))
-        else {
-            return None;
-        };
-        if m.g != 16
-            || !(per == 16 || per == 32)
-            || self.unit.block % per != 0
-            || f.c != format::FP32
-            || f.d != format::FP32
-        {
-            return None;
-        }
-        // Exactness bounds of the f64 lanes (see `batch::gst`): a scaled group sum within
-        // i32, and every aligned term below 2^50 so that five of them sum exactly.
-        let max = |v: &[i8; 16]| v.iter().map(|x| x.unsigned_abs() as u64).max().unwrap_or(0);
-        let sig_max = (1u64 << (sf.man_bits + 1)) - 1;
-        let term = 16 * max(&va) * max(&vb) * sig_max * sig_max;
-        let bits = 64 - term.leading_zeros() as i32;
-        if term >= 1 << 31 || bits + p.lsb0 - p.ms + m.f as i32 > 50 {
-            return None;
-        }
-        Some(super::batch::GLanes {
-            f: m.f,
-            e_zero: m.e_zero,
-            lsb0: p.lsb0,
-            ms: p.ms,
-            nearest,
-            per,
-            scales: p.ts.0,
-            va,
-            vb,
-        })
-    }
-
     /// GST-FDPA dot products of one block of four-bit elements with fp32 C and D, eight at a
     /// time ([`super::batch::gst`]); `false` (nothing written) where the unit, K or the
     /// output does not fit the lanes.
@@ -251,7 +206,7 @@ impl Kernel {
     ) -> bool {
         use super::batch::gst;
         let k = a.k();
-        let Some(t) = self.gst_lanes() else {
+        let Some(t) = self.lanes.g else {
             return false;
         };
         if k != self.unit.block {
@@ -364,6 +319,84 @@ impl Kernel {
     }
 }
 
+/// The lane parameters of a unit, prepared once with its kernel (the lane routines run per
+/// group of eight dot products, and the matrix driver calls them per instruction step).
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Prepared {
+    /// T-FDPA and ST-FDPA.
+    t: Option<super::batch::TLanes>,
+    /// ST-FDPA's scale decode table.
+    st_scales: Option<super::table::Table8>,
+    /// GST-FDPA.
+    g: Option<super::batch::GLanes>,
+}
+
+/// [`Prepared`] for a unit and its chosen path.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+pub(super) fn prepare(unit: &DotUnit, path: &Path) -> Prepared {
+    use crate::unit::Model;
+    let f = &unit.formats;
+    let t = match &unit.model {
+        Model::TFdpa(m) => t_lanes(f, m.f, m.e_zero, &m.out),
+        Model::StFdpa(m) => t_lanes(f, m.f, m.e_zero, &m.out),
+        _ => None,
+    };
+    Prepared {
+        t,
+        st_scales: match &unit.model {
+            Model::StFdpa(_) => f.scale.and_then(|(sf, _)| super::table::Table8::of(&sf)),
+            _ => None,
+        },
+        g: gst_lanes(unit, path),
+    }
+}
+
+/// The GST-FDPA lane parameters, where the unit has four-bit elements in groups of 16 with a
+/// scale per 16 or 32 elements, fp32 C and D, an RZ/RNE fp32 output, and sums that the f64
+/// lanes hold exactly.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+fn gst_lanes(unit: &DotUnit, path: &Path) -> Option<super::batch::GLanes> {
+    use crate::format;
+    let (Path::Gst(p), crate::unit::Model::GstFdpa(m)) = (path, &unit.model) else {
+        return None;
+    };
+    let f = &unit.formats;
+    let (Some((va, vb)), Some((sf, per)), Some((nearest, 23))) =
+        (p.vals, f.scale, p.round.and_then(|r| r.lanes(&f.d)))
+    else {
+        return None;
+    };
+    if m.g != 16
+        || !(per == 16 || per == 32)
+        || unit.block % per != 0
+        || f.c != format::FP32
+        || f.d != format::FP32
+    {
+        return None;
+    }
+    // Exactness bounds of the f64 lanes (see `batch::gst`): a scaled group sum within
+    // i32, and every aligned term below 2^50 so that five of them sum exactly.
+    let max = |v: &[i8; 16]| v.iter().map(|x| x.unsigned_abs() as u64).max().unwrap_or(0);
+    let sig_max = (1u64 << (sf.man_bits + 1)) - 1;
+    let term = 16 * max(&va) * max(&vb) * sig_max * sig_max;
+    let bits = 64 - term.leading_zeros() as i32;
+    if term >= 1 << 31 || bits + p.lsb0 - p.ms + m.f as i32 > 50 {
+        return None;
+    }
+    Some(super::batch::GLanes {
+        f: m.f,
+        e_zero: m.e_zero,
+        lsb0: p.lsb0,
+        ms: p.ms,
+        nearest,
+        per,
+        scales: p.ts.0,
+        va,
+        vb,
+    })
+}
+
 /// Calls `$table!` with every pair of the fp8/fp6/fp4 formats of `kind::f8f6f4` and
 /// `kind::mxf8f6f4` (the [`VFmt`] names and the lane decoders of A and B), then `$extra`: the
 /// one list of those pairs for every lane table.
@@ -434,12 +467,12 @@ pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
             (_, Model::TFdpa(m))
                 if f.c == f.d
                     && (f.d == format::FP32 || f.d == format::FP16)
-                    && m.f >= f.a.man_bits + f.b.man_bits
                     && fits32(unit.block / 2, m.f) =>
             {
                 use simd::*;
                 use stage::FloatStage as Fs;
-                super::round::FastRound::new(&m.out, &f.d).and_then(|r| r.lanes(&f.d))?;
+                // The output rounding has a lane form and F >= ma + mb.
+                t_lanes(f, m.f, m.e_zero, &m.out)?;
                 macro_rules! table {
                     ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
                         return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
@@ -519,13 +552,12 @@ pub(super) fn eight_scaled_of(unit: &DotUnit) -> Option<EightScaled> {
             || per != unit.block
             || f.c != format::FP32
             || f.d != format::FP32
-            || m.f < f.a.man_bits + f.b.man_bits
             || !fits32(unit.block / 2, m.f)
             || super::table::Table8::of(&sf).is_none()
         {
             return None;
         }
-        super::round::FastRound::new(&m.out, &f.d).and_then(|r| r.lanes(&f.d))?;
+        t_lanes(f, m.f, m.e_zero, &m.out)?;
         macro_rules! table {
             ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
                 return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
@@ -555,17 +587,10 @@ fn st8<const N: usize, S: super::stage::Stage>(
     c: &[u64],
     d: &mut [u64],
 ) {
-    use super::table::{self, Dec, Table8, SPECIAL};
+    use super::table::{self, Dec, SPECIAL};
     use core::arch::x86_64::_mm256_loadu_si256;
     let scales = (sa, sb, 1);
-    let crate::unit::Model::StFdpa(m) = &kern.unit.model else {
-        return kern.groups(a, b, scales, c, d, |_, _, _, _, _| 0xff);
-    };
-    let f = &kern.unit.formats;
-    let (Some(t), Some(ts)) = (
-        t_lanes(f, m.f, m.e_zero, &m.out),
-        f.scale.and_then(|(sf, _)| Table8::of(&sf)),
-    ) else {
+    let (Some(t), Some(ts)) = (kern.lanes.t, kern.lanes.st_scales) else {
         return kern.groups(a, b, scales, c, d, |_, _, _, _, _| 0xff);
     };
     if a.k() != N {
@@ -639,10 +664,7 @@ fn tfdpa8<const N: usize, S: super::stage::Stage>(
     c: &[u64],
     d: &mut [u64],
 ) {
-    let crate::unit::Model::TFdpa(m) = &kern.unit.model else {
-        return kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff);
-    };
-    let Some(t) = t_lanes(&kern.unit.formats, m.f, m.e_zero, &m.out) else {
+    let Some(t) = kern.lanes.t else {
         return kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff);
     };
     if a.k() % N != 0 {

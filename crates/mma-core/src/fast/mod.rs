@@ -252,6 +252,8 @@ pub struct Kernel {
     path: Path,
     eight: Option<dots::Eight>,
     eight_scaled: Option<dots::EightScaled>,
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    lanes: dots::Prepared,
 }
 
 impl Kernel {
@@ -332,6 +334,8 @@ impl Kernel {
             path,
             eight,
             eight_scaled,
+            #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+            lanes: dots::prepare(&unit, &path),
         }
     }
 
