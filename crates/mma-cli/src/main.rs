@@ -25,12 +25,15 @@ struct Cli {
 enum Cmd {
     /// Write every case back with "d" set to the model's result.
     Eval {
+        /// Case file (JSON Lines, one dot product per line; see the README, "Case files").
         input: PathBuf,
+        /// Write the cases here instead of to standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
     /// Compare the model with each case's "d"; exit non-zero on any failure.
     Check {
+        /// Case files whose lines carry the expected "d".
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// How many failing lines to show per file.
@@ -52,7 +55,9 @@ enum Cmd {
     },
     /// Check a folder of hardware records laid out like shared/hw.
     HwCheck {
+        /// Folder of <GPU>/<format>/{a,b,c,d}_*.txt record sets (e.g. ../shared/hw).
         dir: PathBuf,
+        /// How many mismatching records to show per set.
         #[arg(long, default_value_t = 3)]
         show: usize,
     },
@@ -61,10 +66,15 @@ enum Cmd {
         /// nvidia or amd (default: whichever catalog knows the architecture).
         #[arg(long)]
         vendor: Option<String>,
+        /// Architecture: name (Hopper), PTX target (sm_90) or product (H100, MI300X).
         #[arg(long)]
         arch: String,
+        /// NVIDIA operation (MMA, WGMMA, TCGen05MMA, MMABlockScale, TCGen05MMABlockScale),
+        /// needed only when the instruction name alone is ambiguous.
         #[arg(long)]
         op: Option<String>,
+        /// Instruction: mmasim's name (m16n8k16.f32.bf16.bf16.f32, f32_32x32x8_f16), a PTX
+        /// spelling or an AMD mnemonic.
         #[arg(long)]
         instr: String,
         /// A row as comma-separated hex words.
@@ -73,10 +83,13 @@ enum Cmd {
         /// B column as comma-separated hex words.
         #[arg(long)]
         b: String,
+        /// C as one hex word (raw storage bits of the C format).
         #[arg(long)]
         c: String,
+        /// Block scale factors of A as comma-separated hex words (block-scaled instructions).
         #[arg(long)]
         scale_a: Option<String>,
+        /// Block scale factors of B as comma-separated hex words (block-scaled instructions).
         #[arg(long)]
         scale_b: Option<String>,
     },
@@ -103,6 +116,7 @@ enum Cmd {
         /// logu, narrow, bits, cancel or file:PATH.
         #[arg(long, default_value = "logu")]
         dist: String,
+        /// Seed of the random inputs (the same seed, formats and K give the same inputs).
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Print JSON (an array, one object per instruction) instead of text.
@@ -111,6 +125,16 @@ enum Cmd {
         /// Write an SVG histogram of the signed error in ulps.
         #[arg(long)]
         plot: Option<PathBuf>,
+    },
+    /// Error distribution against the exact (MPFR) oracle: not in this build.
+    ///
+    /// This binary was built without the `oracle` feature (GMP/MPFR through rug). Rebuild with
+    /// `cargo run --release --features oracle --bin mma -- error-report ...`.
+    #[cfg(not(feature = "oracle"))]
+    ErrorReport {
+        /// The arguments of the oracle build's error-report (see its --help).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
     },
     /// Dot products per second of the models against a native f32 FMA chain (single thread),
     /// and optionally a threaded GEMM.
@@ -194,6 +218,13 @@ fn main() -> ExitCode {
             json,
             plot,
         }),
+        #[cfg(not(feature = "oracle"))]
+        Cmd::ErrorReport { args } => {
+            let _ = args;
+            Err(anyhow::anyhow!(
+                "built without the oracle feature: cargo run --release --features oracle --bin mma -- error-report ..."
+            ))
+        }
         Cmd::Bench {
             json,
             threads,
