@@ -4,6 +4,7 @@
 //! - [`families`]: the catalog grouped into families that differ only in M or N.
 //! - [`vectors`]: reading vector files and running a vector on a family.
 //! - [`render`]: the text of one snapshot.
+//! - [`review`]: `cargo xtask review`, accepting or rejecting pending `.snap.new` files.
 //!
 //! Snapshots are written in insta's `.snap` format (a `---` header, then the body), one per
 //! (vector file, family) with at least one applicable vector, named
@@ -11,6 +12,7 @@
 
 pub mod families;
 pub mod render;
+pub mod review;
 pub mod vectors;
 
 use anyhow::{Context, Result};
@@ -128,10 +130,14 @@ pub fn compare(root: &Path, want: &BTreeMap<String, String>) -> Result<Drift> {
 
 /// Makes `root/snapshots` equal to `want`: writes new and changed files, deletes extra ones.
 /// With `pending`, writes `<name>.snap.new` next to each missing or stale snapshot instead
-/// (for `cargo insta review`) and deletes nothing. Returns what differed before.
+/// (for `cargo xtask review`) and deletes no `.snap`. Either way, `.snap.new` files from an
+/// earlier run are removed first, so only what differs now is pending. Returns what differed.
 pub fn write(root: &Path, want: &BTreeMap<String, String>, pending: bool) -> Result<Drift> {
     let dir = root.join("snapshots");
     std::fs::create_dir_all(&dir)?;
+    for p in review::pending(root)? {
+        std::fs::remove_file(dir.join(format!("{}.new", p.name)))?;
+    }
     let drift = compare(root, want)?;
     for name in drift.missing.iter().chain(&drift.stale) {
         let target = if pending {
