@@ -155,7 +155,12 @@ pub fn review(
             .iter()
             .any(|p| p.name == *o || p.name.strip_suffix(".snap") == Some(o))
         {
-            bail!("no pending snapshot {o:?} (snapshots/{o}.new does not exist)");
+            let file = if o.ends_with(".snap") {
+                o.clone()
+            } else {
+                format!("{o}.snap")
+            };
+            bail!("no pending snapshot {o:?} (snapshots/{file}.new does not exist)");
         }
     }
     let selected: Vec<&Pending> = all.iter().filter(|p| wanted(p)).collect();

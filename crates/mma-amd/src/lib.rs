@@ -5,8 +5,8 @@
 //! computes one output element bit-exactly; [`find`] looks instructions up by mmasim suffix,
 //! ISA mnemonic or compiler builtin.
 //!
-//! # Arithmetic (models.md §4; Khattak, Mikaitis, Graziani, "Accurate Models of AMD Matrix
-//! Cores")
+//! # Arithmetic (Khattak, Mikaitis, Graziani, "Accurate Models of AMD Matrix Cores", arXiv
+//! 2609.14845)
 //! | architecture | fp64 / fp32 | xf32 | fp16 | bf16 | fp8 / bf8 (FNUZ) |
 //! | --- | --- | --- | --- | --- | --- |
 //! | CDNA1 | FMA | - | E-FDPA, L = 4 | E-FDPA, L = 2 | - |
@@ -36,7 +36,8 @@
 //! # DIFFERENCES from mmasim 2.1.1
 //! Each is kept by a named test in `tests/differences.rs`, and the differential test
 //! `tests/mmasim_corpus.rs` skips exactly the lines that [`known_difference`] names.
-//! 1. **CDNA3 fp8/bf8 with an Inf or NaN C** (models.md §7). mmasim's GTR-FDPA drops C when
+//! 1. **CDNA3 fp8/bf8 with an Inf or NaN C** (a point where the AMD paper's MATLAB
+//!    model and mmasim disagree and no hardware record decides). mmasim's GTR-FDPA drops C when
 //!    its exponent is below `e_max - 25`; for Inf/NaN it uses the exponent that `frexp` gives
 //!    them (0), so once the products exceed about 2^24 a NaN or Inf C silently disappears and
 //!    the result is finite. The dropping rule models the alignment shifter losing a small C; an

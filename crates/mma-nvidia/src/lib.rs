@@ -5,7 +5,7 @@
 //!   any of the names users write (mmasim's short form, PTX spellings).
 //! - [`hw`]: reading hardware-record folders laid out like `shared/hw` and checking them.
 //!
-//! Conventions of every fused NVIDIA path (models.md §3): a NaN result is 0x7FFFFFFF (f32) or
+//! Conventions of every fused NVIDIA path (the first paper, Xie et al., arXiv 2511.10909): a NaN result is 0x7FFFFFFF (f32) or
 //! 0x7FFF (f16); a -0 result is returned as +0; overflow gives ±Inf even when the final rounding
 //! truncates. The fp64 FMA path returns the all-ones NaN too (an assumption: no record decides).
 //!
