@@ -8,7 +8,17 @@
 //!
 //! Snapshots are written in insta's `.snap` format (a `---` header, then the body), one per
 //! (vector file, family) with at least one applicable vector, named
-//! `<file stem>__<vendor>_<arch>_<op>_<family>.snap`.
+//! `<file stem>__<vendor>_<arch>_<op>_<family>.snap`. The crate has no features; it is a
+//! development tool (`cargo xtask ...`), not published.
+//!
+//! # Example
+//!
+//! ```
+//! // The snapshots compare by body: the header (source, expression) may differ.
+//! let text = xtask::snap_text("vectors/a.jsonl on nvidia Hopper", "d = 41880000\n");
+//! assert!(text.starts_with("---\nsource: xtask/src/lib.rs\n"));
+//! assert_eq!(xtask::snap_body(&text), "d = 41880000\n");
+//! ```
 
 pub mod families;
 pub mod render;

@@ -2,10 +2,9 @@
 //! combination of each architecture, mapped to its arithmetic model and parameters.
 //!
 //! The tables below are data: one list of instruction families per architecture, each family a
-//! name pattern, its shapes and its operand types. [`params`] turns (architecture, operation,
-//! types) into the model parameters of the first paper's Table III (Xie et al., arXiv 2511.10909;
-//! README, "References"). mmasim 2.1.1's instruction lists are the
-//! minimum; the additions are marked where they are made and say what evidence fixed them.
+//! name pattern, its shapes and its operand types. `unit` turns (architecture, path, layout,
+//! types) into the model parameters of the first paper's Table III (Xie et al., arXiv
+//! 2511.10909; README, "References"). mmasim 2.1.1's instruction lists are the minimum; the additions are marked where they are made and say what evidence fixed them.
 
 use crate::arch::Arch;
 use mma_core::format::{self, Format};
