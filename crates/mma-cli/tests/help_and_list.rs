@@ -155,3 +155,29 @@ fn did_you_mean_offers_the_names_with_every_part_typed() {
         "{err}"
     );
 }
+
+#[test]
+fn the_readme_dot_example_prints_what_the_readme_says() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README.md");
+    let lines: Vec<&str> = readme.lines().map(str::trim).collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("mma dot --arch A100"))
+        .expect("the README's dot example");
+    // The command runs over lines ending in `\`; the line after it is the output.
+    let mut words = Vec::new();
+    let mut i = start;
+    loop {
+        let l = lines[i];
+        words.extend(l.trim_end_matches('\\').split_whitespace());
+        i += 1;
+        if !l.ends_with('\\') {
+            break;
+        }
+    }
+    assert_eq!(words[0], "mma");
+    let (code, out, err) = mma(&words[1..]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim_end(), lines[i], "README says {:?}", lines[i]);
+}
