@@ -102,8 +102,12 @@ pub fn parse_line(line: &str) -> Result<Case, CaseError> {
     let Json::Object(fields) = v else {
         return Err(CaseError::Json("a case must be a JSON object".into()));
     };
-    let vendor = str_field(&fields, "vendor")?.to_ascii_lowercase();
     let arch = str_field(&fields, "arch")?;
+    // The vendor is optional: the catalog that knows the architecture decides.
+    let vendor = match fields.get("vendor") {
+        None | Some(Json::Null) => vendor_of(&arch).to_string(),
+        Some(_) => str_field(&fields, "vendor")?.to_ascii_lowercase(),
+    };
     let instr = str_field(&fields, "instr")?;
     let op = match fields.get("op") {
         None | Some(Json::Null) => None,
