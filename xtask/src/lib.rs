@@ -10,6 +10,7 @@
 //! `<file stem>__<vendor>_<arch>_<op>_<family>.snap`.
 
 pub mod families;
+pub mod fuzz;
 pub mod render;
 pub mod vectors;
 

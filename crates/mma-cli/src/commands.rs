@@ -315,8 +315,9 @@ pub fn dot(
 ) -> Result<bool> {
     let list = |s: &str| {
         serde_json::Value::Array(
-            s.split(',')
-                .map(|w| serde_json::Value::String(w.trim().to_string()))
+            mma_cli::values::word_list(s)
+                .into_iter()
+                .map(serde_json::Value::String)
                 .collect(),
         )
     };

@@ -7,6 +7,7 @@ mod error_report;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use mma_cli::values;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -122,36 +123,15 @@ enum Cmd {
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..=4096))]
         threads: Option<u16>,
         /// Seconds spent measuring each instruction and each baseline (0 < S <= 3600).
-        #[arg(long, default_value_t = 1.0, value_parser = seconds)]
+        #[arg(long, default_value_t = 1.0, value_parser = values::seconds)]
         seconds: f64,
         /// Also time a SIZE×SIZE×SIZE bf16 GEMM on the Hopper model, 1 thread vs --threads.
-        #[arg(long, value_name = "SIZE", value_parser = gemm_size)]
+        #[arg(long, value_name = "SIZE", value_parser = values::gemm_size)]
         gemm: Option<usize>,
         /// Only instructions whose name contains this text.
         #[arg(long)]
         filter: Option<String>,
     },
-}
-
-/// A measuring time in seconds: a finite number in (0, 3600].
-fn seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 && x <= 3600.0 => Ok(x),
-        Ok(_) => Err(format!("{s} is not a number of seconds in (0, 3600]")),
-        Err(e) => Err(format!("{s:?}: {e}")),
-    }
-}
-
-/// A GEMM size: a positive multiple of 16 (the instruction's K), at most 16384 (three
-/// matrices of 2 GiB each).
-fn gemm_size(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(n) if n > 0 && n % 16 == 0 && n <= 16384 => Ok(n),
-        Ok(n) => Err(format!(
-            "the size must be a positive multiple of 16, at most 16384 (got {n})"
-        )),
-        Err(e) => Err(format!("{s:?}: {e}")),
-    }
 }
 
 fn main() -> ExitCode {
