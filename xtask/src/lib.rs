@@ -21,6 +21,7 @@
 //! ```
 
 pub mod families;
+pub mod fuzz;
 pub mod render;
 pub mod review;
 pub mod vectors;

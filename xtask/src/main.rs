@@ -1,11 +1,13 @@
 //! `cargo xtask vectors [--check | --pending]` and `cargo xtask review [--accept | --reject]
 //! [NAME...]`: see the README, section "Feature-probe vectors".
+//! `cargo xtask fuzz [--seconds S] [--seed N] [TARGET...]`: see `xtask::fuzz`.
 
 use anyhow::{bail, Result};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: cargo xtask vectors [--check | --pending]
        cargo xtask review [--accept | --reject] [NAME...]
+       cargo xtask fuzz [--seconds S] [--seed N] [models|cases|hw|values ...]
   vectors            run vectors/*.jsonl on every applicable instruction family and rewrite
                      snapshots/ (adds, updates, deletes; removes any pending .snap.new)
   vectors --check    write nothing; exit 1 listing every missing, stale or extra snapshot
@@ -13,7 +15,8 @@ const USAGE: &str = "usage: cargo xtask vectors [--check | --pending]
   review             show each pending snapshot's diff; on a terminal ask accept/reject/skip
                      for each, otherwise change nothing (exit 1 while any is pending)
   review --accept    the .snap.new replaces the .snap (all, or the NAMEs given)
-  review --reject    the .snap.new is deleted (all, or the NAMEs given)";
+  review --reject    the .snap.new is deleted (all, or the NAMEs given)
+  fuzz               bounded random testing (default 60 s), see xtask/src/fuzz";
 
 fn main() -> ExitCode {
     match real_main() {
@@ -27,8 +30,10 @@ fn main() -> ExitCode {
 
 fn real_main() -> Result<ExitCode> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("review") {
-        return review(&args[1..]);
+    match args.first().map(String::as_str) {
+        Some("review") => return review(&args[1..]),
+        Some("fuzz") => return fuzz(&args[1..]),
+        _ => {}
     }
     let (check, pending) = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["vectors"] => (false, false),
@@ -99,4 +104,44 @@ fn review(args: &[String]) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `cargo xtask fuzz`: runs the targets for the time given and lists every finding.
+fn fuzz(args: &[String]) -> Result<ExitCode> {
+    let mut o = xtask::fuzz::Opts {
+        seconds: 60.0,
+        seed: 1,
+        targets: Vec::new(),
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |flag: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| anyhow::anyhow!("{flag} needs a value"))
+        };
+        match a.as_str() {
+            "--seconds" => o.seconds = value("--seconds")?.parse()?,
+            "--seed" => o.seed = value("--seed")?.parse()?,
+            t if !t.starts_with('-') => o.targets.push(t.to_string()),
+            other => bail!("unknown option {other:?}\n{USAGE}"),
+        }
+    }
+    let xtask::fuzz::Outcome { findings, tried } = xtask::fuzz::run(&xtask::repo_root(), &o)?;
+    let counts: Vec<String> = tried.iter().map(|(t, n)| format!("{t} {n}")).collect();
+    println!(
+        "fuzz: {} s, seed {}: inputs tried: {}",
+        o.seconds,
+        o.seed,
+        counts.join(", ")
+    );
+    if findings.is_empty() {
+        println!("fuzz: no findings");
+        return Ok(ExitCode::SUCCESS);
+    }
+    for f in &findings {
+        println!("FINDING [{} #{}] {}", f.target, f.iteration, f.what);
+    }
+    println!("fuzz: {} findings (seed {})", findings.len(), o.seed);
+    Ok(ExitCode::FAILURE)
 }

@@ -587,23 +587,35 @@ fn table(arch: Arch) -> &'static [Row] {
     }
 }
 
+/// The NaN an architecture returns (crate docs, "NaN"): CDNA1 gives a negative NaN for
+/// +Inf + -Inf (the AMD paper's measurement), taken as its default NaN for every NaN result;
+/// nothing is measured for CDNA2 and CDNA3, which are assumed to return the IEEE default
+/// quiet NaN.
+fn nan_style(arch: Arch) -> NanStyle {
+    match arch {
+        Arch::Cdna1 => NanStyle::NegativeQuiet,
+        Arch::Cdna2 | Arch::Cdna3 => NanStyle::DefaultQuiet,
+    }
+}
+
 /// AMD results: fp32 (or fp64) round to nearest even, IEEE overflow to Inf, IEEE signed zeros,
-/// the default quiet NaN (the hardware NaN payloads are not known; see the crate docs).
-fn output(d: Format) -> Output {
+/// the architecture's NaN.
+fn output(d: Format, nan: NanStyle) -> Output {
     Output {
         rho: OutputRounding {
             fmt: d,
             mode: Rounding::NearestEven,
             opts: RoundOpts::IEEE,
         },
-        nan: NanStyle::DefaultQuiet,
+        nan,
         neg_zero_to_pos: false,
     }
 }
 
 /// Builds the dot-product unit of one row.
-fn unit(row: &Row) -> DotUnit {
+fn unit(arch: Arch, row: &Row) -> DotUnit {
     let &(_, _, _, k, _, a, b, d, kind) = row;
+    let nan = nan_style(arch);
     let formats = Formats {
         a,
         b,
@@ -616,19 +628,17 @@ fn unit(row: &Row) -> DotUnit {
             k,
             Model::Fma(Fma {
                 mode: Rounding::NearestEven,
-                nan: NanStyle::DefaultQuiet,
+                nan,
             }),
         ),
-        Kind::EFdpa(l) => (l, Model::EFdpa(EFdpa { out: output(d) })),
+        Kind::EFdpa(l) => (
+            l,
+            Model::EFdpa(EFdpa {
+                out: output(d, nan),
+            }),
+        ),
         // C is flushed once per instruction, so the whole K is one block.
-        Kind::Ftz(p) => (
-            k,
-            Model::FtzMulAdd(FtzMulAdd {
-                p,
-                acc: FP32,
-                nan: NanStyle::DefaultQuiet,
-            }),
-        ),
+        Kind::Ftz(p) => (k, Model::FtzMulAdd(FtzMulAdd { p, acc: FP32, nan })),
         Kind::Tr(l) => (
             l,
             Model::TrFdpa(TrFdpa {
@@ -637,7 +647,7 @@ fn unit(row: &Row) -> DotUnit {
                 e_zero_c: -126,
                 e_norm_min: -126,
                 product_inf_exp: Some(128),
-                out: output(d),
+                out: output(d, nan),
             }),
         ),
         Kind::Gtr(l) => (
@@ -648,7 +658,7 @@ fn unit(row: &Row) -> DotUnit {
                 e_zero_c: -126,
                 e_norm_min: -126,
                 c_drop: 25,
-                out: output(d),
+                out: output(d, nan),
             }),
         ),
     };
@@ -672,7 +682,7 @@ pub(crate) fn build() -> Vec<Instruction> {
                 n: row.2,
                 k: row.3,
                 blocks: row.4,
-                unit: unit(row),
+                unit: unit(arch, row),
             });
         }
     }

@@ -35,12 +35,16 @@
 //! with its sources. Outputs are fp32 (fp64 for fp64 inputs) rounded to nearest even.
 //!
 //! # Conventions
-//! - NaN: every NaN result is the IEEE default quiet NaN of the output format (0x7FC00000,
-//!   0x7FF8000000000000). No hardware record of AMD NaN payloads is available; mmasim's AMD
-//!   NaNs are either the host CPU's (FMA, E-FDPA, FTZ-MulAdd) or NVIDIA's 0x7FFFFFFF reused by
-//!   its shared code (TR/GTR-FDPA). The AMD paper notes that CDNA1 gives a *negative* NaN for
-//!   Inf - Inf; its payload is not given, so it is not modelled. The differential test compares
-//!   only NaN-ness where mmasim returns a NaN.
+//! - NaN: CDNA1 returns the default quiet NaN with its sign bit set (0xFFC00000,
+//!   0xFFF8000000000000): the AMD paper measured a *negative* NaN for +Inf + -Inf on CDNA1,
+//!   and this crate follows that measurement. That the same NaN comes out of every other
+//!   invalid operation (0·Inf) and of NaN operands is an assumption (no record shows CDNA1
+//!   propagating a payload). CDNA2 and CDNA3 return the IEEE default quiet NaN (0x7FC00000,
+//!   0x7FF8000000000000): nothing is measured for them, and the positive default NaN is
+//!   assumed. mmasim's AMD NaNs are either the host CPU's (FMA, E-FDPA, FTZ-MulAdd) or
+//!   NVIDIA's 0x7FFFFFFF reused by its shared code (TR/GTR-FDPA), so the differential test
+//!   compares only NaN-ness where mmasim returns a NaN; `tests/differences.rs` tests the
+//!   bits.
 //! - Signed zero: IEEE rules in the FMA, E-FDPA and FTZ-MulAdd paths (FTZ-MulAdd flushes -0
 //!   and subnormal inputs and C to +0, and tiny products and sums to a zero of their sign, as
 //!   mmasim does). TR/GTR-FDPA sum in two's-complement fixed point, where an exact zero is +0;
@@ -66,6 +70,14 @@
 //!    is -0 by IEEE 754 (and the AMD paper describes CDNA1 as a correctly rounded exact sum);
 //!    mmasim returns +0, a side effect of the error-free transformations (TwoSum) it sums with,
 //!    not a modelling decision. This crate returns -0.
+//!
+//! 3. **CDNA3 fp8/bf8 with a NaN operand in a block before the last.** An instruction with
+//!    K = 32 is two blocks of 16, the first block's result entering the second as its C.
+//!    A NaN operand (0x80, the FNUZ NaN) makes the first block's result NaN, and mmasim then
+//!    drops that NaN exactly as in 1. once the second block's products exceed about 2^24, so
+//!    its result is finite. The NaN is an operand of the instruction, not a small partial
+//!    sum: IEEE 754 and the unit's own single-block behaviour (a NaN operand in the last block
+//!    gives NaN in mmasim too) say the result is NaN, and this crate returns NaN.
 //!
 //! Not a difference: CDNA2 `0·Inf` where the 0 is a flushed subnormal gives NaN (mmasim; the
 //! MATLAB models of the AMD paper give Inf). The paper and both models flush subnormal inputs,
@@ -194,6 +206,9 @@ pub enum KnownDifference {
     NonFiniteCDropped,
     /// CDNA1 E-FDPA where every product and C are negative zeros: IEEE gives -0, mmasim +0.
     NegativeZeroSum,
+    /// CDNA3 fp8/bf8 with a NaN operand in a block before the last: mmasim may drop the NaN
+    /// partial result; this crate gives NaN.
+    NanOperandDropped,
 }
 
 impl KnownDifference {
@@ -204,6 +219,9 @@ impl KnownDifference {
             }
             KnownDifference::NegativeZeroSum => {
                 "CDNA1 exact sum of negative zeros: IEEE gives -0, mmasim +0"
+            }
+            KnownDifference::NanOperandDropped => {
+                "CDNA3 fp8/bf8 NaN operand before the last block: mmasim may drop it, IEEE gives NaN"
             }
         }
     }
@@ -223,6 +241,16 @@ pub fn known_difference(
     match ins.unit.model {
         mma_core::Model::GtrFdpa(_) if cv.is_nan() || cv.is_inf() => {
             Some(KnownDifference::NonFiniteCDropped)
+        }
+        mma_core::Model::GtrFdpa(_) => {
+            // The blocks before the last: their results reach the next block as its C.
+            let last_start = a.len().saturating_sub(1) / ins.unit.block * ins.unit.block;
+            let nan_in = |xs: &[u64], fmt: &mma_core::Format| {
+                xs[..last_start.min(xs.len())]
+                    .iter()
+                    .any(|&x| fmt.decode(x).is_nan())
+            };
+            (nan_in(a, &f.a) || nan_in(b, &f.b)).then_some(KnownDifference::NanOperandDropped)
         }
         mma_core::Model::EFdpa(_) if cv == mma_core::Value::Zero { neg: true } => {
             let negative_zero_product = |(&x, &y): (&u64, &u64)| {

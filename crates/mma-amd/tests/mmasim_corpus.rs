@@ -32,8 +32,8 @@ struct Tally {
 }
 
 /// The result the DIFFERENCES section prescribes: for a GTR-FDPA block with a non-finite C,
-/// NaN if any operand or C is NaN, otherwise Inf of C's sign; for a CDNA1 sum of negative
-/// zeros, -0.
+/// NaN if any operand or C is NaN, otherwise Inf of C's sign; for a GTR-FDPA NaN operand
+/// before the last block, NaN; for a CDNA1 sum of negative zeros, -0.
 fn ieee_expectation(
     ins: &Instruction,
     diff: KnownDifference,
@@ -50,6 +50,7 @@ fn ieee_expectation(
         KnownDifference::NonFiniteCDropped if any_nan => mma_core::Value::Nan,
         KnownDifference::NonFiniteCDropped => f.c.decode(c),
         KnownDifference::NegativeZeroSum => mma_core::Value::Zero { neg: true },
+        KnownDifference::NanOperandDropped => mma_core::Value::Nan,
     };
     if got == want {
         Ok(())

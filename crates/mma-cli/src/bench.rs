@@ -285,8 +285,8 @@ pub fn run(o: &Opts) -> Result<bool> {
 /// Times a `size³` bf16 GEMM on the Hopper model with 1 and `threads` threads and checks that
 /// both give the same D.
 fn gemm(size: usize, threads: usize) -> Result<serde_json::Value> {
-    if size == 0 || size % 16 != 0 {
-        bail!("--gemm: the size must be a positive multiple of 16");
+    if size == 0 || size % 16 != 0 || size > 16384 {
+        bail!("--gemm: the size must be a positive multiple of 16, at most 16384 (got {size})");
     }
     let ins = mma::nvidia::find("Hopper", Some("WGMMA"), "m64n8k16.f32.bf16.bf16")
         .context("Hopper bf16 WGMMA")?;

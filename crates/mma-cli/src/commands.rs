@@ -2,12 +2,31 @@
 
 use anyhow::{Context, Result};
 use mma::cases::{self, Case, CaseError, LineError};
+use mma_io::{Line, Lines};
 use std::fs;
-use std::io::{BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
-fn read(path: &Path) -> Result<String> {
-    fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+/// Opens a case file (or `-` for standard input) as a stream of numbered lines.
+fn open_lines(path: &Path) -> Result<Lines<Box<dyn BufRead>>> {
+    let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
+        Box::new(BufReader::new(std::io::stdin()))
+    } else {
+        let f = fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Box::new(BufReader::new(f))
+    };
+    Ok(Lines::new(reader))
+}
+
+/// A line that holds a case (not blank, not a comment), as text, or why it cannot be read.
+fn case_text(line: &Line) -> Option<Result<&str, CaseError>> {
+    if line.is_comment() {
+        return None;
+    }
+    Some(match line {
+        Line::Text(s) => Ok(s.as_str()),
+        other => Err(CaseError::Json(other.problem().unwrap_or_default())),
+    })
 }
 
 /// Evaluates a line; errors carry the file and line.
@@ -22,8 +41,27 @@ fn eval_line(file: &str, n: usize, line: &str) -> Result<(Case, cases::Target, u
     Ok((case, t, d))
 }
 
+/// The output line of a refused input line: its fields (if it was a JSON object) with
+/// `"error"` set and no `"d"`, or `{"line": n, "error": ...}`.
+fn refused_line(text: Option<&str>, n: usize, error: &CaseError) -> String {
+    let mut m = match text.and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok()) {
+        Some(serde_json::Value::Object(m)) => m,
+        _ => {
+            let mut m = serde_json::Map::new();
+            m.insert("line".into(), n.into());
+            m
+        }
+    };
+    m.remove("d");
+    m.insert("error".into(), error.to_string().into());
+    serde_json::Value::Object(m).to_string()
+}
+
+/// `mma eval`: one output line for every input line, in order. Comments and blank lines are
+/// copied as they are; a case gets `"d"`; a refused line gets `"error"` (and is reported on
+/// stderr). Reads and writes one line at a time.
 pub fn eval(input: &Path, output: Option<&Path>) -> Result<bool> {
-    let text = read(input)?;
+    let lines = open_lines(input)?;
     let file = input.display().to_string();
     let mut out: Box<dyn Write> = match output {
         Some(p) => Box::new(BufWriter::new(
@@ -32,12 +70,25 @@ pub fn eval(input: &Path, output: Option<&Path>) -> Result<bool> {
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
     let mut ok = true;
-    for (i, line) in text.lines().enumerate() {
-        if cases::is_comment(line) {
-            writeln!(out, "{line}")?;
-            continue;
-        }
-        match eval_line(&file, i + 1, line) {
+    for item in lines {
+        let (n, line) = item.with_context(|| format!("cannot read {file}"))?;
+        let text = match case_text(&line) {
+            None => {
+                out.write_all(line.bytes())?;
+                out.write_all(b"\n")?;
+                continue;
+            }
+            Some(t) => t,
+        };
+        let as_text = text.as_ref().ok().copied();
+        let result = text
+            .map_err(|error| LineError {
+                file: file.clone(),
+                line: n,
+                error,
+            })
+            .and_then(|t| eval_line(&file, n, t));
+        match result {
             Ok((case, t, d)) => writeln!(
                 out,
                 "{}",
@@ -45,6 +96,7 @@ pub fn eval(input: &Path, output: Option<&Path>) -> Result<bool> {
             )?,
             Err(e) => {
                 eprintln!("error: {e}");
+                writeln!(out, "{}", refused_line(as_text, n, &e.error))?;
                 ok = false;
             }
         }
@@ -53,12 +105,35 @@ pub fn eval(input: &Path, output: Option<&Path>) -> Result<bool> {
     Ok(ok)
 }
 
+/// Checks one case line against its `"d"`: `Ok((same, expected, model))`.
+fn check_line(
+    file: &str,
+    n: usize,
+    text: &str,
+    any_nan: bool,
+) -> Result<(bool, String, String), LineError> {
+    let (case, t, d) = eval_line(file, n, text)?;
+    let wrap = |error: CaseError| LineError {
+        file: file.to_string(),
+        line: n,
+        error,
+    };
+    let want = cases::expected_d(&case, &t)
+        .map_err(wrap)?
+        .ok_or_else(|| wrap(CaseError::Missing("d")))?;
+    let fmt = &t.unit.formats.d;
+    let same = want == d || (any_nan && fmt.decode(want).is_nan() && fmt.decode(d).is_nan());
+    Ok((same, cases::hex(want, fmt), cases::hex(d, fmt)))
+}
+
+/// `mma check`: every case of every file against its `"d"`, one line at a time. A file that
+/// cannot be read or holds no case counts as a failure.
 pub fn check(files: &[std::path::PathBuf], show: usize, any_nan: bool) -> Result<bool> {
     let (mut tp, mut tf) = (0usize, 0usize);
     for path in files {
         let file = path.display().to_string();
-        let text = match read(path) {
-            Ok(t) => t,
+        let lines = match open_lines(path) {
+            Ok(l) => l,
             Err(e) => {
                 eprintln!("error: {e:#}");
                 tf += 1;
@@ -66,38 +141,31 @@ pub fn check(files: &[std::path::PathBuf], show: usize, any_nan: bool) -> Result
             }
         };
         let (mut p, mut f, mut shown) = (0usize, 0usize, 0usize);
-        for (i, line) in text.lines().enumerate() {
-            if cases::is_comment(line) {
+        for item in lines {
+            let (n, line) = match item {
+                Ok(x) => x,
+                Err(e) => {
+                    eprintln!("error: cannot read {file}: {e}");
+                    f += 1;
+                    break;
+                }
+            };
+            let Some(text) = case_text(&line) else {
                 continue;
-            }
-            let res =
-                eval_line(&file, i + 1, line).and_then(|(case, t, d)| {
-                    let missing = || LineError {
-                        file: file.clone(),
-                        line: i + 1,
-                        error: CaseError::Missing("d"),
-                    };
-                    let want = case.d().ok_or_else(missing)?.to_string();
-                    let want_bits = u64::from_str_radix(want.trim_start_matches("0x"), 16)
-                        .map_err(|e| LineError {
-                            file: file.clone(),
-                            line: i + 1,
-                            error: CaseError::Field {
-                                field: "d",
-                                msg: format!("{want:?}: {e}"),
-                            },
-                        })?;
-                    let fmt = &t.unit.formats.d;
-                    let same = want_bits == d
-                        || (any_nan && fmt.decode(want_bits).is_nan() && fmt.decode(d).is_nan());
-                    Ok((same, want, cases::hex(d, fmt)))
-                });
+            };
+            let res = text
+                .map_err(|error| LineError {
+                    file: file.clone(),
+                    line: n,
+                    error,
+                })
+                .and_then(|t| check_line(&file, n, t, any_nan));
             match res {
                 Ok((true, _, _)) => p += 1,
                 Ok((false, want, got)) => {
                     f += 1;
                     if shown < show {
-                        println!("  {file}:{}: expected d = {want}, model gives {got}", i + 1);
+                        println!("  {file}:{n}: expected d = {want}, model gives {got}");
                         shown += 1;
                     }
                 }
@@ -109,6 +177,11 @@ pub fn check(files: &[std::path::PathBuf], show: usize, any_nan: bool) -> Result
                     }
                 }
             }
+        }
+        if p + f == 0 {
+            println!("{file}: no cases to check (every line is blank or a comment)");
+            tf += 1;
+            continue;
         }
         println!("{file}: {p} passed, {f} failed");
         tp += p;
@@ -232,7 +305,21 @@ pub fn hw_check(dir: &Path, show: usize) -> Result<bool> {
         tp += r.passed;
         tf += r.failures.len();
     }
-    println!("total: {tp} passed, {tf} failed");
+    if errors.is_empty() {
+        println!("total: {tp} passed, {tf} failed");
+    } else {
+        println!(
+            "total: {tp} passed, {tf} failed, {} records or folders unreadable (above)",
+            errors.len()
+        );
+    }
+    if tp + tf == 0 {
+        eprintln!(
+            "error: {}: no records to check (expected <GPU>/<format>/{{a,b,c,d}}_*.txt)",
+            dir.display()
+        );
+        return Ok(false);
+    }
     Ok(tf == 0 && errors.is_empty())
 }
 
@@ -250,8 +337,9 @@ pub fn dot(
 ) -> Result<bool> {
     let list = |s: &str| {
         serde_json::Value::Array(
-            s.split(',')
-                .map(|w| serde_json::Value::String(w.trim().to_string()))
+            mma_cli::values::word_list(s)
+                .into_iter()
+                .map(serde_json::Value::String)
                 .collect(),
         )
     };
@@ -272,10 +360,36 @@ pub fn dot(
         m.insert("scale_b".into(), list(s));
     }
     let line = serde_json::Value::Object(m).to_string();
-    let (case, t, d) =
-        eval_line("<command line>", 1, &line).map_err(|e| anyhow::anyhow!("{}", e.error))?;
-    let _ = case;
+    let (_, t, d) = eval_line("<command line>", 1, &line)
+        .map_err(|e| anyhow::anyhow!("{}", in_flags(e.error)))?;
     let fmt = &t.unit.formats.d;
     println!("d = {} ({})", cases::hex(d, fmt), fmt.decode(d).to_f64());
     Ok(true)
+}
+
+/// A case-file error in the words of `mma dot`'s command line: fields become flags
+/// (`scale_a` is `--scale-a`) and element indices count from 1.
+fn in_flags(e: CaseError) -> String {
+    let flag = |f: &str| format!("--{}", f.replace('_', "-"));
+    match e {
+        CaseError::Word {
+            field,
+            index,
+            hex,
+            msg,
+        } => format!("{}: word {} ({hex:?}): {msg}", flag(field), index + 1),
+        CaseError::Count {
+            field,
+            got,
+            want,
+            instr,
+        } => format!(
+            "{}: {got} word{}, but {instr} takes {want}",
+            flag(field),
+            if got == 1 { "" } else { "s" }
+        ),
+        CaseError::Field { field, msg } => format!("{}: {msg}", flag(field)),
+        CaseError::Missing(field) => format!("{} is required", flag(field)),
+        other => other.to_string(),
+    }
 }

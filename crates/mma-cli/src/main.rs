@@ -7,6 +7,7 @@ mod error_report;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use mma_cli::values;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -143,13 +144,13 @@ enum Cmd {
         #[arg(long)]
         json: bool,
         /// Threads for the GEMM (default: all available).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Seconds spent measuring each instruction and each baseline.
-        #[arg(long, default_value_t = 1.0)]
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=4096))]
+        threads: Option<u16>,
+        /// Seconds spent measuring each instruction and each baseline (0 < S <= 3600).
+        #[arg(long, default_value_t = 1.0, value_parser = values::seconds)]
         seconds: f64,
         /// Also time a SIZE×SIZE×SIZE bf16 GEMM on the Hopper model, 1 thread vs --threads.
-        #[arg(long, value_name = "SIZE")]
+        #[arg(long, value_name = "SIZE", value_parser = values::gemm_size)]
         gemm: Option<usize>,
         /// Only instructions whose name contains this text.
         #[arg(long)]
@@ -234,8 +235,10 @@ fn main() -> ExitCode {
         } => bench::run(&bench::Opts {
             filter,
             json,
-            threads: threads
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            threads: threads.map_or_else(
+                || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                usize::from,
+            ),
             seconds,
             gemm,
         }),

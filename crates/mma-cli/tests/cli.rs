@@ -59,7 +59,7 @@ fn eval_writes_d_and_reports_bad_lines_with_file_and_line() {
         "{err}"
     );
     assert!(
-        err.contains(&format!("{name}:5:")) && err.contains("not a hex word"),
+        err.contains(&format!("{name}:5:")) && err.contains("expected exactly 8 hex digits"),
         "{err}"
     );
     assert!(
@@ -72,15 +72,26 @@ fn eval_writes_d_and_reports_bad_lines_with_file_and_line() {
     );
     let out = fs::read_to_string(&output).unwrap();
     let lines: Vec<&str> = out.lines().collect();
-    // The comment and the two good lines survive, with d added or kept, fields in input order.
-    assert_eq!(lines.len(), 3, "{out}");
+    // One output line per input line: the comment as it was, the good lines with d added or
+    // kept (fields in input order), each refused line with "error" and without "d".
+    assert_eq!(lines.len(), 8, "{out}");
     assert_eq!(lines[0], "# a comment");
     assert!(
         lines[1].ends_with(r#""sampler":"hand","d":"41880000"}"#),
         "{}",
         lines[1]
     );
-    assert_eq!(lines[2], GOOD.replace(' ', ""));
+    for (i, line) in lines.iter().enumerate().take(7).skip(2) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(v["error"].is_string(), "line {}: {line}", i + 1);
+        assert!(v.get("d").is_none(), "line {}: {line}", i + 1);
+    }
+    assert!(
+        lines[5].starts_with(r#"{"line":6,"error":"#),
+        "{}",
+        lines[5]
+    );
+    assert_eq!(lines[7], GOOD.replace(' ', ""));
 }
 
 #[test]
@@ -106,7 +117,7 @@ fn check_counts_passes_and_failures() {
 fn names_users_type_resolve_to_the_same_instruction() {
     // PTX spelling, product name and the mmasim short form must give the same bits:
     // 1·1 + 1·2 = 3.0 (0x40400000) on Ampere's bf16 path.
-    let z = ",0,0,0,0,0,0,0,0,0,0,0,0,0,0";
+    let z = ",0000".repeat(14);
     let a = format!("3f80,3f80{z}");
     let b = format!("3f80,4000{z}");
     for (arch, instr) in [
@@ -121,7 +132,7 @@ fn names_users_type_resolve_to_the_same_instruction() {
         ),
     ] {
         let (code, out, err) = mma(&[
-            "dot", "--arch", arch, "--instr", instr, "--a", &a, "--b", &b, "--c", "0",
+            "dot", "--arch", arch, "--instr", instr, "--a", &a, "--b", &b, "--c", "00000000",
         ]);
         assert_eq!(code, 0, "{arch} {instr}: {err}");
         assert!(out.starts_with("d = 40400000 (3)"), "{out}");

@@ -115,20 +115,31 @@ impl Format {
         }
     }
 
-    const fn sign_bit(&self) -> u64 {
+    pub(crate) const fn sign_bit(&self) -> u64 {
         1u64 << (self.lsb + self.exp_bits + self.man_bits)
     }
 
     /// Whether `bits` is a valid storage word (no bits set above the storage width; for the
-    /// sub-byte formats, none above the encoded width).
+    /// sub-byte formats, none above the encoded width). The one exception is an unsigned
+    /// 7-bit format in a byte (ue4m3): its bit 7 is the sign position of the signed sibling
+    /// (e4m3) and is ignored, so such a byte reads as its low 7 bits. NVFP4 data carries such
+    /// bytes, and mmasim 2.1.1 reads them masked the same way.
     pub fn is_valid_encoding(&self, bits: u64) -> bool {
         let top = self.lsb + self.width();
+        if self.ignores_bit7() {
+            return bits >> 8 == 0;
+        }
         let limit = if self.storage_bits == 8 && self.width() < 8 {
             top
         } else {
             self.storage_bits
         };
         limit >= 64 || bits >> limit == 0
+    }
+
+    /// Whether bit 7 of a storage byte is ignored (an unsigned 7-bit format: ue4m3).
+    pub const fn ignores_bit7(&self) -> bool {
+        !self.signed && self.storage_bits == 8 && self.lsb == 0 && self.width() == 7
     }
 
     /// Decodes a storage word. Bits below `lsb` (tf32's dropped mantissa) are ignored, which is

@@ -36,18 +36,14 @@ impl DotUnit {
         threads: usize,
     ) -> Result<(), ShapeError> {
         let s = self.scales_for(k);
-        for (which, got, want) in [
-            ("A", x.a.len(), m * k),
-            ("B", x.b_cols.len(), k * n),
-            ("C", x.c.len(), m * n),
-            ("D", d.len(), m * n),
-            ("scale_a", x.scale_a.len(), m * s),
-            ("scale_b", x.scale_b.len(), n * s),
-        ] {
-            if got != want {
-                return Err(ShapeError::Matrix { which, got, want });
-            }
-        }
+        crate::unit::check_lengths(&[
+            ("A", x.a.len(), m, k),
+            ("B", x.b_cols.len(), k, n),
+            ("C", x.c.len(), m, n),
+            ("D", d.len(), m, n),
+            ("scale_a", x.scale_a.len(), m, s),
+            ("scale_b", x.scale_b.len(), n, s),
+        ])?;
         let per = self.formats.scale.map_or(1, |(_, p)| p);
         if k_step == 0 || k % k_step != 0 || k_step % per != 0 {
             return Err(ShapeError::Ragged {

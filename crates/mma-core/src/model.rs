@@ -40,6 +40,10 @@ pub enum NanStyle {
     AllOnes,
     /// The IEEE default quiet NaN (0x7FC00000, 0x7E00).
     DefaultQuiet,
+    /// The default quiet NaN with the sign bit set (0xFFC00000, 0xFE00): the x86 "real
+    /// indefinite" pattern, and what AMD CDNA1 returns for +Inf + -Inf (Khattak, Mikaitis and
+    /// Graziani, "Accurate Models of AMD Matrix Cores", 2026).
+    NegativeQuiet,
 }
 
 impl NanStyle {
@@ -47,6 +51,7 @@ impl NanStyle {
         match self {
             NanStyle::AllOnes => fmt.all_ones_nan(),
             NanStyle::DefaultQuiet => fmt.default_nan(),
+            NanStyle::NegativeQuiet => fmt.default_nan() | fmt.sign_bit(),
         }
     }
 }

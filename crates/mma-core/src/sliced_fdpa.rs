@@ -1,23 +1,29 @@
 //! Sliced FDPA: a block evaluated as several T-FDPA passes over interleaved slices of K, with C
 //! added last by a separate rounded addition.
 //!
-//! Pass `p` takes the products with `(k / group) % passes == p`; the first pass starts from +0,
-//! each later pass takes the previous pass's rounded result as its C, and C itself enters only
-//! at the end: `d = round(d_last + c)`, one exact addition rounded by the output rounding.
+//! 1. Pass `p` takes the products with `(k / group) % passes == p`.
+//! 2. The first pass starts from +0; each later pass takes the previous pass's result as its
+//!    C. Every pass is a T-FDPA step with the pass's own output rounding (`pass.out`).
+//! 3. C enters only at the end: `d = round_last(d_last + c)`, one exact addition rounded by
+//!    `last` into the pass's output format (the NaN and zero conventions are the pass's).
 //!
-//! This is the arithmetic of `mma.sync` e4m3/e5m2 with fp16 output on Hopper (H100) and
-//! Blackwell (B200), which no published model reproduces. It was established on the
-//! `shared/hw` records by a closed loop (hypothesis, targeted records, all records): with
-//! `group = 2`, `passes = 2` and the f16 HMMA parameters of the architecture (F = 25,
-//! e_zero = -21, RNE to fp16) it matches 2500/2500 records of each of H100 E4M3, H100 E5M2,
-//! B200 E4M3 and B200 E5M2. The slices are those of the fp8 `m16n8k32` register layout
-//! converted to the f16 `m16n8k16` layout (each thread's four consecutive k values split into
-//! two pairs), which suggests the instruction is carried out as two f16 MMAs and an f16 add.
-//! Other orders, directions and places for C score 1550-2144 of 2500 (crate docs of
-//! mma-nvidia list them).
+//! This is the arithmetic of `mma.sync` e4m3/e5m2 on Hopper (H100, fp16 output) and Blackwell
+//! (B200, both outputs), which no published model reproduces. It was established on the
+//! hardware records of Khattak and Mikaitis by a closed loop (hypothesis, targeted records,
+//! all records): with `group = 2`, `passes = 2` and the f16 HMMA step of the architecture
+//! (F = 25; RNE to fp16 with e_zero = -21, or RZ to fp32 with e_zero = -133), and `last` =
+//! RNE, it matches 2500/2500 records of each of H100 E4M3, H100 E5M2, B200 E4M3 and B200 E5M2
+//! with fp16 output and of B200 E4M3 and E5M2 with fp32 output. The fp32 passes' rounding is
+//! fixed by one further record whose second pass is not an fp32 number (mma-nvidia's
+//! `tests/b200_fp8_pass_rounding.rs`). The slices are those of the fp8 `m16n8k32` register
+//! layout converted to the f16 `m16n8k16` layout (each thread's four consecutive k values
+//! split into two pairs), which suggests the instruction is carried out as two f16 MMAs and
+//! a separate add of C. Other orders, directions and places for C score 1550-2144 of 2500
+//! (mma-nvidia's `docs/fp8-mma-sync.md` lists them).
 
 use crate::e_fdpa::exact_sum;
-use crate::model::{BlockIn, BlockModel, Formats, MAX_BLOCK};
+use crate::model::{BlockIn, BlockModel, Formats, Output, OutputRounding, MAX_BLOCK};
+use crate::round::Rounding;
 use crate::t_fdpa::TFdpa;
 use crate::term::Term;
 use crate::value::Value;
@@ -31,6 +37,9 @@ pub struct SlicedFdpa {
     pub group: usize,
     /// Number of passes.
     pub passes: usize,
+    /// The rounding of the final addition of C (to the output format of `pass`), which need
+    /// not be the passes' own rounding.
+    pub last: Rounding,
 }
 
 impl BlockModel for SlicedFdpa {
@@ -72,7 +81,14 @@ impl BlockModel for SlicedFdpa {
             _ => {
                 let terms = [Term::of_value(s, &f.d, 0), Term::of_value(c, x.c_fmt, 0)];
                 let (sum, signs) = exact_sum(&terms);
-                out.round_encode(&f.d, sum.to_exact(), signs.zero_is_neg(out.rho.mode))
+                let last = Output {
+                    rho: OutputRounding {
+                        mode: self.last,
+                        ..out.rho
+                    },
+                    ..*out
+                };
+                last.round_encode(&f.d, sum.to_exact(), signs.zero_is_neg(self.last))
             }
         }
     }

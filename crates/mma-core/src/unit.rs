@@ -99,12 +99,13 @@ impl DotUnit {
                 )
             }
             Model::SlicedFdpa(s) => format!(
-                "Sliced-FDPA passes={} group={} F={} e_zero={} rho={}, C added last",
+                "Sliced-FDPA passes={} group={} F={} e_zero={} rho={}, C added last by {}",
                 s.passes,
                 s.group,
                 s.pass.f,
                 s.pass.e_zero,
-                rho_name(&s.pass.out)
+                rho_name(&s.pass.out),
+                s.last.short_name().to_uppercase()
             ),
             Model::EFdpa(e) => format!("E-FDPA L_max={l} rho={}", rho_name(&e.out)),
             Model::Fma(m) => format!("FMA sequential, {}", m.mode.short_name().to_uppercase()),
@@ -128,6 +129,32 @@ impl DotUnit {
     }
 }
 
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn length_panic(a: usize, b: usize, sa: usize, sb: usize, want: usize) -> ! {
+    if a != b {
+        panic!("dot product: A has {a} elements but B has {b}");
+    }
+    panic!("dot product: {a} elements need {want} scale factors each, got {sa} (A) and {sb} (B)");
+}
+
+/// Checks that each operand `(name, length, rows, columns)` has `rows · columns` elements; a
+/// product that overflows `usize` is an error too, never a wrapped length.
+pub(crate) fn check_lengths(
+    operands: &[(&'static str, usize, usize, usize)],
+) -> Result<(), ShapeError> {
+    for &(which, got, rows, cols) in operands {
+        let want = rows
+            .checked_mul(cols)
+            .ok_or(ShapeError::TooLarge { which, rows, cols })?;
+        if got != want {
+            return Err(ShapeError::Matrix { which, got, want });
+        }
+    }
+    Ok(())
+}
+
 /// Why operands do not fit a unit.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ShapeError {
@@ -146,6 +173,12 @@ pub enum ShapeError {
         which: &'static str,
         got: usize,
         want: usize,
+    },
+    #[error("{which}: {rows} × {cols} elements overflow the address space")]
+    TooLarge {
+        which: &'static str,
+        rows: usize,
+        cols: usize,
     },
     #[error("C is {c} but D is {d}: D cannot be fed back as C")]
     Feedback { c: &'static str, d: &'static str },
@@ -226,8 +259,13 @@ impl DotUnit {
         Ok(())
     }
 
-    /// `d = a·b + c` over any K, in blocks of `self.block`. Allocation-free; operands must have
-    /// passed [`DotUnit::check`] (lengths are only debug-asserted here). Runs the fast paths of
+    /// `d = a·b + c` over any K, in blocks of `self.block`. Allocation-free. Encodings are not
+    /// checked here (bits above a format's width are ignored; [`DotUnit::check`] rejects them).
+    ///
+    /// # Panics
+    /// When A and B differ in length, or `sa`/`sb` do not hold [`DotUnit::scales_for`]`(K)`
+    /// entries each; the message names the mismatch. [`DotUnit::check`] returns the same
+    /// condition as an error. Runs the fast paths of
     /// [`Kernel`]; for many dot products prepare the kernel once with [`DotUnit::kernel`] and
     /// evaluate them together with [`Kernel::dots`] (eight at a time across vector lanes).
     #[inline]
@@ -238,7 +276,20 @@ impl DotUnit {
     /// As [`DotUnit::dot`], always through the plain model: the reference the fast paths are
     /// tested against.
     pub fn dot_plain(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
+        self.assert_lengths(a, b, sa, sb);
         self.chain(a, b, c, sa, sb, |x| self.model.block(&self.formats, x))
+    }
+
+    /// Panics, naming the mismatch, unless A and B have the same length and each scale list
+    /// has [`DotUnit::scales_for`] entries: a wrong length must never give a truncated result,
+    /// and arithmetic does not return `Result` (see [`DotUnit::check`] for a checked call).
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn assert_lengths(&self, a: &[u64], b: &[u64], sa: &[u64], sb: &[u64]) {
+        let want = self.scales_for(a.len());
+        if a.len() != b.len() || sa.len() != want || sb.len() != want {
+            length_panic(a.len(), b.len(), sa.len(), sb.len(), want);
+        }
     }
 
     /// The unit prepared for repeated evaluation (decode tables, fast block routine).
@@ -305,18 +356,14 @@ impl DotUnit {
         d: &mut [u64],
     ) -> Result<(), ShapeError> {
         let s = self.scales_for(k);
-        for (which, got, want) in [
-            ("A", a.len(), m * k),
-            ("B", b_cols.len(), k * n),
-            ("C", c.len(), m * n),
-            ("D", d.len(), m * n),
-            ("scale_a", scale_a.len(), m * s),
-            ("scale_b", scale_b.len(), n * s),
-        ] {
-            if got != want {
-                return Err(ShapeError::Matrix { which, got, want });
-            }
-        }
+        check_lengths(&[
+            ("A", a.len(), m, k),
+            ("B", b_cols.len(), k, n),
+            ("C", c.len(), m, n),
+            ("D", d.len(), m, n),
+            ("scale_a", scale_a.len(), m, s),
+            ("scale_b", scale_b.len(), n, s),
+        ])?;
         let kern = self.kernel();
         for i in 0..m {
             let row = &a[i * k..(i + 1) * k];

@@ -264,6 +264,7 @@ fn sliced_fdpa_adds_c_last() {
             pass,
             group: 2,
             passes: 2,
+            last: Rounding::NearestEven,
         }),
     };
     let a = [ONE, 0, 0x2800, 0]; // 2^-5

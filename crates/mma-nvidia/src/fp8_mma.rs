@@ -10,13 +10,15 @@
 //!   HMMA parameters (F = 25, e_zero = -21, each pass rounded to nearest even in fp16, C added
 //!   last): 2500/2500 per format and GPU, where every other order of passes, rounding
 //!   direction or place for C tried scores at most 2144 (`crates/mma-nvidia/docs/fp8-mma-sync.md`).
-//! - Blackwell, fp32 output: the same sliced arithmetic with fp32 passes rounded to nearest
-//!   even (F = 25, e_zero = -133) reproduces 2500/2500 per format. The published
-//!   round-toward-zero T-FDPA fails about 35%. An exact sum rounded once also matches these
-//!   records: the two differ only when a pass's sum is not exact in fp32, which happens on one
-//!   record here (E5M2 line 1702), where they still agree. The sliced form is chosen because it
-//!   is the mechanism the fp16-output records establish, and because the exact-sum model is
-//!   known to miss one record of the full published E5M2 file (`shared/hw/README.md`).
+//! - Blackwell, fp32 output: the same sliced arithmetic with the fp32 HMMA step (F = 25,
+//!   e_zero = -133, each pass rounded toward zero to fp32), then C added by one addition
+//!   rounded to nearest even: 2500/2500 per format, and record 3,936 of the full published
+//!   E5M2 file, whose second pass is not an fp32 number and where nearest-even passes or an
+//!   exact sum rounded once miss by one ulp (`tests/b200_fp8_pass_rounding.rs`). The
+//!   published round-toward-zero T-FDPA (one block, C first) fails about 35%.
+//!
+//! In both output formats a pass is thus the architecture's own f16 `mma.sync` step for that
+//! output (RNE to fp16, RZ to fp32), and only the addition of C rounds to nearest even.
 //!
 //! The `m16n8k16` shapes have no records; they are given the same arithmetic, with the k16
 //! register layout split the same way (pairs of consecutive k in two passes).
@@ -52,33 +54,30 @@ fn unit(arch: Arch, k: usize, d: Format, a: Format, b: Format) -> DotUnit {
         scale: None,
     };
     let (ez32, ez16) = arch.e_zero();
-    let model = if d == format::FP16 {
-        let pass = TFdpa {
-            f: arch.f(),
-            e_zero: ez16,
-            out: output(format::FP16, Rounding::NearestEven),
-        };
-        Model::SlicedFdpa(SlicedFdpa {
-            pass,
-            group: 2,
-            passes: 2,
-        })
-    } else if arch == Arch::Hopper {
+    let model = if d == format::FP32 && arch == Arch::Hopper {
         Model::TFdpa(TFdpa {
             f: 13,
             e_zero: ez32,
             out: output(format::E8M13, Rounding::TowardZero),
         })
     } else {
-        let pass = TFdpa {
-            f: arch.f(),
-            e_zero: ez32,
-            out: output(format::FP32, Rounding::NearestEven),
+        // Each pass is the architecture's own f16 HMMA step with this output: RNE to fp16, or
+        // RZ to fp32 (B200 record 3,936 of the published E5M2 file decides the latter). C is
+        // then added by one addition rounded to nearest even.
+        let (e_zero, pass_mode) = if d == format::FP16 {
+            (ez16, Rounding::NearestEven)
+        } else {
+            (ez32, Rounding::TowardZero)
         };
         Model::SlicedFdpa(SlicedFdpa {
-            pass,
+            pass: TFdpa {
+                f: arch.f(),
+                e_zero,
+                out: output(d, pass_mode),
+            },
             group: 2,
             passes: 2,
+            last: Rounding::NearestEven,
         })
     };
     // One block covers the whole instruction: the passes split K themselves.

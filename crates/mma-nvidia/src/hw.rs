@@ -107,16 +107,61 @@ pub fn instruction_for(
     find_in(arch, Some(crate::Op::Mma), &name).ok()
 }
 
-fn read_lines(path: &Path) -> Result<Vec<String>, HwError> {
-    let text = fs::read_to_string(path).map_err(|source| HwError::Io {
+/// The lines of a record file, each with its problem if it cannot be read as text; blank
+/// lines at the end are dropped (a blank line elsewhere stays a record, which then fails, so
+/// that the files stay aligned by line).
+fn read_lines(path: &Path) -> Result<Vec<Result<String, String>>, HwError> {
+    let io = |source| HwError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
-    Ok(text
-        .lines()
-        .map(str::to_string)
-        .filter(|l| !l.trim().is_empty())
-        .collect())
+    };
+    let f = fs::File::open(path).map_err(io)?;
+    let mut lines = Vec::new();
+    for item in mma_io::Lines::new(std::io::BufReader::new(f)) {
+        let (_, line) = item.map_err(io)?;
+        lines.push(match line {
+            mma_io::Line::Text(t) => Ok(t),
+            other => Err(other.problem().unwrap_or_default()),
+        });
+    }
+    while let Some(Ok(last)) = lines.last() {
+        if !last.trim().is_empty() {
+            break;
+        }
+        lines.pop();
+    }
+    Ok(lines)
+}
+
+/// The text of record `line` of `path`, or its problem.
+fn text_of<'a>(
+    lines: &'a [Result<String, String>],
+    i: usize,
+    path: &Path,
+) -> Result<&'a str, HwError> {
+    let parse = |msg: String| HwError::Parse {
+        path: path.into(),
+        line: i + 1,
+        msg,
+    };
+    match &lines[i] {
+        Ok(t) if t.trim().is_empty() => Err(parse("blank line where a record was expected".into())),
+        Ok(t) => Ok(t),
+        Err(msg) => Err(parse(msg.clone())),
+    }
+}
+
+/// The number of elements most records of the folder have (their K), from the A file.
+fn folder_k(a_lines: &[Result<String, String>]) -> Option<usize> {
+    let mut counts = std::collections::BTreeMap::new();
+    for l in a_lines.iter().flatten() {
+        *counts.entry(l.split_whitespace().count()).or_insert(0usize) += 1;
+    }
+    counts
+        .into_iter()
+        .filter(|&(k, _)| k > 0)
+        .max_by_key(|&(k, n)| (n, k))
+        .map(|(k, _)| k)
 }
 
 fn parse_word(path: &Path, line: usize, w: &str) -> Result<u32, HwError> {
@@ -199,8 +244,64 @@ fn file_with(dir: &Path, prefix: &str, suffix: &str) -> Result<PathBuf, HwError>
     })
 }
 
-/// Loads one `<GPU>/<fmt>` folder: one set per `d_*_fp32.txt` / `d_*_fp16.txt` present.
-pub fn load_format_dir(gpu: &str, arch: Arch, dir: &Path) -> Result<Vec<RecordSet>, HwError> {
+/// A record's A row and B column (storage words) and C (a binary32 word).
+type Inputs = (Vec<u64>, Vec<u64>, u32);
+
+/// The A row, B column and binary32 C of record `line`; `k` is the folder's K.
+fn read_inputs(
+    line: usize,
+    paths: [&Path; 3],
+    texts: [&str; 3],
+    k: usize,
+    input: &Format,
+) -> Result<Inputs, HwError> {
+    let [a_path, b_path, c_path] = paths;
+    let words = |path: &Path, text: &str| -> Result<Vec<u64>, HwError> {
+        text.split_whitespace()
+            .map(|w| parse_word(path, line, w).and_then(|x| narrow(x, input, path, line)))
+            .collect()
+    };
+    let a = words(a_path, texts[0])?;
+    let b = words(b_path, texts[1])?;
+    for (path, got) in [(a_path, a.len()), (b_path, b.len())] {
+        if got != k {
+            return Err(HwError::Parse {
+                path: path.into(),
+                line,
+                msg: format!("{got} elements, but the folder's records have K = {k}"),
+            });
+        }
+    }
+    Ok((a, b, parse_word(c_path, line, texts[2])?))
+}
+
+/// C as the instruction takes it: binary16 (rounded to nearest even, as the measurement did)
+/// for fp16 output, 0 where the records match C = 0, else the binary32 word.
+fn c_operand(c32: u32, output: &Format, zero_c: bool) -> u64 {
+    if zero_c {
+        0
+    } else if *output == format::FP16 {
+        let v = convert(
+            &format::FP16,
+            format::FP32.decode(c32 as u64),
+            Rounding::NearestEven,
+            RoundOpts::IEEE,
+        );
+        format::FP16.encode(v, format::FP16.default_nan())
+    } else {
+        c32 as u64
+    }
+}
+
+/// Loads one `<GPU>/<fmt>` folder: one set per `d_*_fp32.txt` / `d_*_fp16.txt` present, and
+/// the records that could not be read, each named by file and line (the others still load).
+/// A folder whose files disagree on the number of records is refused whole: its records could
+/// not be paired without shifting them.
+pub fn load_format_dir(
+    gpu: &str,
+    arch: Arch,
+    dir: &Path,
+) -> Result<(Vec<RecordSet>, Vec<HwError>), HwError> {
     let fname = dir
         .file_name()
         .map(|s| s.to_string_lossy().to_string())
@@ -217,36 +318,48 @@ pub fn load_format_dir(gpu: &str, arch: Arch, dir: &Path) -> Result<Vec<RecordSe
         read_lines(&b_path)?,
         read_lines(&c_path)?,
     );
-    for (p, l) in [(&b_path, &b_lines), (&c_path, &c_lines)] {
-        if l.len() != a_lines.len() {
-            return Err(HwError::Layout {
-                path: p.clone(),
+    let same_count = |p: &Path, l: &[Result<String, String>]| {
+        if l.len() == a_lines.len() {
+            Ok(())
+        } else {
+            Err(HwError::Layout {
+                path: p.to_path_buf(),
                 msg: format!(
                     "{} records, but {} has {}",
                     l.len(),
                     a_path.display(),
                     a_lines.len()
                 ),
-            });
+            })
         }
-    }
-    let mut sets = Vec::new();
+    };
+    same_count(&b_path, &b_lines)?;
+    same_count(&c_path, &c_lines)?;
+    let k = folder_k(&a_lines).ok_or_else(|| HwError::Layout {
+        path: a_path.clone(),
+        msg: "no records".into(),
+    })?;
+    // A, B and C once for both outputs; a bad record is reported once, by file and line.
+    let (mut sets, mut errors) = (Vec::new(), Vec::new());
+    let inputs: Vec<Option<Inputs>> = (0..a_lines.len())
+        .map(|i| {
+            let r = (|| {
+                let texts = [
+                    text_of(&a_lines, i, &a_path)?,
+                    text_of(&b_lines, i, &b_path)?,
+                    text_of(&c_lines, i, &c_path)?,
+                ];
+                read_inputs(i + 1, [&a_path, &b_path, &c_path], texts, k, &input)
+            })();
+            r.map_err(|e| errors.push(e)).ok()
+        })
+        .collect();
     for (out_name, output) in [("fp32", format::FP32), ("fp16", format::FP16)] {
         let Ok(d_path) = file_with(dir, "d_", &format!("_{out_name}.txt")) else {
             continue;
         };
         let d_lines = read_lines(&d_path)?;
-        if d_lines.len() != a_lines.len() {
-            return Err(HwError::Layout {
-                path: d_path,
-                msg: format!(
-                    "{} records, but {} has {}",
-                    d_lines.len(),
-                    a_path.display(),
-                    a_lines.len()
-                ),
-            });
-        }
+        same_count(&d_path, &d_lines)?;
         let instruction =
             instruction_for(arch, &input, &output).ok_or_else(|| HwError::NoInstruction {
                 path: dir.into(),
@@ -255,51 +368,22 @@ pub fn load_format_dir(gpu: &str, arch: Arch, dir: &Path) -> Result<Vec<RecordSe
         // H100 fp8 with binary32 output: the records match C = 0 (shared/hw/README.md).
         let zero_c = arch == Arch::Hopper && input.storage_bits == 8 && output == format::FP32;
         let mut records = Vec::with_capacity(a_lines.len());
-        for (i, (((al, bl), cl), dl)) in a_lines
-            .iter()
-            .zip(&b_lines)
-            .zip(&c_lines)
-            .zip(&d_lines)
-            .enumerate()
-        {
+        for (i, ins) in inputs.iter().enumerate() {
             let line = i + 1;
-            let a = al
-                .split_whitespace()
-                .map(|w| {
-                    parse_word(&a_path, line, w).and_then(|x| narrow(x, &input, &a_path, line))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let b = bl
-                .split_whitespace()
-                .map(|w| {
-                    parse_word(&b_path, line, w).and_then(|x| narrow(x, &input, &b_path, line))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            if a.len() != b.len() || a.is_empty() {
-                return Err(HwError::Parse {
-                    path: b_path.clone(),
+            let d = text_of(&d_lines, i, &d_path)
+                .and_then(|t| parse_word(&d_path, line, t))
+                .and_then(|w| narrow(w, &output, &d_path, line));
+            match (ins, d) {
+                (Some((a, b, c32)), Ok(d)) => records.push(Record {
                     line,
-                    msg: format!("A has {} elements, B has {}", a.len(), b.len()),
-                });
+                    a: a.clone(),
+                    b: b.clone(),
+                    c: c_operand(*c32, &output, zero_c),
+                    d,
+                }),
+                (_, Err(e)) => errors.push(e),
+                (None, Ok(_)) => {}
             }
-            let c32 = parse_word(&c_path, line, cl)?;
-            let c = if zero_c {
-                0
-            } else if output == format::FP16 {
-                // C was rounded to binary16 (RNE) before the operation.
-                let v = convert(
-                    &format::FP16,
-                    format::FP32.decode(c32 as u64),
-                    Rounding::NearestEven,
-                    RoundOpts::IEEE,
-                );
-                format::FP16.encode(v, format::FP16.default_nan())
-            } else {
-                c32 as u64
-            };
-            let d32 = parse_word(&d_path, line, dl)?;
-            let d = narrow(d32, &output, &d_path, line)?;
-            records.push(Record { line, a, b, c, d });
         }
         sets.push(RecordSet {
             gpu: gpu.to_string(),
@@ -311,7 +395,7 @@ pub fn load_format_dir(gpu: &str, arch: Arch, dir: &Path) -> Result<Vec<RecordSe
             records,
         });
     }
-    Ok(sets)
+    Ok((sets, errors))
 }
 
 /// Loads every `<GPU>/<fmt>` folder under `root`. Problems with one folder are returned beside
@@ -366,7 +450,10 @@ pub fn load_dir(root: &Path) -> (Vec<RecordSet>, Vec<HwError>) {
         fdirs.sort();
         for fdir in fdirs {
             match load_format_dir(&gpu, arch, &fdir) {
-                Ok(s) => sets.extend(s),
+                Ok((s, e)) => {
+                    sets.extend(s);
+                    errors.extend(e);
+                }
                 Err(e) => errors.push(e),
             }
         }

@@ -10,8 +10,8 @@ use std::sync::OnceLock;
 pub enum CatalogError {
     #[error("unknown NVIDIA architecture or GPU {name:?}; known: {known}")]
     UnknownArch { name: String, known: String },
-    #[error("unknown operation {name:?}; expected one of MMA, WGMMA, TCGen05MMA, MMABlockScale, TCGen05MMABlockScale")]
-    UnknownOp { name: String },
+    #[error("unknown operation {name:?}{}; expected one of MMA, WGMMA, TCGen05MMA, MMABlockScale, TCGen05MMABlockScale", near.first().map(|n| format!(" (did you mean {n}?)")).unwrap_or_default())]
+    UnknownOp { name: String, near: Vec<String> },
     #[error("{arch} has no instruction {name:?}{hint}")]
     UnknownInstruction {
         arch: String,
@@ -143,8 +143,14 @@ pub fn find(
         known: closest(arch, known_arch_names().map(str::to_string)).join(", "),
     })?;
     let op = match op {
-        Some(o) => Some(Op::parse(o).ok_or_else(|| CatalogError::UnknownOp {
-            name: o.to_string(),
+        Some(o) => Some(Op::parse(o).ok_or_else(|| {
+            CatalogError::UnknownOp {
+                name: o.to_string(),
+                near: closest(o, Op::ALL.iter().map(|op| op.name().to_string()))
+                    .into_iter()
+                    .take(1)
+                    .collect(),
+            }
         })?),
         None => op_of_ptx(name),
     };
@@ -169,6 +175,28 @@ pub fn find_in(
         .collect();
     if let [one] = hits.as_slice() {
         return Ok(one);
+    }
+    if let Some(op) = op {
+        // The name exists on this architecture under other operations: say which.
+        let mut others: Vec<&str> = idx
+            .by_key
+            .get(&(arch, key.clone()))
+            .into_iter()
+            .flatten()
+            .map(|&i| idx.all[i].op.name())
+            .collect();
+        others.dedup();
+        if !others.is_empty() {
+            return Err(CatalogError::UnknownInstruction {
+                arch: arch.name().to_string(),
+                name: format!("{name} (op {})", op.name()),
+                hint: format!(
+                    "; it is a {} instruction there: use op {} or leave op out",
+                    others.join("/"),
+                    others.join(" or ")
+                ),
+            });
+        }
     }
     let names = idx
         .all

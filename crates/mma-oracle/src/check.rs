@@ -256,7 +256,7 @@ fn check_sliced(
     let exact = ExactResult::from_bits(&f.d, acc).add(&ExactResult::from_bits(x.c_fmt, x.c));
     let last = Bound {
         abs: Rational::new(),
-        out_ulps: rounding_ulps(s.pass.out.rho.mode),
+        out_ulps: rounding_ulps(s.last),
     };
     let st = step(&last, &rho, &f.d, out, &exact);
     Step {

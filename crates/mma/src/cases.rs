@@ -29,7 +29,7 @@ pub enum CaseError {
         "vendor {0:?} is not built into this binary or unknown (expected \"nvidia\" or \"amd\")"
     )]
     Vendor(String),
-    #[error("{field}: {got} elements, but {instr} takes {want}")]
+    #[error("{field}: {got} {}, but {instr} takes {want}", plural(*got, "element", "elements"))]
     Count {
         field: &'static str,
         got: usize,
@@ -43,6 +43,14 @@ pub enum CaseError {
         hex: String,
         msg: String,
     },
+}
+
+fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
 }
 
 /// How the A and B words of an instruction are packed (see the module docs).
@@ -102,8 +110,12 @@ pub fn parse_line(line: &str) -> Result<Case, CaseError> {
     let Json::Object(fields) = v else {
         return Err(CaseError::Json("a case must be a JSON object".into()));
     };
-    let vendor = str_field(&fields, "vendor")?.to_ascii_lowercase();
     let arch = str_field(&fields, "arch")?;
+    // The vendor is optional: the catalog that knows the architecture decides.
+    let vendor = match fields.get("vendor") {
+        None | Some(Json::Null) => vendor_of(&arch).to_string(),
+        Some(_) => str_field(&fields, "vendor")?.to_ascii_lowercase(),
+    };
     let instr = str_field(&fields, "instr")?;
     let op = match fields.get("op") {
         None | Some(Json::Null) => None,
@@ -162,6 +174,14 @@ pub fn resolve(
         }
         #[cfg(feature = "amd")]
         "amd" => {
+            if let Some(op) = op.filter(|o| !o.eq_ignore_ascii_case("MFMA")) {
+                return Err(CaseError::Field {
+                    field: "op",
+                    msg: format!(
+                        "{op:?} is not an AMD operation: AMD matrix instructions have one, \"MFMA\" (or leave \"op\" out)"
+                    ),
+                });
+            }
             let i = mma_amd::find(arch, instr).map_err(|e| CaseError::Catalog(e.to_string()))?;
             Ok(Target {
                 unit: &i.unit,
@@ -197,23 +217,35 @@ fn hex_list(m: &Map<String, Json>, f: &'static str) -> Result<Vec<String>, CaseE
     }
 }
 
-fn parse_hex(field: &'static str, index: usize, s: &str, bits: u32) -> Result<u64, CaseError> {
-    let t = s.trim();
-    let t = t.strip_prefix("0x").unwrap_or(t);
+/// Reads one hex word strictly: an optional `0x` prefix (that spelling only), then exactly
+/// `digits` hex digits, the storage width of the word (`what` names it in the message). A
+/// short word is an error, never a small number: `"3f80"` is not an fp32 C.
+fn parse_hex(
+    field: &'static str,
+    index: usize,
+    s: &str,
+    digits: usize,
+    what: &str,
+) -> Result<u64, CaseError> {
+    let t = s.strip_prefix("0x").unwrap_or(s);
     let bad = |msg: String| CaseError::Word {
         field,
         index,
         hex: s.to_string(),
         msg,
     };
-    if t.is_empty() || !t.chars().all(|c| c.is_ascii_hexdigit()) {
-        return Err(bad("not a hex word".into()));
+    if t.len() != digits || !t.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return Err(bad(format!(
+            "expected exactly {digits} hex digits ({what}), optionally after 0x"
+        )));
     }
-    let v = u64::from_str_radix(t, 16).map_err(|e| bad(e.to_string()))?;
-    if bits < 64 && v >> bits != 0 {
-        return Err(bad(format!("does not fit in {bits} bits")));
-    }
-    Ok(v)
+    u64::from_str_radix(t, 16).map_err(|e| bad(e.to_string()))
+}
+
+/// [`parse_hex`] for a word of `fmt`'s storage width.
+fn parse_word(field: &'static str, index: usize, s: &str, fmt: &Format) -> Result<u64, CaseError> {
+    let what = format!("a {}-bit {} word", fmt.storage_bits, fmt.name);
+    parse_hex(field, index, s, fmt.hex_digits(), &what)
 }
 
 /// Unpacks A or B words into one storage word per element, checking every encoding.
@@ -227,12 +259,12 @@ fn unpack(
     for (i, w) in words.iter().enumerate() {
         match packing {
             Packing::PackedFp4 => {
-                let v = parse_hex(field, i, w, 8)?;
+                let v = parse_hex(field, i, w, 2, "a byte of two fp4 elements")?;
                 out.push(v >> 4);
                 out.push(v & 0xF);
             }
             Packing::Byte => {
-                let v = parse_hex(field, i, w, 8)?;
+                let v = parse_hex(field, i, w, 2, "one element per byte")?;
                 let width = fmt.width();
                 let code = match width {
                     4 => {
@@ -258,7 +290,7 @@ fn unpack(
                 out.push(code);
             }
             Packing::Plain => {
-                let v = parse_hex(field, i, w, fmt.storage_bits)?;
+                let v = parse_word(field, i, w, fmt)?;
                 if !fmt.is_valid_encoding(v) {
                     return Err(CaseError::Word {
                         field,
@@ -305,7 +337,7 @@ pub fn operands(case: &Case, t: &Target) -> Result<Operands, CaseError> {
         }
     }
     let c_hex = str_field(&case.fields, "c")?;
-    let c = parse_hex("c", 0, &c_hex, f.c.storage_bits)?;
+    let c = parse_word("c", 0, &c_hex, &f.c)?;
     let want = t.unit.scales_for(t.k);
     let mut scales = [Vec::new(), Vec::new()];
     for (slot, field) in scales.iter_mut().zip(["scale_a", "scale_b"]) {
@@ -346,6 +378,19 @@ pub fn evaluate(case: &Case) -> Result<(Target, u64), CaseError> {
     let t = resolve(&case.vendor, &case.arch, case.op.as_deref(), &case.instr)?;
     let o = operands(case, &t)?;
     Ok((t, t.unit.dot(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b)))
+}
+
+/// The case's expected result `"d"`, read strictly as a word of the instruction's output
+/// format; `Ok(None)` when the line has none.
+pub fn expected_d(case: &Case, t: &Target) -> Result<Option<u64>, CaseError> {
+    match case.fields.get("d") {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::String(s)) => parse_word("d", 0, s, &t.unit.formats.d).map(Some),
+        Some(other) => Err(CaseError::Field {
+            field: "d",
+            msg: format!("expected a string (a hex word), found {other}"),
+        }),
+    }
 }
 
 /// Raw bits as a case-file hex word of `fmt`.

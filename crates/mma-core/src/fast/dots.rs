@@ -177,17 +177,13 @@ impl Kernel {
     ) -> Result<usize, ShapeError> {
         let n = c.len();
         let s = self.unit.scales_for(k);
-        for (which, got, want) in [
-            ("A", a.len(), n * k),
-            ("B", b.len(), n * k),
-            ("D", d.len(), n),
-            ("scale_a", scale_a.len(), n * s),
-            ("scale_b", scale_b.len(), n * s),
-        ] {
-            if got != want {
-                return Err(ShapeError::Matrix { which, got, want });
-            }
-        }
+        crate::unit::check_lengths(&[
+            ("A", a.len(), n, k),
+            ("B", b.len(), n, k),
+            ("D", d.len(), n, 1),
+            ("scale_a", scale_a.len(), n, s),
+            ("scale_b", scale_b.len(), n, s),
+        ])?;
         Ok(s)
     }
 

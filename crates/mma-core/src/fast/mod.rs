@@ -402,8 +402,13 @@ impl Kernel {
     }
 
     /// `d = a·b + c` over any K, as [`DotUnit::dot`].
+    ///
+    /// # Panics
+    /// As [`DotUnit::dot`]: when the lengths of A, B and the scale lists do not fit.
     #[inline]
+    #[track_caller]
     pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
+        self.unit.assert_lengths(a, b, sa, sb);
         let vec = match self.path {
             Path::TFdpa(TPath { vec, .. }) => vec,
             Path::Tr(TrPath { vec, .. }) | Path::Gtr(TrPath { vec, .. }) => vec,

@@ -1,0 +1,153 @@
+//! `cargo xtask fuzz`: bounded random testing of every input boundary and every model, on
+//! stable Rust (no cargo-fuzz, which needs nightly and LLVM's libFuzzer).
+//!
+//! Four targets share the time given:
+//! - `models`: every distinct unit of both catalogs over arbitrary operand words (random bits,
+//!   special values, near-cancelling values, scales), the per-dot kernel, the lane batch
+//!   (`Kernel::dots`) and the plain model compared bit for bit, at K = the instruction's K
+//!   and longer chains;
+//! - `cases`: case-file lines mutated byte by byte and field by field through the parser,
+//!   the instruction look-up, the operand checks and the evaluation;
+//! - `hw`: hardware-record folders with mutated files through the reader and the checker;
+//! - `values`: the command line's value parsers and name look-ups over arbitrary strings.
+//!
+//! A finding is a panic, or (models) a disagreement between the paths; each is printed with
+//! what reproduces it (target, seed, iteration, the input), and the run exits non-zero. A
+//! finding, once fixed, becomes a regression test next to the code it concerns.
+
+mod inputs;
+mod models;
+
+use anyhow::{bail, Result};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// What `cargo xtask fuzz` runs.
+pub struct Opts {
+    /// Wall-clock budget for all targets together.
+    pub seconds: f64,
+    pub seed: u64,
+    /// The targets to run (all four when empty).
+    pub targets: Vec<String>,
+}
+
+pub const TARGETS: [&str; 4] = ["models", "cases", "hw", "values"];
+
+/// One problem found.
+#[derive(Debug)]
+pub struct Finding {
+    pub target: &'static str,
+    pub iteration: u64,
+    pub what: String,
+}
+
+/// The state every target gets: its random stream and where findings go.
+pub struct Ctx {
+    pub rng: Xoshiro256PlusPlus,
+    pub target: &'static str,
+    pub iteration: u64,
+    pub findings: Vec<Finding>,
+}
+
+impl Ctx {
+    /// Runs `f`, recording a panic as a finding described by `input`.
+    pub fn guard<T>(&mut self, input: impl FnOnce() -> String, f: impl FnOnce() -> T) -> Option<T> {
+        match catch_unwind(AssertUnwindSafe(f)) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                let msg = e
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                self.report(format!("panic: {msg}\n    input: {}", input()));
+                None
+            }
+        }
+    }
+
+    pub fn report(&mut self, what: String) {
+        if self.findings.len() < 20 {
+            self.findings.push(Finding {
+                target: self.target,
+                iteration: self.iteration,
+                what,
+            });
+        }
+    }
+
+    pub fn coin(&mut self, p: f64) -> bool {
+        self.rng.random_bool(p)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        self.rng.random_range(0..n.max(1))
+    }
+}
+
+/// What a run found, and how many inputs each target tried.
+pub struct Outcome {
+    pub findings: Vec<Finding>,
+    pub tried: Vec<(&'static str, u64)>,
+}
+
+/// Runs the chosen targets for the time given, in turns of about a tenth of a second each,
+/// and returns what they found and how many inputs each tried.
+pub fn run(root: &Path, o: &Opts) -> Result<Outcome> {
+    let chosen: Vec<&'static str> = if o.targets.is_empty() {
+        TARGETS.to_vec()
+    } else {
+        let mut v = Vec::new();
+        for t in &o.targets {
+            match TARGETS.iter().find(|&&n| n == t) {
+                Some(&n) => v.push(n),
+                None => bail!("unknown fuzz target {t:?} (expected one of {TARGETS:?})"),
+            }
+        }
+        v
+    };
+    if !(o.seconds.is_finite() && o.seconds > 0.0) {
+        bail!("--seconds must be a positive number");
+    }
+    // Panics are findings, reported by the guard: keep the default hook from printing each.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let seeds = inputs::Seeds::load(root);
+    let mut model_state = models::State::new();
+    let deadline = Instant::now() + Duration::from_secs_f64(o.seconds);
+    let mut ctxs: Vec<Ctx> = chosen
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| Ctx {
+            rng: Xoshiro256PlusPlus::seed_from_u64(o.seed.wrapping_add(i as u64 * 0x9e37_79b9)),
+            target: t,
+            iteration: 0,
+            findings: Vec::new(),
+        })
+        .collect();
+    let turn = Duration::from_millis(100);
+    'outer: loop {
+        for ctx in ctxs.iter_mut() {
+            let end = Instant::now() + turn;
+            while Instant::now() < end {
+                if Instant::now() >= deadline {
+                    break 'outer;
+                }
+                ctx.iteration += 1;
+                match ctx.target {
+                    "models" => model_state.step(ctx),
+                    "cases" => inputs::case_step(ctx, &seeds),
+                    "hw" => inputs::hw_step(ctx, &seeds),
+                    _ => inputs::values_step(ctx),
+                }
+            }
+        }
+    }
+    std::panic::set_hook(hook);
+    let tried = ctxs.iter().map(|c| (c.target, c.iteration)).collect();
+    let findings = ctxs.into_iter().flat_map(|c| c.findings).collect();
+    Ok(Outcome { findings, tried })
+}
