@@ -15,11 +15,12 @@ fn mma(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// The lines of `mma <cmd> --help` that name an argument, each with its help text (clap puts
-/// the text on the argument's line, after two or more spaces).
+/// The lines of `mma <cmd> -h` that name an argument, each with its help text (the short
+/// layout puts the text on the argument's line, after two or more spaces; `--help` switches to
+/// the long layout, text below, for commands with a long description).
 fn argument_lines(cmd: &str) -> Vec<String> {
-    let (code, out, err) = mma(&[cmd, "--help"]);
-    assert_eq!(code, 0, "{cmd} --help: {err}");
+    let (code, out, err) = mma(&[cmd, "-h"]);
+    assert_eq!(code, 0, "{cmd} -h: {err}");
     out.lines()
         .skip_while(|l| !l.starts_with("Arguments:") && !l.starts_with("Options:"))
         .filter(|l| l.starts_with("  "))
@@ -29,7 +30,15 @@ fn argument_lines(cmd: &str) -> Vec<String> {
 
 #[test]
 fn every_argument_has_help_text() {
-    for cmd in ["eval", "check", "list", "hw-check", "dot", "bench"] {
+    for cmd in [
+        "eval",
+        "check",
+        "list",
+        "hw-check",
+        "dot",
+        "error-report",
+        "bench",
+    ] {
         let lines = argument_lines(cmd);
         assert!(lines.len() >= 2, "{cmd}: {lines:?}");
         for l in &lines {
