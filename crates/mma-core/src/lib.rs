@@ -52,8 +52,8 @@
 //! - `parallel` (default): [`DotUnit::gemm`] and [`Kernel::dots_threaded`] spread work over
 //!   threads with rayon; without it they run on the calling thread, with the same results.
 //!
-//! The lane paths of [`fast`] are compiled only with AVX2 and F16C enabled (this workspace
-//! builds for `x86-64-v3`); other builds use the scalar kernels, with identical results.
+//! The lane paths of [`fast`] are chosen at run time ([`fast::Isa::detect`]): on AVX2 CPUs in
+//! every build, the portable kernels elsewhere, with identical results.
 
 pub mod e_fdpa;
 pub mod fast;

@@ -3,12 +3,11 @@
 //! CDNA1 to CDNA3) return for given inputs, to the last bit. This facade re-exports the core
 //! engine ([`mma_core`], also at the top level), the vendor catalogs and the exact oracle.
 //!
-//! **Speed depends on your build's target features.** The fast lane paths (eight dot
-//! products per AVX2 vector) exist only when the crate that depends on `mma` is compiled with
-//! AVX2 and F16C enabled, e.g. `RUSTFLAGS="-C target-cpu=x86-64-v3"` (or `target-cpu=native`,
-//! or the same entry in your `.cargo/config.toml`). A plain `cargo build` of a dependent crate
-//! targets baseline x86-64 and gets the scalar path: identical results, several times slower.
-//! [`Kernel::is_batched`] tells at run time which path an instruction takes.
+//! **Fast on any build.** The kernels choose their instruction set at run time: on a CPU with
+//! AVX2, BMI2, FMA, F16C and LZCNT, a plain `cargo build` of a dependent crate takes the lane
+//! paths (eight dot products per AVX2 vector); elsewhere, or with `MMA_FORCE_SCALAR=1`, the
+//! portable kernels, with identical results. [`Kernel::isa`] and [`Kernel::is_batched`] tell
+//! which path an instruction takes.
 //!
 //! # Example
 //!
@@ -24,7 +23,7 @@
 //!
 //! // Many dot products: prepare the unit once, then evaluate them together.
 //! let kern = ins.unit.kernel();
-//! println!("lane path: {}", kern.is_batched());
+//! println!("lane path: {} ({:?})", kern.is_batched(), kern.isa());
 //! # Ok(())
 //! # }
 //! # #[cfg(not(feature = "nvidia"))]
