@@ -30,6 +30,13 @@ const LIST: &[(&str, &str, &str, &str)] = &[
     ("amd", "CDNA3", "MFMA", "f32_32x32x8_f16"),
     ("amd", "CDNA2", "MFMA", "f32_32x32x8bf16_1k"),
     ("amd", "CDNA3", "MFMA", "f32_16x16x32_fp8_fp8"),
+    // The classes without lanes: per-dot kernels or the plain model.
+    ("nvidia", "Volta", "MMA", "m8n8k4.f32.f16.f16.f32"),
+    ("nvidia", "Hopper", "MMA", "m16n8k32.f16.e4m3.e4m3.f16"),
+    ("nvidia", "Ampere", "MMA", "m8n8k4.f64.f64.f64.f64"),
+    ("amd", "CDNA3", "MFMA", "f32_32x32x2_f32"),
+    ("amd", "CDNA1", "MFMA", "f32_32x32x4bf16"),
+    ("amd", "CDNA3", "MFMA", "f32_16x16x8_xf32"),
 ];
 
 /// Independent dot products in the data set each measurement cycles through.
