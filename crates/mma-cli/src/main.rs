@@ -29,6 +29,9 @@ enum Cmd {
         input: PathBuf,
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Run every line on this unit file's unit (lines may omit "arch" and "instr").
+        #[arg(long)]
+        unit: Option<PathBuf>,
     },
     /// Compare the model with each case's "d"; exit non-zero on any failure.
     Check {
@@ -41,6 +44,9 @@ enum Cmd {
         /// host CPU, such as mmasim's FMA, FTZ-MulAdd and E-FDPA paths).
         #[arg(long)]
         any_nan: bool,
+        /// Run every line on this unit file's unit (lines may omit "arch" and "instr").
+        #[arg(long)]
+        unit: Option<PathBuf>,
     },
     /// List the instruction catalog: instruction, model, parameters.
     List {
@@ -50,6 +56,12 @@ enum Cmd {
         /// Only instructions whose name contains this text.
         #[arg(long)]
         filter: Option<String>,
+        /// With --unit-file: the instruction to print.
+        #[arg(long, requires = "unit_file")]
+        instr: Option<String>,
+        /// Print the unit of --arch and --instr as a unit file (JSON).
+        #[arg(long, requires_all = ["arch", "instr"])]
+        unit_file: bool,
     },
     /// Check a folder of hardware records laid out like shared/hw.
     HwCheck {
@@ -62,12 +74,15 @@ enum Cmd {
         /// nvidia or amd (default: whichever catalog knows the architecture).
         #[arg(long)]
         vendor: Option<String>,
-        #[arg(long)]
-        arch: String,
+        #[arg(long, required_unless_present = "unit")]
+        arch: Option<String>,
         #[arg(long)]
         op: Option<String>,
-        #[arg(long)]
-        instr: String,
+        #[arg(long, required_unless_present = "unit")]
+        instr: Option<String>,
+        /// A unit file instead of --arch and --instr.
+        #[arg(long, conflicts_with_all = ["arch", "instr", "vendor", "op"])]
+        unit: Option<PathBuf>,
         /// A row as comma-separated hex words.
         #[arg(long)]
         a: String,
@@ -134,6 +149,11 @@ enum Cmd {
     },
 }
 
+/// The unit file of `--unit`, read once, if given.
+fn unit_target(path: Option<&std::path::Path>) -> Result<Option<mma::cases::Target>> {
+    path.map(commands::load_unit).transpose()
+}
+
 fn main() -> ExitCode {
     // Output piped into `head` and the like: end quietly when the reader goes away, as Unix
     // tools do, instead of panicking on the failed write (Rust ignores SIGPIPE by default).
@@ -144,37 +164,55 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let r: Result<bool> = match cli.cmd {
-        Cmd::Eval { input, output } => commands::eval(&input, output.as_deref()),
+        Cmd::Eval {
+            input,
+            output,
+            unit,
+        } => unit_target(unit.as_deref())
+            .and_then(|t| commands::eval(&input, output.as_deref(), t.as_ref())),
         Cmd::Check {
             files,
             show,
             any_nan,
-        } => commands::check(&files, show, any_nan),
-        Cmd::List { arch, filter } => commands::list(arch.as_deref(), filter.as_deref()),
+            unit,
+        } => unit_target(unit.as_deref())
+            .and_then(|t| commands::check(&files, show, any_nan, t.as_ref())),
+        Cmd::List {
+            arch,
+            filter,
+            instr,
+            unit_file,
+        } => match (arch, instr) {
+            (Some(arch), Some(instr)) if unit_file => commands::unit_file(&arch, &instr),
+            (arch, _) => commands::list(arch.as_deref(), filter.as_deref()),
+        },
         Cmd::HwCheck { dir, show } => commands::hw_check(&dir, show),
         Cmd::Dot {
             vendor,
             arch,
             op,
             instr,
+            unit,
             a,
             b,
             c,
             scale_a,
             scale_b,
-        } => commands::dot(
-            vendor
-                .as_deref()
-                .unwrap_or_else(|| mma::cases::vendor_of(&arch)),
-            &arch,
-            op.as_deref(),
-            &instr,
-            &a,
-            &b,
-            &c,
-            scale_a.as_deref(),
-            scale_b.as_deref(),
-        ),
+        } => unit_target(unit.as_deref()).and_then(|fixed| {
+            let arch = arch.unwrap_or_default();
+            let target = match &fixed {
+                Some(t) => commands::DotTarget::Unit(t),
+                None => commands::DotTarget::Catalog {
+                    vendor: vendor
+                        .as_deref()
+                        .unwrap_or_else(|| mma::cases::vendor_of(&arch)),
+                    arch: &arch,
+                    op: op.as_deref(),
+                    instr: instr.as_deref().unwrap_or_default(),
+                },
+            };
+            commands::dot(target, &a, &b, &c, scale_a.as_deref(), scale_b.as_deref())
+        }),
         #[cfg(feature = "oracle")]
         Cmd::ErrorReport {
             arch,
