@@ -4,6 +4,7 @@ mod bench;
 mod commands;
 #[cfg(feature = "oracle")]
 mod error_report;
+mod probe;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -62,6 +63,29 @@ enum Cmd {
         /// Print the unit of --arch and --instr as a unit file (JSON).
         #[arg(long, requires_all = ["arch", "instr"])]
         unit_file: bool,
+    },
+    /// Probe inputs for a unit of given formats, to run on a device and feed to `mma infer`.
+    Probe {
+        #[command(subcommand)]
+        cmd: ProbeCmd,
+    },
+    /// Infer a unit's model from records with the device's results: case files, a folder laid
+    /// out like shared/hw, or one GPU's folder of it.
+    Infer {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Print a JSON array, one object per record set.
+        #[arg(long)]
+        json: bool,
+        /// Write inputs on which the remaining fits disagree to the file of -o.
+        #[arg(long, requires = "output")]
+        suggest: bool,
+        /// The case file --suggest writes.
+        #[arg(short, long, requires = "suggest")]
+        output: Option<PathBuf>,
+        /// Write each fit as a unit file into this folder.
+        #[arg(long, value_name = "DIR")]
+        write_units: Option<PathBuf>,
     },
     /// Check a folder of hardware records laid out like shared/hw.
     HwCheck {
@@ -154,6 +178,36 @@ fn unit_target(path: Option<&std::path::Path>) -> Result<Option<mma::cases::Targ
     path.map(commands::load_unit).transpose()
 }
 
+#[derive(Subcommand)]
+enum ProbeCmd {
+    /// Write probes.jsonl (targeted probes) and random.jsonl (random records) without "d".
+    Emit {
+        #[arg(long)]
+        a_format: String,
+        /// Default: the A format.
+        #[arg(long)]
+        b_format: Option<String>,
+        #[arg(long)]
+        c_format: String,
+        #[arg(long)]
+        d_format: String,
+        #[arg(long)]
+        k: usize,
+        #[arg(long, requires = "block")]
+        scale_format: Option<String>,
+        /// Elements per block scale.
+        #[arg(long, requires = "scale_format")]
+        block: Option<usize>,
+        /// Number of random records.
+        #[arg(long, default_value_t = 2000)]
+        records: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+}
+
 fn main() -> ExitCode {
     // Output piped into `head` and the like: end quietly when the reader goes away, as Unix
     // tools do, instead of panicking on the failed write (Rust ignores SIGPIPE by default).
@@ -186,6 +240,44 @@ fn main() -> ExitCode {
             (Some(arch), Some(instr)) if unit_file => commands::unit_file(&arch, &instr),
             (arch, _) => commands::list(arch.as_deref(), filter.as_deref()),
         },
+        Cmd::Probe {
+            cmd:
+                ProbeCmd::Emit {
+                    a_format,
+                    b_format,
+                    c_format,
+                    d_format,
+                    k,
+                    scale_format,
+                    block,
+                    records,
+                    seed,
+                    output,
+                },
+        } => probe::emit(&probe::EmitOpts {
+            a: a_format,
+            b: b_format,
+            c: c_format,
+            d: d_format,
+            k,
+            scale: scale_format,
+            block,
+            records,
+            seed,
+            out: output,
+        }),
+        Cmd::Infer {
+            paths,
+            json,
+            suggest,
+            output,
+            write_units,
+        } => probe::infer(&probe::InferOpts {
+            paths,
+            json,
+            suggest: output.filter(|_| suggest),
+            write_units,
+        }),
         Cmd::HwCheck { dir, show } => commands::hw_check(&dir, show),
         Cmd::Dot {
             vendor,
