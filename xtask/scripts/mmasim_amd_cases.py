@@ -3,8 +3,9 @@
 overflow and sign-asymmetry cases for every AMD instruction of mmasim 2.1.1, evaluated by
 mmasim and written as JSON Lines (one dot product per line) to <out>/<arch>.jsonl.
 
-Run with the mmasim virtual environment (not part of CI):
-    /work/venv-mmasim/bin/python xtask/scripts/mmasim_amd_cases.py [--per-instr N] [--seed S] [--out DIR]
+Run with the Python of a virtual environment holding mmasim 2.1.1 (not part of CI; e.g. the
+one xtask/scripts/bench_mmasim.sh sets up in target/venv-mmasim, activated so that ninja is on PATH):
+    target/venv-mmasim/bin/python xtask/scripts/mmasim_amd_cases.py [--per-instr N] [--seed S] [--out DIR]
 
 Line format (hex = raw storage bits, lower case, zero padded: f64 16 digits, f32/xf32 8,
 f16/bf16 4, fp8/bf8 2):

@@ -3,7 +3,7 @@
 
 Usage (inside the venv, which also puts `ninja` on PATH, needed by mmasim's
 import-time C++ build):
-    source /work/venv-mmasim/bin/activate
+    source target/venv-mmasim/bin/activate   # as xtask/scripts/bench_mmasim.sh sets it up
     python mmasim_eval.py cases.jsonl [-o out.jsonl]     # '-' or no file: stdin
 
 Input: JSON Lines, one dot product per line:

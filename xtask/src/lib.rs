@@ -4,14 +4,26 @@
 //! - [`families`]: the catalog grouped into families that differ only in M or N.
 //! - [`vectors`]: reading vector files and running a vector on a family.
 //! - [`render`]: the text of one snapshot.
+//! - [`review`]: `cargo xtask review`, accepting or rejecting pending `.snap.new` files.
 //!
 //! Snapshots are written in insta's `.snap` format (a `---` header, then the body), one per
 //! (vector file, family) with at least one applicable vector, named
-//! `<file stem>__<vendor>_<arch>_<op>_<family>.snap`.
+//! `<file stem>__<vendor>_<arch>_<op>_<family>.snap`. The crate has no features; it is a
+//! development tool (`cargo xtask ...`), not published.
+//!
+//! # Example
+//!
+//! ```
+//! // The snapshots compare by body: the header (source, expression) may differ.
+//! let text = xtask::snap_text("vectors/a.jsonl on nvidia Hopper", "d = 41880000\n");
+//! assert!(text.starts_with("---\nsource: xtask/src/lib.rs\n"));
+//! assert_eq!(xtask::snap_body(&text), "d = 41880000\n");
+//! ```
 
 pub mod families;
 pub mod fuzz;
 pub mod render;
+pub mod review;
 pub mod vectors;
 
 use anyhow::{Context, Result};
@@ -129,10 +141,14 @@ pub fn compare(root: &Path, want: &BTreeMap<String, String>) -> Result<Drift> {
 
 /// Makes `root/snapshots` equal to `want`: writes new and changed files, deletes extra ones.
 /// With `pending`, writes `<name>.snap.new` next to each missing or stale snapshot instead
-/// (for `cargo insta review`) and deletes nothing. Returns what differed before.
+/// (for `cargo xtask review`) and deletes no `.snap`. Either way, `.snap.new` files from an
+/// earlier run are removed first, so only what differs now is pending. Returns what differed.
 pub fn write(root: &Path, want: &BTreeMap<String, String>, pending: bool) -> Result<Drift> {
     let dir = root.join("snapshots");
     std::fs::create_dir_all(&dir)?;
+    for p in review::pending(root)? {
+        std::fs::remove_file(dir.join(format!("{}.new", p.name)))?;
+    }
     let drift = compare(root, want)?;
     for name in drift.missing.iter().chain(&drift.stale) {
         let target = if pending {

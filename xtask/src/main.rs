@@ -1,14 +1,22 @@
-//! `cargo xtask vectors [--check | --pending]`: see the README, section "Feature-probe vectors".
+//! `cargo xtask vectors [--check | --pending]` and `cargo xtask review [--accept | --reject]
+//! [NAME...]`: see the README, section "Feature-probe vectors".
 //! `cargo xtask fuzz [--seconds S] [--seed N] [TARGET...]`: see `xtask::fuzz`.
 
 use anyhow::{bail, Result};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: cargo xtask vectors [--check | --pending]
+       cargo xtask review [--accept | --reject] [NAME...]
        cargo xtask fuzz [--seconds S] [--seed N] [models|cases|hw|values ...]
-  (no flag)  run vectors/*.jsonl on every applicable instruction family and rewrite snapshots/
-  --check    write nothing; exit 1 listing every missing, stale or extra snapshot
-  --pending  write <name>.snap.new for missing or stale snapshots, for `cargo insta review`";
+  vectors            run vectors/*.jsonl on every applicable instruction family and rewrite
+                     snapshots/ (adds, updates, deletes; removes any pending .snap.new)
+  vectors --check    write nothing; exit 1 listing every missing, stale or extra snapshot
+  vectors --pending  write <name>.snap.new for missing or stale snapshots instead, for review
+  review             show each pending snapshot's diff; on a terminal ask accept/reject/skip
+                     for each, otherwise change nothing (exit 1 while any is pending)
+  review --accept    the .snap.new replaces the .snap (all, or the NAMEs given)
+  review --reject    the .snap.new is deleted (all, or the NAMEs given)
+  fuzz               bounded random testing (default 60 s), see xtask/src/fuzz";
 
 fn main() -> ExitCode {
     match real_main() {
@@ -22,8 +30,10 @@ fn main() -> ExitCode {
 
 fn real_main() -> Result<ExitCode> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("fuzz") {
-        return fuzz(&args[1..]);
+    match args.first().map(String::as_str) {
+        Some("review") => return review(&args[1..]),
+        Some("fuzz") => return fuzz(&args[1..]),
+        _ => {}
     }
     let (check, pending) = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["vectors"] => (false, false),
@@ -63,7 +73,37 @@ fn real_main() -> Result<ExitCode> {
         if pending { 0 } else { drift.extra.len() },
         if pending { " (as .snap.new)" } else { "" }
     );
+    if pending && !(drift.missing.is_empty() && drift.stale.is_empty()) {
+        println!("review them with `cargo xtask review` (diffs; then --accept or --reject)");
+    }
+    if pending && !drift.extra.is_empty() {
+        println!("extra snapshots are deleted by `cargo xtask vectors` (without --pending)");
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+fn review(args: &[String]) -> Result<ExitCode> {
+    use std::io::IsTerminal;
+    use xtask::review::Action;
+    let (action, names) = match args.first().map(String::as_str) {
+        Some("--accept") => (Action::Accept, &args[1..]),
+        Some("--reject") => (Action::Reject, &args[1..]),
+        Some(a) if a.starts_with('-') => bail!("{USAGE}"),
+        _ if std::io::stdin().is_terminal() => (Action::Ask, args),
+        _ => (Action::List, args),
+    };
+    let left = xtask::review::review(
+        &xtask::repo_root(),
+        action,
+        names,
+        &mut std::io::stdout().lock(),
+        &mut std::io::stdin().lock(),
+    )?;
+    Ok(if left == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// `cargo xtask fuzz`: runs the targets for the time given and lists every finding.

@@ -1,6 +1,6 @@
 //! The instruction tables: one per architecture, every `v_mfma` instruction of mmasim 2.1.1's
-//! lists with its shape, operand formats, arithmetic model and parameters (models.md §4 and
-//! /work/notes/mmasim-instructions.tsv). The block counts (`_Nb`) of CDNA1/CDNA2 instructions,
+//! lists with its shape, operand formats, arithmetic model and parameters (the AMD paper,
+//! Khattak, Mikaitis, Graziani, arXiv 2609.14845, and mmasim 2.1.1's own tables). The block counts (`_Nb`) of CDNA1/CDNA2 instructions,
 //! whose names do not carry them, are those of the CDNA ISA guides (the same instructions are
 //! renamed with `_Nb` on CDNA3).
 

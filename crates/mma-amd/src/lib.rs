@@ -5,8 +5,26 @@
 //! computes one output element bit-exactly; [`find`] looks instructions up by mmasim suffix,
 //! ISA mnemonic or compiler builtin.
 //!
-//! # Arithmetic (models.md §4; Khattak, Mikaitis, Graziani, "Accurate Models of AMD Matrix
-//! Cores")
+//! # Example
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // CDNA2 f16 flushes subnormal inputs (FTZ-MulAdd): 2^-24 · 1 counts as 0; CDNA3 keeps it.
+//! let (tiny, one) = (0x0001u64, 0x3c00u64); // f16 2^-24 (subnormal), 1.0
+//! let (mut a, mut b) = (vec![0u64; 8], vec![0u64; 8]);
+//! (a[0], b[0]) = (tiny, one);
+//! let cdna2 = mma_amd::find("MI250X", "v_mfma_f32_32x32x8f16")?;
+//! let cdna3 = mma_amd::find("MI300X", "f32_32x32x8_f16")?;
+//! assert_eq!(cdna2.dot(&a, &b, 0), 0x0000_0000); // +0
+//! assert_eq!(cdna3.dot(&a, &b, 0), 0x3380_0000); // 2^-24
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! This crate has no features.
+//!
+//! # Arithmetic (Khattak, Mikaitis, Graziani, "Accurate Models of AMD Matrix Cores", arXiv
+//! 2609.14845)
 //! | architecture | fp64 / fp32 | xf32 | fp16 | bf16 | fp8 / bf8 (FNUZ) |
 //! | --- | --- | --- | --- | --- | --- |
 //! | CDNA1 | FMA | - | E-FDPA, L = 4 | E-FDPA, L = 2 | - |
@@ -40,7 +58,8 @@
 //! # DIFFERENCES from mmasim 2.1.1
 //! Each is kept by a named test in `tests/differences.rs`, and the differential test
 //! `tests/mmasim_corpus.rs` skips exactly the lines that [`known_difference`] names.
-//! 1. **CDNA3 fp8/bf8 with an Inf or NaN C** (models.md §7). mmasim's GTR-FDPA drops C when
+//! 1. **CDNA3 fp8/bf8 with an Inf or NaN C** (a point where the AMD paper's MATLAB
+//!    model and mmasim disagree and no hardware record decides). mmasim's GTR-FDPA drops C when
 //!    its exponent is below `e_max - 25`; for Inf/NaN it uses the exponent that `frexp` gives
 //!    them (0), so once the products exceed about 2^24 a NaN or Inf C silently disappears and
 //!    the result is finite. The dropping rule models the alignment shifter losing a small C; an

@@ -1,5 +1,5 @@
-//! One test per entry of the crate's DIFFERENCES section (and per disputed point of models.md
-//! §7 that was decided in mmasim's favour), with the expected bits derived by hand.
+//! One test per entry of the crate's DIFFERENCES section (and per point where the AMD paper's
+//! MATLAB model and mmasim disagree that was decided in mmasim's favour), with the expected bits derived by hand.
 
 use mma_amd::{find, known_difference, KnownDifference};
 

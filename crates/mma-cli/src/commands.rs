@@ -232,64 +232,86 @@ pub fn unit_file(arch: &str, instr: &str) -> Result<bool> {
     Ok(true)
 }
 
+/// Every architecture name of the built-in catalogs, for the error on an unknown one.
+fn known_archs() -> String {
+    let nv: Vec<&str> = mma::nvidia::Arch::ALL.iter().map(|a| a.name()).collect();
+    let amd: Vec<&str> = mma::amd::Arch::ALL.iter().map(|a| a.name()).collect();
+    format!(
+        "NVIDIA: {}; AMD: {} (PTX targets such as sm_90 and products such as H100 or MI300X work too)",
+        nv.join(", "),
+        amd.join(", ")
+    )
+}
+
 pub fn list(arch: Option<&str>, filter: Option<&str>) -> Result<bool> {
-    let filter = filter.map(str::to_ascii_lowercase);
-    let keep = |name: &str| match &filter {
+    let (nv_arch, amd_arch) = match arch {
+        Some(a) => (mma::nvidia::parse_arch(a), mma::amd::parse_arch(a).ok()),
+        None => (None, None),
+    };
+    if let (Some(a), None, None) = (arch, nv_arch, amd_arch) {
+        anyhow::bail!("unknown architecture {a:?}; known: {}", known_archs());
+    }
+    let filter_lc = filter.map(str::to_ascii_lowercase);
+    let keep = |name: &str| match &filter_lc {
         None => true,
         Some(f) => name.to_ascii_lowercase().contains(f),
     };
-    let mut any = false;
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    let nv_arch = match arch {
-        Some(a) => mma::nvidia::parse_arch(a),
-        None => None,
-    };
+    let mut rows: Vec<[String; 7]> = Vec::new();
     if arch.is_none() || nv_arch.is_some() {
         for i in mma::nvidia::catalog() {
             if nv_arch.is_some_and(|a| a != i.arch) || !keep(&i.name) {
                 continue;
             }
-            any = true;
-            let row = writeln!(
-                out,
-                "nvidia\t{}\t{}\t{}\t{}\t{}",
-                i.arch,
-                i.op,
-                i.name,
+            rows.push([
+                "nvidia".into(),
+                i.arch.to_string(),
+                i.op.to_string(),
+                i.name.clone(),
+                i.k.to_string(),
                 i.ptx(),
-                i.describe_model()
-            );
-            if row.is_err() {
-                // The reader went away (`mma list | head`): not an error.
-                return Ok(true);
-            }
+                i.describe_model(),
+            ]);
         }
     }
-    let amd_arch = match arch {
-        Some(a) => mma::amd::parse_arch(a).ok(),
-        None => None,
-    };
     if arch.is_none() || amd_arch.is_some() {
         for i in mma::amd::catalog() {
             if amd_arch.is_some_and(|a| a != i.arch) || !keep(i.name) {
                 continue;
             }
-            any = true;
-            let row = writeln!(
-                out,
-                "amd\t{}\tMFMA\t{}\t{}\t{}",
-                i.arch.name(),
-                i.name,
-                i.mnemonic,
-                i.unit.describe()
-            );
-            if row.is_err() {
-                return Ok(true);
-            }
+            rows.push([
+                "amd".into(),
+                i.arch.name().into(),
+                "MFMA".into(),
+                i.name.into(),
+                i.k.to_string(),
+                i.mnemonic.clone(),
+                i.unit.describe(),
+            ]);
         }
     }
-    if !any && arch.is_some() && nv_arch.is_none() && amd_arch.is_none() {
-        anyhow::bail!("unknown architecture {:?}", arch.unwrap_or_default());
+    if rows.is_empty() {
+        // Only a filter can leave nothing: every architecture has instructions.
+        anyhow::bail!(
+            "no instruction{} contains {:?}",
+            arch.map(|a| format!(" of {a}")).unwrap_or_default(),
+            filter.unwrap_or_default()
+        );
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let header = [
+        "vendor",
+        "arch",
+        "op",
+        "instruction",
+        "K",
+        "PTX/ISA",
+        "model",
+    ];
+    for row in std::iter::once(header.map(String::from)).chain(rows) {
+        if writeln!(out, "{}", row.join("\t")).is_err() {
+            // The reader went away (`mma list | head`): not an error.
+            return Ok(true);
+        }
     }
     let _ = out.flush();
     Ok(true)

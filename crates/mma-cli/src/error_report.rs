@@ -93,20 +93,17 @@ pub fn error_report(args: &ErrorReportArgs) -> Result<bool> {
                 errors::run(job, inputs, |i| progress.tick(&label, i, n))
             }
             Source::File(path) => {
-                let (mut inputs, skipped) =
-                    job.file_inputs(path).map_err(|e| anyhow::anyhow!(e))?;
-                if let Some(n) = args.samples {
-                    inputs.truncate(n);
+                let mut file = job.file_inputs(path).map_err(|e| anyhow::anyhow!(e))?;
+                let mut note = format!("{label}: {}", file.describe(path));
+                if let Some(n) = args.samples.filter(|&n| n < file.inputs.len()) {
+                    file.inputs.truncate(n);
+                    note += &format!("; the first {n} taken (--samples)");
                 }
-                if skipped > 0 {
-                    eprintln!(
-                        "{label}: {skipped} lines of {} do not fit the instruction and are skipped",
-                        path.display()
-                    );
-                }
-                if inputs.is_empty() {
+                eprintln!("{note}");
+                if file.inputs.is_empty() {
                     anyhow::bail!("{}: no line fits {label}", path.display());
                 }
+                let inputs = file.inputs;
                 let n = inputs.len();
                 errors::run(job, inputs, |i| progress.tick(&label, i, n))
             }

@@ -27,7 +27,9 @@ struct Cli {
 enum Cmd {
     /// Write every case back with "d" set to the model's result.
     Eval {
+        /// Case file (JSON Lines, one dot product per line; see the README, "Case files").
         input: PathBuf,
+        /// Write the cases here instead of to standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Run every line on this unit file's unit (lines may omit "arch" and "instr").
@@ -36,6 +38,7 @@ enum Cmd {
     },
     /// Compare the model with each case's "d"; exit non-zero on any failure.
     Check {
+        /// Case files whose lines carry the expected "d".
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// How many failing lines to show per file.
@@ -72,6 +75,7 @@ enum Cmd {
     /// Infer a unit's model from records with the device's results: case files, a folder laid
     /// out like shared/hw, or one GPU's folder of it.
     Infer {
+        /// Case files with the device's "d", folders laid out like shared/hw, or GPU folders.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         /// Print a JSON array, one object per record set.
@@ -89,7 +93,9 @@ enum Cmd {
     },
     /// Check a folder of hardware records laid out like shared/hw.
     HwCheck {
+        /// Folder of <GPU>/<format>/{a,b,c,d}_*.txt record sets (e.g. ../shared/hw).
         dir: PathBuf,
+        /// How many mismatching records to show per set.
         #[arg(long, default_value_t = 3)]
         show: usize,
     },
@@ -98,10 +104,15 @@ enum Cmd {
         /// nvidia or amd (default: whichever catalog knows the architecture).
         #[arg(long)]
         vendor: Option<String>,
+        /// Architecture: name (Hopper), PTX target (sm_90) or product (H100, MI300X).
         #[arg(long, required_unless_present = "unit")]
         arch: Option<String>,
+        /// NVIDIA operation (MMA, WGMMA, TCGen05MMA, MMABlockScale, TCGen05MMABlockScale),
+        /// needed only when the instruction name alone is ambiguous.
         #[arg(long)]
         op: Option<String>,
+        /// Instruction: mmasim's name (m16n8k16.f32.bf16.bf16.f32, f32_32x32x8_f16), a PTX
+        /// spelling or an AMD mnemonic.
         #[arg(long, required_unless_present = "unit")]
         instr: Option<String>,
         /// A unit file instead of --arch and --instr.
@@ -113,10 +124,13 @@ enum Cmd {
         /// B column as comma-separated hex words.
         #[arg(long)]
         b: String,
+        /// C as one hex word (raw storage bits of the C format).
         #[arg(long)]
         c: String,
+        /// Block scale factors of A as comma-separated hex words (block-scaled instructions).
         #[arg(long)]
         scale_a: Option<String>,
+        /// Block scale factors of B as comma-separated hex words (block-scaled instructions).
         #[arg(long)]
         scale_b: Option<String>,
     },
@@ -143,6 +157,7 @@ enum Cmd {
         /// logu, narrow, bits, cancel or file:PATH.
         #[arg(long, default_value = "logu")]
         dist: String,
+        /// Seed of the random inputs (the same seed, formats and K give the same inputs).
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Print JSON (an array, one object per instruction) instead of text.
@@ -151,6 +166,16 @@ enum Cmd {
         /// Write an SVG histogram of the signed error in ulps.
         #[arg(long)]
         plot: Option<PathBuf>,
+    },
+    /// Error distribution against the exact (MPFR) oracle: not in this build.
+    ///
+    /// This binary was built without the `oracle` feature (GMP/MPFR through rug). Rebuild with
+    /// `cargo run --release --features oracle --bin mma -- error-report ...`.
+    #[cfg(not(feature = "oracle"))]
+    ErrorReport {
+        /// The arguments of the oracle build's error-report (see its --help).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
     },
     /// Dot products per second of the models against a native f32 FMA chain (single thread),
     /// and optionally a threaded GEMM.
@@ -182,17 +207,22 @@ fn unit_target(path: Option<&std::path::Path>) -> Result<Option<mma::cases::Targ
 enum ProbeCmd {
     /// Write probes.jsonl (targeted probes) and random.jsonl (random records) without "d".
     Emit {
+        /// A's format, as `mma list` names formats (f16, bf16, tf32, e4m3, e2m1, ...).
         #[arg(long)]
         a_format: String,
-        /// Default: the A format.
+        /// B's format (default: A's).
         #[arg(long)]
         b_format: Option<String>,
+        /// C's format (f32, f16, ...).
         #[arg(long)]
         c_format: String,
+        /// D's format.
         #[arg(long)]
         d_format: String,
+        /// Elements per dot product.
         #[arg(long)]
         k: usize,
+        /// Block-scale format (ue8m0, ue4m3), with --block.
         #[arg(long, requires = "block")]
         scale_format: Option<String>,
         /// Elements per block scale.
@@ -201,8 +231,10 @@ enum ProbeCmd {
         /// Number of random records.
         #[arg(long, default_value_t = 2000)]
         records: usize,
+        /// Seed of the random records.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Folder to write probes.jsonl and random.jsonl into.
         #[arg(short, long)]
         output: PathBuf,
     },
@@ -325,6 +357,13 @@ fn main() -> ExitCode {
             json,
             plot,
         }),
+        #[cfg(not(feature = "oracle"))]
+        Cmd::ErrorReport { args } => {
+            let _ = args;
+            Err(anyhow::anyhow!(
+                "built without the oracle feature: cargo run --release --features oracle --bin mma -- error-report ..."
+            ))
+        }
         Cmd::Bench {
             json,
             threads,

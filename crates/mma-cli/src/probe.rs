@@ -363,7 +363,7 @@ pub fn infer(o: &InferOpts) -> Result<bool> {
             print_text(set, &inf, &archs);
         }
         if let Some(dir) = &o.write_units {
-            write_units(dir, si, &inf)?;
+            write_units(dir, si, set.k, &inf)?;
         }
         if o.suggest.is_some() {
             for r in mma_probe::suggest::separating(set, &inf.fits, 64, 4000) {
@@ -424,12 +424,15 @@ fn print_text(set: &RecordSet, inf: &Inference, archs: &[String]) {
     }
 }
 
-/// Writes each fit as a unit file `DIR/set<i>_fit<j>.json` (the first 16 of a set).
-fn write_units(dir: &Path, si: usize, inf: &Inference) -> Result<()> {
+/// Writes each fit as a unit file `DIR/set<i>_fit<j>.json` with the set's K (the first 16 of
+/// a set).
+fn write_units(dir: &Path, si: usize, k: usize, inf: &Inference) -> Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     for (j, f) in inf.fits.iter().take(16).enumerate() {
         let path = dir.join(format!("set{si}_fit{j}.json"));
-        fs::write(&path, serde_json::to_string_pretty(&f.unit)?)
+        let mut file = mma::core::UnitFile::from(&f.unit);
+        file.k = Some(k);
+        fs::write(&path, serde_json::to_string_pretty(&file)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())

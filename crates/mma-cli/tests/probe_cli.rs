@@ -30,8 +30,20 @@ fn emit_eval_infer_finds_the_unit() {
     let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
     fs::write(p("unit.json"), UNIT).unwrap();
     let (rc, out, err) = mma(&[
-        "probe", "emit", "--a-format", "bf16", "--c-format", "f32", "--d-format", "f32", "--k",
-        "16", "--records", "300", "-o", &p("probes"),
+        "probe",
+        "emit",
+        "--a-format",
+        "bf16",
+        "--c-format",
+        "f32",
+        "--d-format",
+        "f32",
+        "--k",
+        "16",
+        "--records",
+        "300",
+        "-o",
+        &p("probes"),
     ]);
     assert_eq!(rc, 0, "{err}");
     assert!(out.contains("targeted probes"), "{out}");
@@ -71,7 +83,12 @@ fn emit_eval_infer_finds_the_unit() {
         assert_eq!(fit["params"]["nan"], "all-ones", "{fit}");
     }
     // A written fit is a unit file that reproduces the measured results.
-    let fit0 = fs::read_dir(p("fits")).unwrap().next().unwrap().unwrap().path();
+    let fit0 = fs::read_dir(p("fits"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let (rc, out, err) = mma(&[
         "check",
         "--unit",
@@ -86,5 +103,8 @@ fn emit_eval_infer_finds_the_unit() {
     let (rc, _, err) = mma(&["infer", "--suggest", &few, "-o", &p("next.jsonl")]);
     assert_eq!(rc, 0, "{err}");
     let next = fs::read_to_string(p("next.jsonl")).unwrap();
-    assert!(next.lines().filter(|l| l.starts_with('{')).count() > 0, "{next}");
+    assert!(
+        next.lines().filter(|l| l.starts_with('{')).count() > 0,
+        "{next}"
+    );
 }

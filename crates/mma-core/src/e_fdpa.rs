@@ -2,7 +2,7 @@
 //!
 //! The block's products and `c` are summed exactly and the sum is rounded once to the output
 //! (fp32, round to nearest even); Inf and NaN follow IEEE summation. L_max = 4 for fp16 and 2
-//! for bf16 (models.md §2 and §4; Khattak, Mikaitis, Graziani, "Accurate Models of AMD Matrix
+//! for bf16 (Khattak, Mikaitis, Graziani, "Accurate Models of AMD Matrix
 //! Cores", CDNA1 section).
 
 use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};

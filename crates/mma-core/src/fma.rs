@@ -1,5 +1,5 @@
 //! FMA: a chain of IEEE fused multiply-adds, `c = fma(a_k, b_k, c)` for k = 0, 1, ... in the
-//! input precision (NVIDIA fp64 DMMA; AMD fp32/fp64 MFMA). models.md §2; the AMD paper's CDNA1
+//! input precision (NVIDIA fp64 DMMA; AMD fp32/fp64 MFMA). the first paper's Table II; the AMD paper's CDNA1
 //! section ("C is added to the first product, then each later product in turn").
 //!
 //! Each step is what IEEE 754 defines an FMA to be: the exact `a·b + c`, rounded once. The

@@ -4,7 +4,8 @@
 //! format: exponent and mantissa widths, bias, how Inf/NaN are encoded, whether a sign bit
 //! exists and where the fields sit in the storage word. Everything else (largest finite value,
 //! subnormal exponent, NaN patterns) is derived, as rustc_apfloat does with its `Semantics`.
-//! Decoding and encoding are written once for all formats; see models.md §1 for the table.
+//! Decoding and encoding are written once for all formats; the formats themselves are `ALL`
+//! below (IEEE 754, the OCP 8-bit and MX specifications, AMD FNUZ).
 
 use crate::value::Value;
 
@@ -63,7 +64,7 @@ impl Format {
         self.signed as u32 + self.exp_bits + self.man_bits
     }
 
-    /// Smallest exponent of a normal number; subnormals share it (`e_sub` in models.md).
+    /// Smallest exponent of a normal number; subnormals share it (`e_sub` in the papers).
     pub const fn emin(&self) -> i32 {
         if self.subnormals {
             1 - self.bias

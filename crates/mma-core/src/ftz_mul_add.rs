@@ -13,13 +13,13 @@
 //!
 //! Sources: the AMD paper (Khattak, Mikaitis, Graziani, CDNA 2: "pairwise sums, typically in
 //! groups of 4 (some bf16 instructions use 2), with products rounded to fp32 first. Subnormals
-//! are flushed after every normalization"); models.md §2 and §4; mmasim 2.1.1
+//! are flushed after every normalization"); the first paper's Table III; mmasim 2.1.1
 //! `MMA_FTZ_MUL_ADD` for the order of the operations and the flush rules (input flush to +0,
 //! output flush keeping the sign).
 //!
 //! Flushed inputs are zeros in every respect (as with a DAZ mode): a flushed subnormal times
-//! Inf is NaN. mmasim agrees; the MATLAB model of the AMD paper returns Inf there (models.md
-//! §7), which would mean the subnormal takes part in the product unflushed, contradicting the
+//! Inf is NaN. mmasim agrees; the MATLAB model of the AMD paper returns Inf there (one of the
+//! points where the two disagree), which would mean the subnormal takes part in the product unflushed, contradicting the
 //! flush that both models apply to every finite product.
 //!
 //! The fp32 arithmetic is done exactly and rounded by [`crate::round::round`]; a test checks it

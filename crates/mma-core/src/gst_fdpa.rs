@@ -5,7 +5,7 @@
 //! multiplied by its block's scale pair and becomes one term whose exponent is the scale pair's
 //! exponent (the group sum is not renormalised). A group whose products are all zero, or whose
 //! scale product is zero, gets `e_zero`; a group that cancels to zero keeps its scale exponent.
-//! The group terms and `c` then go through T-FDPA with `F` fraction bits. models.md §2 and §3
+//! The group terms and `c` then go through T-FDPA with `F` fraction bits. the first paper's Table III
 //! (G = 16, F = 35, e_zero = -139, RZ to fp32), and the reference model mmasim 2.1.1
 //! (`gst_fdpa`) for the zero-group rule.
 

@@ -9,12 +9,13 @@
 //! RNE to fp32), except that C is dropped when its exponent is below `e_max - (F + 1)`.
 //!
 //! Sources: the AMD paper (Khattak, Mikaitis, Graziani, CDNA 3: "fp8 uses FMA size 16 and
-//! accumulates odd- and even-indexed products separately before adding C"); models.md §2, §4;
+//! accumulates odd- and even-indexed products separately before adding C"); the first paper's Table III;
 //! mmasim 2.1.1 `MMA_GTR_FDPA` for the widths and the C-drop threshold.
 //!
 //! Inf/NaN: fp8/bf8 FNUZ operands have no Inf and their products cannot overflow fp32, so a
 //! NaN operand gives NaN and an Inf or NaN C gives Inf or NaN (IEEE). mmasim instead drops a
-//! non-finite C together with a finite one once the products are large (models.md §7); that is
+//! non-finite C together with a finite one once the products are large (a point where mmasim and the AMD paper's
+//! MATLAB model disagree; crate mma-amd, DIFFERENCES); that is
 //! the dropping rule applied to a value whose exponent means nothing, so this model does not
 //! follow it (see the mma-amd crate's DIFFERENCES).
 

@@ -1,13 +1,60 @@
-//! Bit-exact models of GPU matrix multiply-accumulate arithmetic.
+//! Bit-exact models of GPU matrix multiply-accumulate arithmetic: the number formats, exact
+//! fixed-point accumulation, the single rounding routine and the arithmetic model family (FMA,
+//! FTZ-MulAdd, E/T/ST/GST/TR/GTR-FDPA, Sliced-FDPA) of the first paper (Xie et al., arXiv
+//! 2511.10909, Table II) and the AMD paper (Khattak, Mikaitis, Graziani, arXiv 2609.14845).
+//! The vendor crates `mma-nvidia` and `mma-amd` map every instruction to a [`DotUnit`] of
+//! this crate; a unit no GPU has is a struct literal.
 //!
-//! - [`format`]: number formats as descriptors, decode and encode.
+//! - [`format`](mod@format): number formats as descriptors, decode and encode.
 //! - [`round`]: the single rounding routine.
 //! - [`term`], [`wide`]: exact products and exact wide sums.
 //! - One module per arithmetic model (`fma`, `e_fdpa`, `t_fdpa`, ...), each a parameterised
 //!   type implementing [`model::BlockModel`].
 //! - [`unit_file`]: units as data (serde), for units no catalog holds.
-//! - [`unit`]: a whole instruction (formats, block length, model) with the K-chaining and the
-//!   matrix-level drivers.
+//! - [`unit`](mod@unit): a whole instruction (formats, block length, model) with the
+//!   K-chaining and the matrix-level drivers.
+//! - [`fast`]: [`Kernel`], the prepared per-dot and lane paths, bit-identical to the models.
+//!
+//! # Example
+//!
+//! A T-FDPA unit as NVIDIA Hopper's f16 → f32 instructions have it (F = 25 fraction bits,
+//! blocks of 16, round toward zero), built by hand:
+//!
+//! ```
+//! use mma_core::t_fdpa::TFdpa;
+//! use mma_core::{format, DotUnit, Formats, Model, NanStyle, Output, OutputRounding};
+//! use mma_core::{RoundOpts, Rounding};
+//!
+//! let out = Output {
+//!     rho: OutputRounding {
+//!         fmt: format::FP32,
+//!         mode: Rounding::TowardZero,
+//!         opts: RoundOpts::INF_ON_OVERFLOW,
+//!     },
+//!     nan: NanStyle::AllOnes,
+//!     neg_zero_to_pos: true,
+//! };
+//! let (f16, f32) = (format::FP16, format::FP32);
+//! let unit = DotUnit {
+//!     formats: Formats { a: f16, b: f16, c: f32, d: f32, scale: None },
+//!     block: 16,
+//!     model: Model::TFdpa(TFdpa { f: 25, e_zero: -133, out }),
+//! };
+//! // The first paper's Table IV input: C = -2^23 and products 2^23, -1/2, -1/4, -1/8. The
+//! // exact sum is -0.875; aligned to 2^23 with 25 fraction bits, -1/8 is truncated away.
+//! let a = [0x6c00, 0xb800, 0xb400, 0xb000]; // f16 4096, -0.5, -0.25, -0.125
+//! let b = [0x6800, 0x3c00, 0x3c00, 0x3c00]; // f16 2048, 1, 1, 1
+//! let d = unit.dot(&a, &b, 0xcb00_0000, &[], &[]);
+//! assert_eq!(f32.decode(d).to_f64(), -0.75);
+//! ```
+//!
+//! # Features
+//!
+//! - `parallel` (default): [`DotUnit::gemm`] and [`Kernel::dots_threaded`] spread work over
+//!   threads with rayon; without it they run on the calling thread, with the same results.
+//!
+//! The lane paths of [`fast`] are chosen at run time ([`fast::Isa::detect`]): on AVX2 CPUs in
+//! every build, the portable kernels elsewhere, with identical results.
 
 pub mod e_fdpa;
 pub mod fast;

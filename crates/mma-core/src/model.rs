@@ -66,7 +66,7 @@ pub struct OutputRounding {
 }
 
 /// Output conventions of a path: the rounding, the NaN pattern, and whether a -0 result is
-/// returned as +0 (the NVIDIA fused paths do, models.md §3).
+/// returned as +0 (the NVIDIA fused paths do: first paper).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Output {
     pub rho: OutputRounding,
@@ -146,7 +146,8 @@ impl Decoded {
                 d.sb[i] = sf.decode(rb);
                 nan |= d.sa[i].is_nan() || d.sb[i].is_nan();
             }
-            // A NaN scale makes the result NaN even when its products are zero (models.md §3).
+            // A NaN scale makes the result NaN even when its products are zero (first paper, block-scaled
+            // instructions).
             if nan {
                 return Err(out.encode(&f.d, Value::Nan));
             }

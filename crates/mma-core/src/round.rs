@@ -46,7 +46,7 @@ pub enum Overflow {
     /// Inf give NaN where IEEE would give Inf (OCP conversion without `.satfinite`).
     Ieee,
     /// Always ±Inf, whatever the direction: NVIDIA's fused paths truncate after normalisation but
-    /// still return Inf on overflow (models.md §3).
+    /// still return Inf on overflow (first paper; the hardware records agree).
     Infinity,
     /// Clamp to ±largest finite value (`.satfinite`).
     Saturate,

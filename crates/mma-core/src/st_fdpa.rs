@@ -3,7 +3,7 @@
 //! T-FDPA in which every product is first multiplied exactly by its block's scale pair
 //! `scale_a·scale_b`: the term's significand is the product of the four significands and its
 //! exponent the sum of the four exponents; a zero product gets `e_zero`; a NaN scale makes the
-//! result NaN. models.md §2 and §3 (mxf8f6f4: F = 25, e_zero = -133, RZ to fp32); first paper,
+//! result NaN. The first paper (mxf8f6f4: F = 25, e_zero = -133, RZ to fp32); first paper,
 //! Table III.
 
 use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};

@@ -3,8 +3,8 @@
 //! For one block of at most `L_max` products: every product is exact; each term (products and
 //! `c`) has the exponent `e` of [`Term`] (zero terms get `e_zero`); `e_max` is the largest; every
 //! term is aligned to `e_max` and truncated toward zero to `F` fraction bits; the truncated terms
-//! are summed exactly; the sum is rounded once by `rho`. models.md §2 and §3, the first paper's
-//! Table III (Xie et al., arXiv 2511.10909), and the hardware records of `shared/hw` (V100, A100,
+//! are summed exactly; the sum is rounded once by `rho`. the first paper's Tables II and
+//! III (Xie et al., arXiv 2511.10909), and the hardware records of `shared/hw` (V100, A100,
 //! Ada, H100, B200: fp16, bf16, tf32, and Ada/H100 fp8) fix the parameters.
 
 use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};

@@ -4,7 +4,7 @@
 //! For one block of at most `L_max` products (8 for fp16/bf16, 4 for xf32):
 //!
 //! 1. Every product is exact. A product of magnitude at least `2^128` becomes ±Inf before
-//!    summation (models.md §2, "A product of magnitude >= 2^128 becomes Inf"); zero products
+//!    summation (the AMD paper, CDNA3); zero products
 //!    take no part in the alignment (mmasim gives them exponent -999).
 //! 2. The non-zero products are aligned to their largest exponent `e_dot` and truncated toward
 //!    zero to `F = 24` fraction bits, then summed exactly.
@@ -18,7 +18,7 @@
 //! CDNA 3 section: "aligned with one extra bit ... C is added late ... rounded down to 24 ...
 //! rounded down to 32, then rounded down again after a subnormal-aware normalize, then RNE"),
 //! which also confirms that mmasim's widths (24/32/31) are right and the first paper's 31-bit
-//! text is not; models.md §2 and §4; mmasim 2.1.1 `MMA_TR_FDPA`.
+//! text is not; the AMD paper's CDNA3 section; mmasim 2.1.1 `MMA_TR_FDPA`.
 //!
 //! Signed zero: steps 2 to 4 are two's-complement fixed-point sums, which have no negative zero,
 //! so an exact zero sum is +0 whatever the signs of the zero inputs (mmasim agrees). A negative

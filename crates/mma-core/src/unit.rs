@@ -193,7 +193,7 @@ pub enum ShapeError {
 
 /// A dot-product unit: operand formats, the block length `L_max` along K, and the model that
 /// computes each block. Blocks are chained: block `i`'s result, in format `d`, is the C of
-/// block `i + 1` (models.md §2).
+/// block `i + 1` (the first paper's model family).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DotUnit {
     pub formats: Formats,

@@ -3,7 +3,7 @@
 /// A decoded value. Finite values are `(-1)^neg · sig · 2^exp` with an integer significand and
 /// the exponent of its least significant bit, so that products and alignments are plain integer
 /// operations. A decoded normal number of a format with `m` mantissa bits has
-/// `2^m <= sig < 2^(m+1)`; its scientific exponent (models.md's `e`) is `exp + m`.
+/// `2^m <= sig < 2^(m+1)`; its scientific exponent (the papers' `e`) is `exp + m`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
     Zero { neg: bool },

@@ -108,7 +108,7 @@ fn fast_round_matches_round_encode() {
 fn compare(unit: &DotUnit, k: usize, n: usize, seed: u64) {
     let kern = unit.kernel();
     // tf32 has lane paths only (no per-dot kernel: it has no decode table).
-    let avx2 = cfg!(all(target_arch = "x86_64", target_feature = "avx2"));
+    let avx2 = mma_core::fast::Isa::detect() == mma_core::fast::Isa::Avx2;
     assert!(
         kern.is_fast() || (avx2 && kern.is_batched()) || (!avx2 && unit.formats.a == format::TF32),
         "{unit:?}"
@@ -217,7 +217,7 @@ fn gst_fast_matches_plain() {
                 out: rz32,
             }),
         };
-        let avx2 = cfg!(all(target_arch = "x86_64", target_feature = "avx2"));
+        let avx2 = mma_core::fast::Isa::detect() == mma_core::fast::Isa::Avx2;
         assert_eq!(unit.kernel().is_vector(), avx2);
         // The lane path (`Kernel::dots`) takes a scale per 16 or 32 elements.
         assert_eq!(unit.kernel().is_batched(), avx2);
@@ -528,7 +528,7 @@ fn tr_fdpa_fast_matches_plain() {
     ];
     // The vector block (AVX2 builds) runs these format pairs for blocks of 8 and 16.
     for u in &units {
-        let want = cfg!(all(target_arch = "x86_64", target_feature = "avx2")) && u.block % 8 == 0;
+        let want = mma_core::fast::Isa::detect() == mma_core::fast::Isa::Avx2 && u.block % 8 == 0;
         assert_eq!(u.kernel().is_vector(), want, "{}", u.describe());
     }
     for (i, u) in units.iter().enumerate() {
@@ -567,7 +567,7 @@ fn gtr_fdpa_fast_matches_plain() {
         gtr(e4, e4, 4, 25, -126),
     ];
     for u in &units {
-        let want = cfg!(all(target_arch = "x86_64", target_feature = "avx2")) && u.block % 8 == 0;
+        let want = mma_core::fast::Isa::detect() == mma_core::fast::Isa::Avx2 && u.block % 8 == 0;
         assert_eq!(u.kernel().is_vector(), want, "{}", u.describe());
     }
     for (i, u) in units.iter().enumerate() {

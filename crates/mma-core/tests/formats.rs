@@ -80,7 +80,8 @@ fn every_small_pattern_decodes_to_its_textbook_value_and_re_encodes() {
                 }
             }
         }
-        // NaN counts by the format definitions (models.md §1).
+        // NaN counts by the format definitions (IEEE 754 for f16/bf16/f32, the OCP 8-bit
+        // and MX specifications and AMD's FNUZ variants for the narrow formats).
         let expected_nans = match f.name {
             "f16" => 2 * 1023,
             "bf16" => 2 * 127,

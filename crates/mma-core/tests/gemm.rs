@@ -184,7 +184,7 @@ fn gemm_matches_serial_mma_for_any_thread_count() {
     for u in [&u, &ftz, &tr] {
         assert_eq!(
             u.kernel().is_batched(),
-            cfg!(all(target_arch = "x86_64", target_feature = "avx2"))
+            mma_core::fast::Isa::detect() == mma_core::fast::Isa::Avx2
         );
     }
 }

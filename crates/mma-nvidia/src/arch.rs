@@ -1,5 +1,5 @@
 //! NVIDIA architectures, the names users type for them, and the tensor-core parameters of each
-//! (models.md §3; first paper, Table III).
+//! (the first paper, Xie et al., arXiv 2511.10909, Table III).
 
 use std::fmt;
 

@@ -2,9 +2,9 @@
 //! combination of each architecture, mapped to its arithmetic model and parameters.
 //!
 //! The tables below are data: one list of instruction families per architecture, each family a
-//! name pattern, its shapes and its operand types. [`params`] turns (architecture, operation,
-//! types) into the model parameters of models.md §3. mmasim 2.1.1's instruction lists are the
-//! minimum; the additions are marked where they are made and say what evidence fixed them.
+//! name pattern, its shapes and its operand types. `unit` turns (architecture, path, layout,
+//! types) into the model parameters of the first paper's Table III (Xie et al., arXiv
+//! 2511.10909; README, "References"). mmasim 2.1.1's instruction lists are the minimum; the additions are marked where they are made and say what evidence fixed them.
 
 use crate::arch::Arch;
 use mma_core::format::{self, Format};
@@ -139,7 +139,7 @@ fn fmt_of(name: &str) -> Format {
 }
 
 /// The NVIDIA output conventions: canonical NaN 0x7FFFFFFF/0x7FFF, -0 returned as +0, Inf on
-/// overflow also when truncating (models.md §3).
+/// overflow also when truncating (the first paper's NVIDIA models; the hardware records agree).
 fn nv_output(fmt: Format, mode: Rounding) -> Output {
     Output {
         rho: OutputRounding {
@@ -553,7 +553,8 @@ pub(crate) fn build() -> Vec<Instruction> {
     b.sm70(Arch::Volta);
 
     b.sm75(Arch::Turing);
-    // Turing runs the Volta shape with Volta's datapath (models.md §3).
+    // Turing runs the Volta shape with Volta's datapath (the first paper's Table III lists
+    // Turing's HMMA with Volta's parameters for that shape).
     let start = b.out.len();
     b.sm70(Arch::Turing);
     for i in &mut b.out[start..] {

@@ -1,13 +1,39 @@
-//! NVIDIA tensor-core instructions from Volta to Blackwell, each mapped to its bit-exact model.
+//! NVIDIA tensor-core instructions from Volta to Blackwell (`mma.sync`, `wgmma`,
+//! `tcgen05.mma`, with and without block scaling), each mapped to its bit-exact model, a
+//! [`mma_core::DotUnit`].
 //!
 //! - [`arch`]: architectures, product names, per-architecture parameters.
-//! - [`catalog`]: the instruction tables; [`catalog()`] lists them, [`find`] looks one up by
-//!   any of the names users write (mmasim's short form, PTX spellings).
+//! - [`catalog`](mod@catalog): the instruction tables; [`catalog()`](fn@catalog) lists them,
+//!   [`find`] looks one up by any of the names users write (mmasim's short form, PTX
+//!   spellings) on an architecture given by name, PTX target or product.
 //! - [`hw`]: reading hardware-record folders laid out like `shared/hw` and checking them.
 //!
-//! Conventions of every fused NVIDIA path (models.md §3): a NaN result is 0x7FFFFFFF (f32) or
-//! 0x7FFF (f16); a -0 result is returned as +0; overflow gives ±Inf even when the final rounding
-//! truncates. The fp64 FMA path returns the all-ones NaN too (an assumption: no record decides).
+//! # Example
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // The same instruction by its PTX spelling on an A100: 1·1 + 1·2 = 3 in bf16 → f32.
+//! let ins = mma_nvidia::find("A100", None, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32")?;
+//! assert_eq!((ins.arch.name(), ins.name.as_str(), ins.k), ("Ampere", "m16n8k16.f32.bf16.bf16.f32", 16));
+//! let mut a = vec![0u64; 16];
+//! let mut b = vec![0u64; 16];
+//! a[..2].copy_from_slice(&[0x3f80, 0x3f80]); // bf16 1, 1
+//! b[..2].copy_from_slice(&[0x3f80, 0x4000]); // bf16 1, 2
+//! assert_eq!(ins.unit.dot(&a, &b, 0, &[], &[]), 0x4040_0000); // f32 3.0
+//! // A name that is not in the catalog is answered with the closest ones.
+//! let err = mma_nvidia::find("Ampere", None, "m16n8k16.bf16").unwrap_err();
+//! assert!(err.to_string().ends_with("did you mean: m16n8k16.f32.bf16.bf16.f32"));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! This crate has no features.
+//!
+//! # Conventions
+//!
+//! Conventions of every fused NVIDIA path (the first paper, Xie et al., arXiv 2511.10909, and
+//! the hardware records): a NaN result is 0x7FFFFFFF (f32) or 0x7FFF (f16); a -0 result is
+//! returned as +0; overflow gives ±Inf even when the final rounding truncates. The fp64 FMA path returns the all-ones NaN too (an assumption: no record decides).
 //!
 //! # Differences from mmasim
 //!

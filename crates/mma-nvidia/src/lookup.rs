@@ -223,15 +223,27 @@ pub fn find_in(
     })
 }
 
-/// Up to five candidates closest to `key` by edit distance.
+/// Up to five candidates closest to `key`. A name that contains every `.`-separated part of
+/// `key` (`m16n8k16.bf16` → `m16n8k16.f32.bf16.bf16.f32`) is a better match than any that
+/// lacks one, however short its edit distance (`m16n8k16.f16.f16.f16.f16`): when such names
+/// exist only they are offered; otherwise names missing fewer parts come first, then by edit
+/// distance.
 pub(crate) fn closest(key: &str, names: impl Iterator<Item = String>) -> Vec<String> {
     let key = key.to_ascii_lowercase();
-    let mut scored: Vec<(usize, String)> = names
-        .map(|n| (edit_distance(&key, &n.to_ascii_lowercase()), n))
+    let parts: Vec<&str> = key.split('.').filter(|p| !p.is_empty()).collect();
+    let mut scored: Vec<(usize, usize, String)> = names
+        .map(|n| {
+            let lower = n.to_ascii_lowercase();
+            let have: Vec<&str> = lower.split('.').collect();
+            let missing = parts.iter().filter(|p| !have.contains(p)).count();
+            (missing, edit_distance(&key, &lower), n)
+        })
         .collect();
     scored.sort();
-    scored.dedup_by(|a, b| a.1 == b.1);
-    scored.into_iter().take(5).map(|(_, n)| n).collect()
+    scored.dedup_by(|a, b| a.2 == b.2);
+    let complete = scored.iter().take_while(|s| s.0 == 0).count();
+    let take = if complete > 0 { complete.min(5) } else { 5 };
+    scored.into_iter().take(take).map(|(_, _, n)| n).collect()
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {

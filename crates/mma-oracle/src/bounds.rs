@@ -1,5 +1,5 @@
-//! The error tolerances of the model family, in one place (models.md §6, the first paper's
-//! Table V), as absolute bounds for specific inputs.
+//! The error tolerances of the model family, in one place (the first paper's Table V:
+//! Xie et al., arXiv 2511.10909), as absolute bounds for specific inputs.
 //!
 //! | model | bound on |model − exact| for one block |
 //! | --- | --- |

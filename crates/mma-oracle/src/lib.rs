@@ -12,6 +12,23 @@
 //! - [`stats`], [`plot`]: error summaries, histograms and their SVG rendering.
 //!
 //! GMP and MPFR are built from source by `gmp-mpfr-sys` (needs `m4`); no system library is used.
+//! The crate has no features; the facade `mma` makes it optional (feature `oracle`).
+//!
+//! # Example
+//!
+//! ```
+//! use mma_core::{format, Formats, Rounding};
+//! use mma_oracle::{correctly_rounded, exact_dot};
+//!
+//! let f32 = format::FP32;
+//! let f = Formats { a: format::FP16, b: format::FP16, c: f32, d: f32, scale: None };
+//! // The first paper's Table IV input: C = -2^23 and products 2^23, -1/2, -1/4, -1/8.
+//! let a = [0x6c00, 0xb800, 0xb400, 0xb000]; // f16 4096, -0.5, -0.25, -0.125
+//! let b = [0x6800, 0x3c00, 0x3c00, 0x3c00]; // f16 2048, 1, 1, 1
+//! let exact = exact_dot(&f, &a, &b, 0xcb00_0000, &[], &[]);
+//! let d = correctly_rounded(&exact, &f32, Rounding::NearestEven);
+//! assert_eq!(f32.decode(d).to_f64(), -0.875); // exact, and exactly representable
+//! ```
 
 pub mod bounds;
 pub mod check;

@@ -220,8 +220,9 @@ pub fn targeted(spec: &Spec) -> Vec<Record> {
             );
         }
     }
-    // Carries with varied low bits: every product in [2.25, 4) (significands of at least 1.5),
-    // so that any block of eight or more sums past 2^4 and the rounding has bits to drop.
+    // Carries with varied low bits: products in [2.25, 4) (significands of at least 1.5), so
+    // that any block of eight or more sums past 2^4, and every fourth far smaller, so that the
+    // rounding has bits to drop.
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x0ca7_71e5);
     let big_sig = |m: u32, rng: &mut Xoshiro256PlusPlus| -> u64 {
         let top = 1u64 << m;
@@ -232,12 +233,21 @@ pub fn targeted(spec: &Spec) -> Vec<Record> {
         let first = k.saturating_sub(1 << (n % 7));
         let pairs: Vec<(usize, Option<Pair>)> = (first..k)
             .map(|i| {
+                // Every fourth product far below the others, so that the sum spans more
+                // bits than the output holds even for short significands.
+                let shift = if i % 4 == 3 {
+                    rng.random_range(8..24)
+                } else {
+                    0
+                };
+                let neg = n % 2 == 1 && i % 3 == 0;
                 let x = exact(
                     &spec.formats.a,
-                    n % 2 == 1 && i % 3 == 0,
+                    neg,
                     big_sig(ma, &mut rng),
-                    -(ma as i32),
-                );
+                    -(ma as i32) - shift,
+                )
+                .or_else(|| exact(&spec.formats.a, neg, big_sig(ma, &mut rng), -(ma as i32)));
                 let y = exact(&spec.formats.b, false, big_sig(mb, &mut rng), -(mb as i32));
                 (i, x.zip(y))
             })

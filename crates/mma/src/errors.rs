@@ -75,27 +75,69 @@ impl Job {
         Sampler::new(self.target.unit.formats, self.target.k, dist, seed)
     }
 
-    /// The inputs of every case of a file that fits the instruction (its K, formats and
-    /// packing); the line's own vendor/arch/instr are ignored. Returns them and the number of
-    /// lines skipped.
-    pub fn file_inputs(&self, path: &std::path::Path) -> Result<(Vec<Inputs>, usize), String> {
+    /// The inputs of every case of a file written for the same formats, K and packing as this
+    /// instruction (any architecture or instruction name): a line written for other formats
+    /// would read as valid words of this instruction's formats (bf16 and f16 words look
+    /// alike) but mean other numbers, so it is left out and counted.
+    pub fn file_inputs(&self, path: &std::path::Path) -> Result<FileInputs, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let mut out = Vec::new();
-        let mut skipped = 0;
+        let mut out = FileInputs::default();
+        let t = &self.target;
         for line in text.lines().filter(|l| !cases::is_comment(l)) {
-            match cases::parse_line(line).and_then(|c| cases::operands(&c, &self.target)) {
-                Ok(o) => out.push(Inputs {
+            out.lines += 1;
+            let own = cases::parse_line(line).and_then(|c| {
+                let own = cases::resolve(&c.vendor, &c.arch, c.op.as_deref(), &c.instr)?;
+                Ok((c, own))
+            });
+            let Ok((case, own)) = own else {
+                out.unreadable += 1;
+                continue;
+            };
+            if own.unit.formats != t.unit.formats || own.k != t.k || own.packing != t.packing {
+                out.other_formats += 1;
+                continue;
+            }
+            match cases::operands(&case, t) {
+                Ok(o) => out.inputs.push(Inputs {
                     a: o.a,
                     b: o.b,
                     c: o.c,
                     scale_a: o.scale_a,
                     scale_b: o.scale_b,
                 }),
-                Err(_) => skipped += 1,
+                Err(_) => out.unreadable += 1,
             }
         }
-        Ok((out, skipped))
+        Ok(out)
+    }
+}
+
+/// The cases [`Job::file_inputs`] took from a file, and what it left out.
+#[derive(Clone, Debug, Default)]
+pub struct FileInputs {
+    /// One per line used.
+    pub inputs: Vec<Inputs>,
+    /// Case lines in the file (comments and blank lines not counted).
+    pub lines: usize,
+    /// Lines of an instruction with other operand formats, another K or another packing.
+    pub other_formats: usize,
+    /// Lines that do not parse, name no known instruction or whose operands do not read.
+    pub unreadable: usize,
+}
+
+impl FileInputs {
+    /// `"12 of 20 lines of cases.jsonl used (7 written for other formats or K, 1 unreadable)"`.
+    pub fn describe(&self, path: &std::path::Path) -> String {
+        format!(
+            "{} of {} line{} of {} used ({} written for other formats or K, {} unreadable)",
+            self.inputs.len(),
+            self.lines,
+            if self.lines == 1 { "" } else { "s" },
+            path.display(),
+            self.other_formats,
+            self.unreadable
+        )
     }
 }
 

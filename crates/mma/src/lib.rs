@@ -1,5 +1,46 @@
-//! Facade: the core engine plus the vendor catalogs selected by features
-//! (`nvidia`, `amd`, `oracle`).
+//! Bit-exact models of GPU matrix multiply-accumulate units: what NVIDIA tensor cores
+//! (`mma.sync`, `wgmma`, `tcgen05.mma`, Volta to Blackwell) and AMD matrix cores (`v_mfma_*`,
+//! CDNA1 to CDNA3) return for given inputs, to the last bit. This facade re-exports the core
+//! engine ([`mma_core`], also at the top level), the vendor catalogs and the exact oracle.
+//!
+//! **Fast on any build.** The kernels choose their instruction set at run time: on a CPU with
+//! AVX2, BMI2, FMA, F16C and LZCNT, a plain `cargo build` of a dependent crate takes the lane
+//! paths (eight dot products per AVX2 vector); elsewhere, or with `MMA_FORCE_SCALAR=1`, the
+//! portable kernels, with identical results. [`Kernel::isa`] and [`Kernel::is_batched`] tell
+//! which path an instruction takes.
+//!
+//! # Example
+//!
+//! ```
+//! # #[cfg(feature = "nvidia")]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // Hopper's wgmma f16 → f32: sixteen products 1.0 · 1.0 plus C = 1.0 is exactly 17.0.
+//! let ins = mma::nvidia::find("H100", None, "m64n8k16.f32.f16.f16")?;
+//! let (a, b) = (vec![0x3c00u64; 16], vec![0x3c00u64; 16]); // f16 1.0, raw bits
+//! let d = ins.unit.dot(&a, &b, 0x3f80_0000, &[], &[]);    // C = f32 1.0
+//! assert_eq!(d, 0x4188_0000);
+//! assert_eq!(ins.unit.formats.d.decode(d).to_f64(), 17.0);
+//!
+//! // Many dot products: prepare the unit once, then evaluate them together.
+//! let kern = ins.unit.kernel();
+//! println!("lane path: {} ({:?})", kern.is_batched(), kern.isa());
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "nvidia"))]
+//! # fn main() {}
+//! ```
+//!
+//! # Features
+//!
+//! - `nvidia` (default): [`nvidia`], the NVIDIA instruction catalog (`mma-nvidia`).
+//! - `amd` (default): [`amd`], the AMD CDNA catalog (`mma-amd`).
+//! - `oracle` (default): [`oracle`], the exact MPFR reference (`mma-oracle`), and [`errors`],
+//!   error reports of catalog instructions. It builds GMP and MPFR from source (needs `m4` and
+//!   a C compiler, and a few minutes once); leave it out with `default-features = false,
+//!   features = ["nvidia", "amd"]`.
+//!
+//! [`cases`] reads and evaluates case files (JSON Lines, one dot product per line), as the
+//! `mma` command-line tool does.
 
 pub use mma_core as core;
 pub use mma_core::*;

@@ -1,19 +1,75 @@
-//! The README's library snippet, kept compiling and correct.
+//! The README's library code, compiled and run as written: every ```rust block of the README
+//! (and of the AMD crate's README) must be, character for character, one of the programs under
+//! `tests/readme/`, which this test builds as modules and runs.
+
+mod using_the_library {
+    include!("readme/using_the_library.rs");
+    pub fn run() -> Result<(), Box<dyn std::error::Error>> {
+        main()
+    }
+}
+
+mod mma_amd_readme {
+    include!("readme/mma_amd.rs");
+    pub fn run() -> Result<(), Box<dyn std::error::Error>> {
+        main()
+    }
+}
+
+use std::path::Path;
+
+/// The ```rust blocks of a Markdown file.
+fn rust_blocks(md: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur: Option<String> = None;
+    for line in md.lines() {
+        match &mut cur {
+            None if line.trim_start().starts_with("```rust") => cur = Some(String::new()),
+            Some(_) if line.trim_start().starts_with("```") => out.extend(cur.take()),
+            Some(b) => {
+                b.push_str(line);
+                b.push('\n');
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+fn check_blocks(readme: &str, programs: &[&str]) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let md = std::fs::read_to_string(root.join(readme)).unwrap();
+    let blocks = rust_blocks(&md);
+    assert_eq!(blocks.len(), programs.len(), "{readme}: rust blocks");
+    for (block, program) in blocks.iter().zip(programs) {
+        let text =
+            std::fs::read_to_string(root.join("crates/mma/tests/readme").join(program)).unwrap();
+        assert_eq!(
+            block, &text,
+            "{readme}: the rust block differs from crates/mma/tests/readme/{program}; copy one to the other"
+        );
+    }
+}
 
 #[test]
-fn readme_snippet() -> Result<(), Box<dyn std::error::Error>> {
-    let ins = mma::nvidia::find(
-        "H100",
-        None,
-        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16",
-    )?;
-    let (a, b) = (vec![0x3c00u64; 16], vec![0x3c00u64; 16]); // f16 1.0
-    ins.unit.check(&a, &b, 0x3f80_0000, &[], &[])?;
-    let d = ins.unit.dot(&a, &b, 0x3f80_0000, &[], &[]);
-    // Sixteen products 1·1 plus C = 1: exactly 17.0.
-    assert_eq!(d, 0x4188_0000);
+fn readme_blocks_are_the_programs_run_here() {
+    check_blocks("README.md", &["using_the_library.rs"]);
+    check_blocks("crates/mma-amd/README.md", &["mma_amd.rs"]);
+}
 
-    // Many dot products at once (eight across vector lanes in AVX2 builds).
+#[test]
+fn using_the_library_runs() {
+    using_the_library::run().unwrap();
+}
+
+#[test]
+fn mma_amd_readme_runs() {
+    mma_amd_readme::run().unwrap();
+}
+
+#[test]
+fn a_length_mismatch_names_the_operand() {
+    let ins = mma::nvidia::find("H100", None, "m64n8k16.f32.f16.f16").unwrap();
     let kern = ins.unit.kernel();
     let (n, k) = (1000, 16);
     let (a, b, c) = (
@@ -22,11 +78,6 @@ fn readme_snippet() -> Result<(), Box<dyn std::error::Error>> {
         vec![0u64; n],
     );
     let mut d = vec![0u64; n];
-    kern.dots(k, &a, &b, &c, &[], &[], &mut d)?;
-    // Sixteen products 1·1 plus C = +0: exactly 16.0.
-    assert!(d.iter().all(|&x| x == 0x4180_0000));
-    // A length that does not match is an error naming the operand.
     let err = kern.dots(k, &a[1..], &b, &c, &[], &[], &mut d).unwrap_err();
     assert_eq!(err.to_string(), "A: 15999 elements, expected 16000");
-    Ok(())
 }

@@ -36,7 +36,7 @@
 //!
 //! In AVX2 builds the products of blocks of 8 or 16 fp16, bf16 or fp8 (FNUZ or OCP) operands
 //! are decoded, aligned and summed by `super::simd` (`tr_v`, `gtr_v`), in the same
-//! 32-bit lanes with the same integer operations as the scalar [`aligned_sum`], and whole dot
+//! 32-bit lanes with the same integer operations as the scalar `aligned_sum`, and whole dot
 //! products run through one monomorphised function per format pair and block length.
 //!
 //! Why the integer widths suffice: each aligned product is below `2^(F+2)`; the kernels are
@@ -152,7 +152,7 @@ fn ftz_out(c: f32, nan_bits: u64) -> u64 {
 }
 
 /// FTZ-MulAdd over one block with 16-bit A and B and fp32 C and D (see the module docs).
-#[inline]
+#[inline(always)]
 pub fn ftz_block<D: H16>(m: &FtzMulAdd, nan_bits: u64, x: &BlockIn<'_>) -> u64 {
     match (x.a.len(), m.p) {
         (4, 4) => ftz_n::<4, 4, D>(nan_bits, x),
@@ -261,7 +261,7 @@ impl NativeFloat for f64 {
 /// even with subnormals). Zero signs and Inf/NaN follow IEEE in both; a NaN result takes the
 /// unit's NaN bits, as the plain model encodes it. No fallback; `tests/fast_paths.rs` compares
 /// it with the plain model on words with every special.
-#[inline]
+#[inline(always)]
 pub fn fma_block<F: NativeFloat>(nan_bits: u64, x: &BlockIn<'_>) -> u64 {
     let mut c = F::from_word(x.c);
     for (&a, &b) in x.a.iter().zip(x.b) {
@@ -405,7 +405,7 @@ fn late_c(
 }
 
 /// TR-FDPA over one block, all inputs finite and every product below the Inf threshold.
-#[inline]
+#[inline(always)]
 pub fn tr_block<DA: Dec, DB: Dec>(
     p: &TrParams,
     out: &Output,
@@ -504,7 +504,7 @@ fn tr_n<const N: usize, DA: Dec, DB: Dec>(
 }
 
 /// GTR-FDPA over one block, all inputs finite.
-#[inline]
+#[inline(always)]
 pub fn gtr_block<DA: Dec, DB: Dec>(
     p: &TrParams,
     out: &Output,
@@ -568,7 +568,7 @@ fn gtr_n<const N: usize, const H: usize, DA: Dec, DB: Dec>(
 /// [`NONE`], so its maximum is the largest product exponent `e_dot`, or `NONE`). The same
 /// integers as [`tr_n`]: the lanes' `srlv` gives 0 for counts of 32 or more, as the scalar
 /// shift with its count capped at 31 does for a value below `2^31`.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub fn tr_v<const N: usize, A: super::simd::VDec, B: super::simd::VDec>(
     p: &TrParams,
@@ -590,7 +590,7 @@ pub fn tr_v<const N: usize, A: super::simd::VDec, B: super::simd::VDec>(
 
 /// GTR-FDPA over one block of `N` (a multiple of 8) products through the AVX2 block
 /// ([`super::simd::gtr`]); the rest as [`gtr_n`].
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub fn gtr_v<const N: usize, A: super::simd::VDec, B: super::simd::VDec>(
     p: &TrParams,

@@ -115,9 +115,19 @@ impl Rows<'_> {
         // SAFETY: row `j < 8 <= n` reads words `j·stride + k0 .. j·stride + k0 + 8`, below
         // `(n - 1)·stride + k <= words.len()` (checked by `Rows::new` and kept by
         // `Rows::group`; `n >= 8` and `k0 + 8 <= k` asserted).
-        let r: [__m256i; 8] = core::array::from_fn(|j| unsafe { row8(p.add(j * stride + k0)) });
+        // Plain loops, not `core::array::from_fn`: its internal adapter is compiled without
+        // the caller's target features and would keep these intrinsics out of line.
+        // SAFETY: `_mm256_setzero_si256` only needs AVX, part of the callers' features.
+        let mut r = [unsafe { _mm256_setzero_si256() }; 8];
+        for (j, rj) in r.iter_mut().enumerate() {
+            *rj = unsafe { row8(p.add(j * stride + k0)) };
+        }
         let t = transpose8(&r);
-        core::array::from_fn(|e| t[POS[e]])
+        let mut out = r;
+        for (e, oe) in out.iter_mut().enumerate() {
+            *oe = t[POS[e]];
+        }
+        out
     }
 }
 

@@ -2,7 +2,7 @@
 //! which evaluates eight dot products together across AVX2 lanes ([`super::batch`]). The
 //! matrix driver ([`crate::gemm`]) uses the same routine for eight columns of a row of D.
 
-use super::{Kernel, Path};
+use super::{Isa, Kernel, Path};
 use crate::unit::{DotUnit, ShapeError};
 
 /// The operand rows of a multiple of eight dot products: row `j` is `words[j · stride ..][..
@@ -55,19 +55,13 @@ impl<'a> Rows<'a> {
     }
 
     /// The words and the distance between rows.
-    #[cfg_attr(
-        not(all(target_arch = "x86_64", target_feature = "avx2")),
-        allow(dead_code)
-    )]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     #[inline(always)]
     pub(super) fn words(&self) -> &'a [u64] {
         self.words
     }
 
-    #[cfg_attr(
-        not(all(target_arch = "x86_64", target_feature = "avx2")),
-        allow(dead_code)
-    )]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     #[inline(always)]
     pub(super) fn stride(&self) -> usize {
         self.stride
@@ -83,24 +77,24 @@ impl<'a> Rows<'a> {
 /// Dot products of one length `k` in groups of eight, no scale factors: `(kernel, a rows, b
 /// rows, c, d)` with as many rows as C and D words, a multiple of 8. Lanes outside the
 /// routine's common case, and a `k` it does not take, are computed by [`Kernel::dot`].
-pub(super) type Eight = fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &mut [u64]);
+/// Compiled for [`super::Isa::Avx2`]: planned only where the CPU has it, which makes the
+/// call sound.
+pub(super) type Eight = unsafe fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &mut [u64]);
 
 /// The scale factors of unscaled units, for [`Kernel::groups`].
-#[cfg_attr(
-    not(all(target_arch = "x86_64", target_feature = "avx2")),
-    allow(dead_code)
-)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const NO_SCALES: (&[u64], &[u64], usize) = (&[], &[], 0);
 
 /// As [`Eight`], with one scale factor per dot product and operand: `(kernel, a rows, b rows,
 /// scale_a, scale_b, c, d)` (ST-FDPA with K equal to the scale block).
-pub(super) type EightScaled = fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &[u64], &[u64], &mut [u64]);
+pub(super) type EightScaled =
+    unsafe fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &[u64], &[u64], &mut [u64]);
 
 impl Kernel {
     /// Whether [`Kernel::dots`] (and the matrix driver) evaluate dot products eight at a time
     /// across vector lanes.
     pub fn is_batched(&self) -> bool {
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        #[cfg(target_arch = "x86_64")]
         if self.lanes.g.is_some() {
             return true;
         }
@@ -136,17 +130,21 @@ impl Kernel {
         };
         let (sa, sb) = (&scale_a[..whole * s], &scale_b[..whole * s]);
         let (cw, dw) = (&c[..whole], &mut d[..whole]);
+        // SAFETY (all three calls): lane routines are planned only for `Isa::Avx2`, which
+        // this CPU supports (`Kernel::for_isa`).
         let done = match (s, self.eight, self.eight_scaled) {
             (0, Some(run), _) => {
-                run(self, ra, rb, cw, dw);
+                unsafe { run(self, ra, rb, cw, dw) };
                 true
             }
             (1, _, Some(run)) if k == self.unit.block => {
-                run(self, ra, rb, sa, sb, cw, dw);
+                unsafe { run(self, ra, rb, sa, sb, cw, dw) };
                 true
             }
-            #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-            (1.., _, _) => self.gst_dots(ra, rb, sa, sb, cw, dw),
+            #[cfg(target_arch = "x86_64")]
+            (1.., _, _) if self.isa == Isa::Avx2 => unsafe {
+                self.gst_dots(ra, rb, sa, sb, cw, dw)
+            },
             _ => false,
         };
         let first = if done { whole } else { 0 };
@@ -190,8 +188,9 @@ impl Kernel {
     /// GST-FDPA dot products of one block of four-bit elements with fp32 C and D, eight at a
     /// time ([`super::batch::gst`]); `false` (nothing written) where the unit, K or the
     /// output does not fit the lanes.
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    fn gst_dots(
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+    unsafe fn gst_dots(
         &self,
         a: Rows<'_>,
         b: Rows<'_>,
@@ -269,7 +268,8 @@ impl Kernel {
         assert!(a.n() == n && b.n() == n && d.len() == n);
         match self.eight {
             Some(run) if a.k() > 0 && a.k() == b.k() && self.unit.formats.scale.is_none() => {
-                run(self, a, b, c, d)
+                // SAFETY: planned only for `Isa::Avx2`, which this CPU supports.
+                unsafe { run(self, a, b, c, d) }
             }
             _ => {
                 for (i, (di, &ci)) in d.iter_mut().zip(c).enumerate() {
@@ -282,10 +282,7 @@ impl Kernel {
     /// Runs `eight` over each group of eight dot products (their rows, and their scale
     /// factors: `scales = (scale_a, scale_b, per dot product)`) and [`Kernel::dot`] over the
     /// lanes it flags.
-    #[cfg_attr(
-        not(all(target_arch = "x86_64", target_feature = "avx2")),
-        allow(dead_code)
-    )]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     #[inline(always)]
     fn groups(
         &self,
@@ -317,7 +314,7 @@ impl Kernel {
 
 /// The lane parameters of a unit, prepared once with its kernel (the lane routines run per
 /// group of eight dot products, and the matrix driver calls them per instruction step).
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Prepared {
     /// T-FDPA and ST-FDPA.
@@ -329,9 +326,16 @@ pub(super) struct Prepared {
 }
 
 /// [`Prepared`] for a unit and its chosen path.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-pub(super) fn prepare(unit: &DotUnit, path: &Path) -> Prepared {
+#[cfg(target_arch = "x86_64")]
+pub(super) fn prepare(unit: &DotUnit, path: &Path, isa: Isa) -> Prepared {
     use crate::unit::Model;
+    if isa != Isa::Avx2 {
+        return Prepared {
+            t: None,
+            st_scales: None,
+            g: None,
+        };
+    }
     let f = &unit.formats;
     let t = match &unit.model {
         Model::TFdpa(m) => t_lanes(f, m.f, m.e_zero, &m.out),
@@ -351,7 +355,7 @@ pub(super) fn prepare(unit: &DotUnit, path: &Path) -> Prepared {
 /// The GST-FDPA lane parameters, where the unit has four-bit elements in groups of 16 with a
 /// scale per 16 or 32 elements, fp32 C and D, an RZ/RNE fp32 output, and sums that the f64
 /// lanes hold exactly.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[cfg(target_arch = "x86_64")]
 fn gst_lanes(unit: &DotUnit, path: &Path) -> Option<super::batch::GLanes> {
     use crate::format;
     let (Path::Gst(p), crate::unit::Model::GstFdpa(m)) = (path, &unit.model) else {
@@ -396,7 +400,7 @@ fn gst_lanes(unit: &DotUnit, path: &Path) -> Option<super::batch::GLanes> {
 /// Calls `$table!` with every pair of the fp8/fp6/fp4 formats of `kind::f8f6f4` and
 /// `kind::mxf8f6f4` (the [`VFmt`] names and the lane decoders of A and B), then `$extra`: the
 /// one list of those pairs for every lane table.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[cfg(target_arch = "x86_64")]
 macro_rules! f8f6f4_pairs {
     ($table:ident $(, $extra:tt)*) => {
         $table!(
@@ -432,9 +436,9 @@ macro_rules! f8f6f4_pairs {
 
 /// The lane-wise routine for a unit and its chosen path, where the build has one.
 #[allow(unused_variables)]
-pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    {
+pub(super) fn eight_of(unit: &DotUnit, path: &Path, isa: Isa) -> Option<Eight> {
+    #[cfg(target_arch = "x86_64")]
+    if isa == Isa::Avx2 {
         use super::{fits32, simd, stage, VFmt};
         use crate::format;
         use crate::gtr_fdpa::GtrFdpa;
@@ -533,9 +537,9 @@ pub(super) fn eight_of(unit: &DotUnit, path: &Path) -> Option<Eight> {
 /// The lane-wise ST-FDPA routine: one power-of-two scale per block (ue8m0, no zero codes) and
 /// operand, fp32 C and D, the fp8/fp6/fp4 pairs of `kind::mxf8f6f4`.
 #[allow(unused_variables)]
-pub(super) fn eight_scaled_of(unit: &DotUnit) -> Option<EightScaled> {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    {
+pub(super) fn eight_scaled_of(unit: &DotUnit, isa: Isa) -> Option<EightScaled> {
+    #[cfg(target_arch = "x86_64")]
+    if isa == Isa::Avx2 {
         use super::{fits32, simd::*, stage::FloatStage as Fs, VFmt};
         use crate::format;
         use crate::unit::Model;
@@ -566,15 +570,15 @@ pub(super) fn eight_scaled_of(unit: &DotUnit) -> Option<EightScaled> {
         }
         f8f6f4_pairs!(table);
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
     None
 }
 
 /// ST-FDPA over one block of `N` with one power-of-two scale per dot product and operand: the
 /// T-FDPA lanes with every non-zero product's exponent raised by the scale pair's
 /// ([`super::batch::tfdpa_chain_off`]); a NaN scale sends the lane to [`Kernel::dot`].
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-fn st8<const N: usize, S: super::stage::Stage>(
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+unsafe fn st8<const N: usize, S: super::stage::Stage>(
     kern: &Kernel,
     a: Rows<'_>,
     b: Rows<'_>,
@@ -610,7 +614,7 @@ fn st8<const N: usize, S: super::stage::Stage>(
 /// The T-FDPA lane parameters of a unit's formats, `F`, zero exponent and output, where the
 /// output rounding has a lane form (RZ/RNE to an IEEE format of at most 32 bits) and
 /// `F >= ma + mb`.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[cfg(target_arch = "x86_64")]
 fn t_lanes(
     f: &crate::model::Formats,
     f_bits: u32,
@@ -634,8 +638,9 @@ fn t_lanes(
 }
 
 /// FTZ-MulAdd over exactly one block of `N` ([`super::batch::ftz`]); it covers every input.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-fn ftz8<const N: usize, const P: usize, D: super::batch::VH16>(
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+unsafe fn ftz8<const N: usize, const P: usize, D: super::batch::VH16>(
     kern: &Kernel,
     a: Rows<'_>,
     b: Rows<'_>,
@@ -652,8 +657,9 @@ fn ftz8<const N: usize, const P: usize, D: super::batch::VH16>(
 }
 
 /// T-FDPA over a multiple of the block `N` ([`super::batch::tfdpa_chain`]).
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-fn tfdpa8<const N: usize, S: super::stage::Stage>(
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+unsafe fn tfdpa8<const N: usize, S: super::stage::Stage>(
     kern: &Kernel,
     a: Rows<'_>,
     b: Rows<'_>,
@@ -673,8 +679,9 @@ fn tfdpa8<const N: usize, S: super::stage::Stage>(
 
 /// TR-FDPA (`GTR` false) or GTR-FDPA over a multiple of the block `N`
 /// ([`super::batch::tr_chain`]).
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-fn tr8<const N: usize, const GTR: bool, S: super::stage::Stage>(
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+unsafe fn tr8<const N: usize, const GTR: bool, S: super::stage::Stage>(
     kern: &Kernel,
     a: Rows<'_>,
     b: Rows<'_>,

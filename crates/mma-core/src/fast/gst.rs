@@ -2,7 +2,7 @@
 //! `pshufb` lookups, or the exact product table), scale pairs, C, and one rounding.
 
 use super::round::FastRound;
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[cfg(target_arch = "x86_64")]
 use super::simd;
 use super::table::{self, Dec, SPECIAL};
 use super::{c_aligned, c_term, finish, signed, GPath};
@@ -11,9 +11,9 @@ use crate::gst_fdpa::GstFdpa;
 use crate::model::{BlockIn, Formats, MAX_BLOCK};
 
 /// GST-FDPA over one block with fp4-sized elements, all inputs finite, scales not NaN.
-#[inline]
+#[inline(always)]
 pub(super) fn gst_block(m: &GstFdpa, f: &Formats, p: &GPath, x: &BlockIn<'_>) -> Option<u64> {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    #[cfg(target_arch = "x86_64")]
     if let (Some((va, vb)), 16) = (&p.vals, m.g) {
         match x.a.len() {
             64 => return gst_v::<64, 4>(m, f, p, va, vb, x),
@@ -118,7 +118,7 @@ fn gst_tail(
 
 /// GST-FDPA over one block of `N = 16 · G` fp4-sized elements in groups of 16 (formats
 /// without Inf/NaN codes), the group sums from the vector block; the rest as [`gst_block`].
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn gst_v<const N: usize, const G: usize>(
     m: &GstFdpa,

@@ -6,25 +6,29 @@
 //! plain model ([`BlockModel::block`]), so the two agree by construction on specials; the tests
 //! in `tests/fast_paths.rs` compare them on random inputs with specials and subnormals.
 //!
-//! Many dot products at once go through [`Kernel::dots`], which in AVX2 builds evaluates eight
-//! of them at a time across vector lanes (`batch`, `stage`, `dots`).
+//! Many dot products at once go through [`Kernel::dots`], which on AVX2 CPUs evaluates eight
+//! of them at a time across vector lanes (`batch`, `stage`, `dots`). The instruction set is
+//! chosen when the kernel is made ([`Isa::detect`], run-time CPU detection): the AVX2 code is
+//! compiled with `#[target_feature]` in every build and taken only where the CPU has it.
 //!
-//! Why `i64` suffices in [`tfdpa_block`]: a product significand is below
+//! Why `i64` suffices in `tfdpa_block`: a product significand is below
 //! `2^(ma+mb+2)` (each decoded significand is below `2^(m+1)`), and its exponent is at most
 //! `e_max`, so after alignment to `F` fraction bits below `e_max` its magnitude is below
 //! `2^(F+2)`; C's is below `2^(F+1)`. With at most [`MAX_BLOCK`]` = 64` products the sum stays
 //! below `2^(F+9)`, and the kernel is only chosen for `F <= 48`.
 
 pub mod amd;
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[cfg(target_arch = "x86_64")]
 pub mod batch;
+mod isa;
+pub use isa::Isa;
 mod dots;
 mod gst;
 pub use dots::Rows;
 pub mod round;
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[cfg(target_arch = "x86_64")]
 pub mod simd;
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[cfg(target_arch = "x86_64")]
 pub mod stage;
 pub mod table;
 
@@ -95,15 +99,13 @@ struct TPath {
 }
 
 /// A whole dot product through the vector block, monomorphised for a format pair and a block
-/// length: no per-block dispatch.
-type VDot = fn(&Kernel, &[u64], &[u64], u64) -> u64;
+/// length: no per-block dispatch. Compiled for [`Isa::Avx2`]: a kernel holds one only when
+/// the CPU has those features, which is what makes calling it sound.
+type VDot = unsafe fn(&Kernel, &[u64], &[u64], u64) -> u64;
 
 /// Formats the vector T-FDPA block decodes arithmetically (`simd::V`); unused in builds
 /// without AVX2.
-#[cfg_attr(
-    not(all(target_arch = "x86_64", target_feature = "avx2")),
-    allow(dead_code)
-)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum VFmt {
     F16,
@@ -120,10 +122,7 @@ enum VFmt {
 }
 
 impl VFmt {
-    #[cfg_attr(
-        not(all(target_arch = "x86_64", target_feature = "avx2")),
-        allow(dead_code)
-    )]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn of(f: &Format) -> Option<VFmt> {
         let same = |g: &Format| table::same_encoding(f, g);
         [
@@ -145,11 +144,11 @@ impl VFmt {
     /// The vector dot product for a unit's formats, block length and `F`, when the build has
     /// the vector block and the block's products fit its 32-bit lanes.
     #[allow(unused_variables)]
-    fn vdot(f: &Formats, block: usize, f_bits: u32) -> Option<VDot> {
-        if f.scale.is_some() || !fits32(block, f_bits) {
+    fn vdot(f: &Formats, block: usize, f_bits: u32, isa: Isa) -> Option<VDot> {
+        if isa != Isa::Avx2 || f.scale.is_some() || !fits32(block, f_bits) {
             return None;
         }
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        #[cfg(target_arch = "x86_64")]
         {
             use simd::*;
             macro_rules! table {
@@ -177,17 +176,17 @@ impl VFmt {
                 (E2M1, E2M1, VE2M1, VE2M1),
             )
         }
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        #[cfg(not(target_arch = "x86_64"))]
         None
     }
 
     /// The vector dot product of a TR-FDPA (`gtr` false) or GTR-FDPA unit, as [`VFmt::vdot`].
     #[allow(unused_variables)]
-    fn amd_vdot(f: &Formats, block: usize, f_bits: u32, is_gtr: bool) -> Option<VDot> {
-        if f.scale.is_some() || !fits32(block, f_bits) {
+    fn amd_vdot(f: &Formats, block: usize, f_bits: u32, is_gtr: bool, isa: Isa) -> Option<VDot> {
+        if isa != Isa::Avx2 || f.scale.is_some() || !fits32(block, f_bits) {
             return None;
         }
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        #[cfg(target_arch = "x86_64")]
         {
             use simd::*;
             macro_rules! table {
@@ -216,7 +215,7 @@ impl VFmt {
                 (E5M2, E4M3, VE5M2, VE4M3),
             )
         }
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        #[cfg(not(target_arch = "x86_64"))]
         None
     }
 }
@@ -249,16 +248,35 @@ struct GPath {
 #[derive(Clone, Copy, Debug)]
 pub struct Kernel {
     pub unit: DotUnit,
+    isa: Isa,
     path: Path,
     eight: Option<dots::Eight>,
     eight_scaled: Option<dots::EightScaled>,
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    #[cfg(target_arch = "x86_64")]
     lanes: dots::Prepared,
 }
 
 impl Kernel {
-    /// Prepares `unit`: picks the fast path its model and formats allow.
+    /// Prepares `unit`: picks the fast path its model and formats allow, for the best
+    /// instruction set of this CPU ([`Isa::detect`]).
     pub fn new(unit: DotUnit) -> Kernel {
+        Kernel::for_isa(unit, Isa::detect())
+    }
+
+    /// As [`Kernel::new`] for a given instruction set (the portable kernels on any CPU, to
+    /// compare them with the vector ones); `None` where this CPU lacks it.
+    pub fn with_isa(unit: DotUnit, isa: Isa) -> Option<Kernel> {
+        isa.is_supported().then(|| Kernel::for_isa(unit, isa))
+    }
+
+    /// The instruction set this kernel's paths were compiled for.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// The plan: every choice of path, table and lane routine, made once. `isa` must be
+    /// supported by this CPU (the AVX2 routines are called on that premise).
+    fn for_isa(unit: DotUnit, isa: Isa) -> Kernel {
         let f = &unit.formats;
         let path = match (&unit.model, Decs::of(f)) {
             (Model::TFdpa(m), Some(decs))
@@ -268,7 +286,7 @@ impl Kernel {
                     decs,
                     shift: m.f - f.a.man_bits - f.b.man_bits,
                     round: FastRound::new(&m.out, &f.d),
-                    vec: VFmt::vdot(f, unit.block, m.f),
+                    vec: VFmt::vdot(f, unit.block, m.f, isa),
                 })
             }
             (Model::GstFdpa(m), Some(Decs::T8(ta, tb))) if m.f <= MAX_FAST_F && m.g <= 16 => {
@@ -278,7 +296,7 @@ impl Kernel {
                         tb,
                         ts,
                         prods: table::products4(&f.a, &f.b),
-                        vals: if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
+                        vals: if isa == Isa::Avx2 {
                             values4(&f.a, &f.b)
                         } else {
                             None
@@ -302,7 +320,7 @@ impl Kernel {
                     decs,
                     params: amd::TrParams::tr(m, f.a.man_bits, f.b.man_bits),
                     round: FastRound::new(&m.out, &f.d),
-                    vec: VFmt::amd_vdot(f, unit.block, m.f, false),
+                    vec: VFmt::amd_vdot(f, unit.block, m.f, false, isa),
                 })
             }
             (Model::GtrFdpa(m), Some(decs))
@@ -312,7 +330,7 @@ impl Kernel {
                     decs,
                     params: amd::TrParams::gtr(m, f.a.man_bits, f.b.man_bits),
                     round: FastRound::new(&m.out, &f.d),
-                    vec: VFmt::amd_vdot(f, unit.block, m.f, true),
+                    vec: VFmt::amd_vdot(f, unit.block, m.f, true, isa),
                 })
             }
             (Model::Fma(m), _) if m.mode == crate::round::Rounding::NearestEven => {
@@ -327,15 +345,16 @@ impl Kernel {
             }
             _ => Path::Plain,
         };
-        let eight = dots::eight_of(&unit, &path);
-        let eight_scaled = dots::eight_scaled_of(&unit);
+        let eight = dots::eight_of(&unit, &path, isa);
+        let eight_scaled = dots::eight_scaled_of(&unit, isa);
         Kernel {
             unit,
+            isa,
             path,
             eight,
             eight_scaled,
-            #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-            lanes: dots::prepare(&unit, &path),
+            #[cfg(target_arch = "x86_64")]
+            lanes: dots::prepare(&unit, &path, isa),
         }
     }
 
@@ -359,6 +378,17 @@ impl Kernel {
     /// One block, fast where possible.
     #[inline]
     pub fn block(&self, x: &BlockIn<'_>) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        if self.isa == Isa::Avx2 {
+            // SAFETY: the kernel was planned for `Isa::Avx2`, which this CPU supports.
+            return unsafe { v3::block(self, x) };
+        }
+        self.block_any(x)
+    }
+
+    /// [`Kernel::block`], inlined into each instruction set's copy.
+    #[inline(always)]
+    fn block_any(&self, x: &BlockIn<'_>) -> u64 {
         let f = &self.unit.formats;
         let fast = match (&self.path, &self.unit.model) {
             (Path::TFdpa(p), Model::TFdpa(m)) => tfdpa_block(m, f, p, x),
@@ -409,15 +439,57 @@ impl Kernel {
     #[track_caller]
     pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
         self.unit.assert_lengths(a, b, sa, sb);
+        #[cfg(target_arch = "x86_64")]
+        if self.isa == Isa::Avx2 {
+            // SAFETY: the kernel was planned for `Isa::Avx2`, which this CPU supports.
+            return unsafe { v3::dot(self, a, b, c, sa, sb) };
+        }
+        self.dot_any(a, b, c, sa, sb)
+    }
+
+    /// [`Kernel::dot`] after the length check, inlined into each instruction set's copy.
+    #[inline(always)]
+    fn dot_any(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
         let vec = match self.path {
             Path::TFdpa(TPath { vec, .. }) => vec,
             Path::Tr(TrPath { vec, .. }) | Path::Gtr(TrPath { vec, .. }) => vec,
             _ => None,
         };
         if let Some(g) = vec {
-            return g(self, a, b, c);
+            // SAFETY: a vector routine is planned only for `Isa::Avx2` (`VFmt::vdot`), which
+            // this CPU supports.
+            return unsafe { g(self, a, b, c) };
         }
-        self.unit.chain(a, b, c, sa, sb, |x| self.block(x))
+        self.unit.chain(a, b, c, sa, sb, |x| self.block_any(x))
+    }
+}
+
+/// The per-dot entry points compiled for [`Isa::Avx2`]: the same code as the portable ones,
+/// with the scalar kernels (inlined here) free to use BMI2 shifts, LZCNT, FMA and AVX2.
+#[cfg(target_arch = "x86_64")]
+mod v3 {
+    use super::Kernel;
+    use crate::model::BlockIn;
+
+    /// # Safety
+    /// The CPU must support [`super::Isa::Avx2`].
+    #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+    pub(super) unsafe fn dot(
+        k: &Kernel,
+        a: &[u64],
+        b: &[u64],
+        c: u64,
+        sa: &[u64],
+        sb: &[u64],
+    ) -> u64 {
+        k.dot_any(a, b, c, sa, sb)
+    }
+
+    /// # Safety
+    /// The CPU must support [`super::Isa::Avx2`].
+    #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+    pub(super) unsafe fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
+        k.block_any(x)
     }
 }
 
@@ -479,7 +551,7 @@ fn signed(mag: u64, neg: u32) -> i64 {
 
 /// T-FDPA over one block, all inputs finite: dispatches on the block length so that the
 /// per-product arrays have a length known at compile time (filled without zeroing first).
-#[inline]
+#[inline(always)]
 fn tfdpa_block(m: &TFdpa, f: &Formats, p: &TPath, x: &BlockIn<'_>) -> Option<u64> {
     match p.decs {
         Decs::T8(da, db) => tfdpa_len(m, f, p, da, db, x),
@@ -490,18 +562,19 @@ fn tfdpa_block(m: &TFdpa, f: &Formats, p: &TPath, x: &BlockIn<'_>) -> Option<u64
 
 /// `d = a·b + c` through the vector block (a [`VDot`]): K a multiple of the block `N`, each
 /// block with Inf/NaN handed to the plain model; any other K through [`DotUnit::chain`].
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+unsafe fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
     k: &Kernel,
     a: &[u64],
     b: &[u64],
     c: u64,
 ) -> u64 {
     let (Path::TFdpa(p), Model::TFdpa(m)) = (&k.path, &k.unit.model) else {
-        return k.unit.chain(a, b, c, &[], &[], |x| k.block(x));
+        return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
     };
     if a.is_empty() || a.len() % N != 0 || b.len() != a.len() {
-        return k.unit.chain(a, b, c, &[], &[], |x| k.block(x));
+        return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
     }
     let f = &k.unit.formats;
     let block = |x: &BlockIn<'_>| match tfdpa_v::<N, A, B>(m, f, p, x) {
@@ -513,7 +586,7 @@ fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
 
 /// Chains blocks of exactly `N` elements (the caller checked that `N` divides K), with the
 /// single-block case first; `block` is inlined into each monomorphised caller.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn chain_fixed<const N: usize>(
     f: &Formats,
@@ -544,8 +617,9 @@ fn chain_fixed<const N: usize>(
 }
 
 /// `d = a·b + c` through the vector TR-FDPA (`GTR` false) or GTR-FDPA block, as [`vdot`].
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+unsafe fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
     k: &Kernel,
     a: &[u64],
     b: &[u64],
@@ -554,10 +628,10 @@ fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
     let (p, out) = match (&k.path, &k.unit.model) {
         (Path::Tr(p), Model::TrFdpa(m)) if !GTR => (p, &m.out),
         (Path::Gtr(p), Model::GtrFdpa(m)) if GTR => (p, &m.out),
-        _ => return k.unit.chain(a, b, c, &[], &[], |x| k.block(x)),
+        _ => return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x)),
     };
     if a.is_empty() || a.len() % N != 0 || b.len() != a.len() {
-        return k.unit.chain(a, b, c, &[], &[], |x| k.block(x));
+        return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
     }
     let f = &k.unit.formats;
     // Inlined in both uses (a closure was left out of line: a call and spills per dot).
@@ -583,7 +657,7 @@ fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
     chain_fixed::<N>(f, a, b, c, block)
 }
 
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn tfdpa_v<const N: usize, A: simd::VDec, B: simd::VDec>(
     m: &TFdpa,

@@ -130,13 +130,16 @@ fn sum_halves<const N: usize, const G: usize>(
             let half = if i < N / 2 { &mut lo } else { &mut hi };
             half[i % G] = _mm256_add_epi32(half[i % G], term(i));
         }
-        core::array::from_fn(|g| {
+        // Loops, not `core::array::from_fn` (see `Rows::columns`).
+        let mut sum = lo;
+        for g in 0..G {
             let s = _mm256_add_epi32(lo[g], hi[g]);
             // Signed overflow: both addends of one sign, the sum of the other.
             let ov = _mm256_and_si256(_mm256_xor_si256(lo[g], s), _mm256_xor_si256(hi[g], s));
             *bad = _mm256_or_si256(*bad, _mm256_srai_epi32::<31>(ov));
-            s
-        })
+            sum[g] = s;
+        }
+        sum
     }
 }
 
@@ -160,7 +163,8 @@ fn aligned_sum<const N: usize, const G: usize>(
     // SAFETY: register-only AVX2 arithmetic.
     unsafe {
         let set = _mm256_set1_epi32;
-        let scale: [__m256; G] = core::array::from_fn(|g| {
+        let mut scale = [_mm256_setzero_ps(); G];
+        for g in 0..G {
             let x = _mm256_sub_epi32(_mm256_add_epi32(set(fb), off), emax[g]);
             let out = _mm256_or_si256(
                 _mm256_cmpgt_epi32(x, set(127)),
@@ -169,8 +173,8 @@ fn aligned_sum<const N: usize, const G: usize>(
             let none = _mm256_cmpeq_epi32(emax[g], set(ez));
             *bad = _mm256_or_si256(*bad, _mm256_andnot_si256(none, out));
             let x = _mm256_min_epi32(_mm256_max_epi32(x, set(-126)), set(127));
-            _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(x, set(127))))
-        });
+            scale[g] = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(x, set(127))));
+        }
         sum_halves::<N, G>(
             |i| _mm256_cvttps_epi32(_mm256_mul_ps(prod[i], scale[i % G])),
             bad,
@@ -365,14 +369,15 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
             };
             let (l, h) = widen(emax16);
             // With two groups the halves are the groups; with one, both halves are.
-            let emax: [__m256i; G] = core::array::from_fn(|g| {
+            let mut emax = [l; G];
+            for (g, eg) in emax.iter_mut().enumerate() {
                 let e = match (G, g) {
                     (2, 0) => l,
                     (2, _) => h,
                     _ => _mm256_max_epi32(l, h),
                 };
-                _mm256_max_epi32(floor[g], back(e))
-            });
+                *eg = _mm256_max_epi32(floor[g], back(e));
+            }
             let acc = aligned_sum::<N, G>(&prod, f as i32 + bias, off, emax, ez, &mut bad);
             (acc, emax, bad)
         }

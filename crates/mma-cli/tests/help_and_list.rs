@@ -1,0 +1,193 @@
+//! What a new user meets first: `--help` on every command and argument, `mma list` with its
+//! header, unknown names answered with the valid ones, and `error-report` present in every build.
+
+use std::process::Command;
+
+fn mma(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mma"))
+        .args(args)
+        .output()
+        .expect("run mma");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// The lines of `mma <cmd> -h` that name an argument, each with its help text (the short
+/// layout puts the text on the argument's line, after two or more spaces; `--help` switches to
+/// the long layout, text below, for commands with a long description).
+fn argument_lines(cmd: &str) -> Vec<String> {
+    let (code, out, err) = mma(&[cmd, "-h"]);
+    assert_eq!(code, 0, "{cmd} -h: {err}");
+    out.lines()
+        .skip_while(|l| !l.starts_with("Arguments:") && !l.starts_with("Options:"))
+        .filter(|l| l.starts_with("  "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_argument_has_help_text() {
+    for cmd in [
+        "eval",
+        "check",
+        "list",
+        "hw-check",
+        "dot",
+        "error-report",
+        "bench",
+        "infer",
+    ] {
+        let lines = argument_lines(cmd);
+        assert!(lines.len() >= 2, "{cmd}: {lines:?}");
+        for l in &lines {
+            // "  -o, --output <OUTPUT>  Write the cases ..." : a name, then its text.
+            let t = l.trim_start();
+            assert!(
+                t.contains("  ") && !t.split("  ").last().unwrap_or("").trim().is_empty(),
+                "{cmd}: argument without help text: {l:?}"
+            );
+        }
+    }
+    let dot = argument_lines("dot").join("\n");
+    for arg in [
+        "--arch",
+        "--op",
+        "--instr",
+        "--c",
+        "--scale-a",
+        "--scale-b",
+        "--a",
+        "--b",
+    ] {
+        assert!(dot.contains(arg), "dot --help lacks {arg}:\n{dot}");
+    }
+}
+
+#[test]
+fn error_report_is_listed_in_every_build() {
+    let (code, out, _) = mma(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start().starts_with("error-report ")),
+        "{out}"
+    );
+}
+
+/// Without the oracle the subcommand exists, fails with exit 2 and says how to get it.
+#[cfg(not(feature = "oracle"))]
+#[test]
+fn error_report_without_the_oracle_says_how_to_build_it() {
+    let (code, out, err) = mma(&["error-report", "--arch", "Hopper", "--instr", "x"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("built without the oracle feature")
+            && err.contains("--features oracle --bin mma -- error-report"),
+        "{err}"
+    );
+}
+
+#[test]
+fn list_has_a_header_and_a_k_column() {
+    let (code, out, err) = mma(&["list", "--arch", "MI250", "--filter", "32x32x8bf16_1k"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "vendor\tarch\top\tinstruction\tK\tPTX/ISA\tmodel",
+            "amd\tCDNA2\tMFMA\tf32_32x32x8bf16_1k\t8\tv_mfma_f32_32x32x8bf16_1k\tFTZ-MulAdd P=4 acc=f32",
+        ],
+        "{out}"
+    );
+    let (code, out, _) = mma(&["list", "--arch", "sm_90", "--filter", "m64n8k16.f32.f16"]);
+    assert_eq!(code, 0);
+    let row: Vec<&str> = out.lines().nth(1).expect("one row").split('\t').collect();
+    assert_eq!(
+        row[..5],
+        ["nvidia", "Hopper", "WGMMA", "m64n8k16.f32.f16.f16", "16"]
+    );
+}
+
+#[test]
+fn list_of_an_unknown_architecture_names_the_valid_ones() {
+    let (code, out, err) = mma(&["list", "--arch", "Hoppr"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.is_empty(), "{out}");
+    for name in [
+        "Volta",
+        "Ada Lovelace",
+        "Hopper",
+        "RTX Blackwell",
+        "CDNA1",
+        "CDNA3",
+    ] {
+        assert!(err.contains(name), "{err}");
+    }
+}
+
+#[test]
+fn list_with_a_filter_that_matches_nothing_fails() {
+    let (code, out, err) = mma(&["list", "--arch", "Hopper", "--filter", "no-such-name"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("no instruction of Hopper contains \"no-such-name\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn did_you_mean_offers_the_names_with_every_part_typed() {
+    // `bf16` typed: the bf16 instruction, not the f16 ones nearer by edit distance.
+    let (code, _, err) = mma(&[
+        "dot",
+        "--arch",
+        "Ampere",
+        "--instr",
+        "m16n8k16.bf16",
+        "--a",
+        "0",
+        "--b",
+        "0",
+        "--c",
+        "0",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("did you mean: m16n8k16.f32.bf16.bf16.f32\n")
+            || err
+                .trim_end()
+                .ends_with("did you mean: m16n8k16.f32.bf16.bf16.f32"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_readme_dot_example_prints_what_the_readme_says() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README.md");
+    let lines: Vec<&str> = readme.lines().map(str::trim).collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("mma dot --arch A100"))
+        .expect("the README's dot example");
+    // The command runs over lines ending in `\`; the line after it is the output.
+    let mut words = Vec::new();
+    let mut i = start;
+    loop {
+        let l = lines[i];
+        words.extend(l.trim_end_matches('\\').split_whitespace());
+        i += 1;
+        if !l.ends_with('\\') {
+            break;
+        }
+    }
+    assert_eq!(words[0], "mma");
+    let (code, out, err) = mma(&words[1..]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim_end(), lines[i], "README says {:?}", lines[i]);
+}

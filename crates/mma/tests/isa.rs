@@ -1,0 +1,109 @@
+//! Run-time instruction-set selection: every distinct unit of both catalogs gives the same bits
+//! through the portable kernels and through the AVX2 ones (where this CPU has AVX2), one dot
+//! product at a time and in batches; and a kernel made the default way takes the best
+//! instruction set of this CPU, whatever the build's target flags.
+
+use mma::core::fast::{Isa, Kernel};
+use mma::core::{DotUnit, Format};
+use std::collections::HashSet;
+
+/// xorshift64*: enough to vary operands.
+struct Gen(u64);
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+/// A storage word of `fmt`: random bits, one time in four an exponent field near the bias
+/// (so that sums cancel and stay finite), one in eight a special or extreme exponent.
+fn word(fmt: &Format, g: &mut Gen) -> u64 {
+    let (e, m) = (fmt.exp_bits, fmt.man_bits);
+    let r = g.next();
+    let exp_max = (1u64 << e) - 1;
+    let exp = match r % 8 {
+        0 => [0, exp_max][(r >> 3) as usize % 2],
+        1 | 2 => (exp_max / 2 + (r >> 3) % 4).saturating_sub(2),
+        _ => (r >> 3) & exp_max,
+    };
+    let sign = if fmt.signed { (r >> 20) & 1 } else { 0 };
+    let code = (sign << (e + m)) | (exp << m) | ((r >> 24) & ((1u64 << m) - 1));
+    code << fmt.lsb
+}
+
+fn units() -> Vec<(String, DotUnit, usize)> {
+    let mut seen = HashSet::new();
+    let nv = mma::nvidia::catalog()
+        .iter()
+        .map(|i| (format!("{} {}", i.arch, i.name), i.unit, i.k));
+    let amd = mma::amd::catalog()
+        .iter()
+        .map(|i| (format!("{} {}", i.arch, i.name), i.unit, i.k));
+    nv.chain(amd)
+        .filter(|(_, u, k)| seen.insert((*u, *k)))
+        .collect()
+}
+
+#[test]
+fn portable_and_avx2_kernels_agree_on_every_unit() {
+    let Some(probe) = Kernel::with_isa(units()[0].1, Isa::Avx2) else {
+        // A CPU without AVX2 has one instruction set: nothing to compare, and it must say so.
+        assert!(!Isa::Avx2.is_supported());
+        eprintln!("this CPU has no AVX2: only the portable kernels exist here");
+        return;
+    };
+    assert_eq!(probe.isa(), Isa::Avx2);
+    let mut g = Gen(0x243f_6a88_85a3_08d3);
+    let mut lanes = 0;
+    for (name, unit, k0) in units() {
+        let portable = Kernel::with_isa(unit, Isa::Portable).unwrap();
+        let avx2 = Kernel::with_isa(unit, Isa::Avx2).unwrap();
+        assert!(
+            !portable.is_batched(),
+            "{name}: lanes in the portable kernel"
+        );
+        lanes += usize::from(avx2.is_batched());
+        let f = unit.formats;
+        for k in [k0, 2 * k0] {
+            let n = 19; // two groups of eight and a tail
+            let s = unit.scales_for(k);
+            let a: Vec<u64> = (0..n * k).map(|_| word(&f.a, &mut g)).collect();
+            let b: Vec<u64> = (0..n * k).map(|_| word(&f.b, &mut g)).collect();
+            let c: Vec<u64> = (0..n).map(|_| word(&f.c, &mut g)).collect();
+            let scale = |g: &mut Gen| f.scale.map_or(0, |(sf, _)| word(&sf, g) & 0x7f);
+            let sa: Vec<u64> = (0..n * s).map(|_| scale(&mut g)).collect();
+            let sb: Vec<u64> = (0..n * s).map(|_| scale(&mut g)).collect();
+            let (mut dp, mut dv) = (vec![0; n], vec![0; n]);
+            portable.dots(k, &a, &b, &c, &sa, &sb, &mut dp).unwrap();
+            avx2.dots(k, &a, &b, &c, &sa, &sb, &mut dv).unwrap();
+            assert_eq!(dp, dv, "{name} K={k}: batches differ");
+            for i in 0..n {
+                let (ai, bi) = (&a[i * k..(i + 1) * k], &b[i * k..(i + 1) * k]);
+                let (sai, sbi) = (&sa[i * s..(i + 1) * s], &sb[i * s..(i + 1) * s]);
+                let p = portable.dot(ai, bi, c[i], sai, sbi);
+                assert_eq!(p, avx2.dot(ai, bi, c[i], sai, sbi), "{name} K={k} #{i}");
+                assert_eq!(p, dp[i], "{name} K={k} #{i}: batch vs per dot");
+            }
+        }
+    }
+    // The lane paths cover most of the catalog (README, "Performance").
+    assert!(lanes > 100, "only {lanes} units took lanes");
+}
+
+#[test]
+fn the_default_kernel_takes_the_best_instruction_set_of_this_cpu() {
+    let unit = mma::nvidia::find("H100", None, "m64n8k16.f32.f16.f16")
+        .unwrap()
+        .unit;
+    let forced = std::env::var_os("MMA_FORCE_SCALAR").is_some_and(|v| !v.is_empty() && v != "0");
+    let want = if forced {
+        Isa::Portable
+    } else {
+        Isa::best_supported()
+    };
+    assert_eq!(unit.kernel().isa(), want);
+    assert_eq!(unit.kernel().is_batched(), want == Isa::Avx2);
+}
