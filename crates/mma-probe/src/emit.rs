@@ -1,5 +1,5 @@
 //! The probe generator: inputs for a unit of given formats and K that, once run on a device,
-//! determine its model (with [`crate::infer`]).
+//! determine its model (with [`crate::infer`](mod@crate::infer)).
 //!
 //! Targeted probes generalise the feature vectors of the repository's `vectors/` folder to
 //! any formats and K; each is skipped where the formats cannot hold its values:

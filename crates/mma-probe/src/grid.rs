@@ -5,7 +5,7 @@
 //! inputs: the exponent given to zero terms (`e_zero`, `e_zero_c`), the overflow rule (Inf
 //! always, or IEEE) and whether a -0 result is returned as +0. A member's result equals the
 //! group's first member's whenever no zero term's exponent could decide an alignment and the
-//! result is neither NaN, ±Inf nor -0 (see [`crate::infer`]), so a group costs one evaluation
+//! result is neither NaN, ±Inf nor -0 (see [`crate::infer`](mod@crate::infer)), so a group costs one evaluation
 //! on most records. NaN payloads are not part of the grid: a NaN result matches a NaN record, and the
 //! records' NaN bits then name the NaN style.
 //!
@@ -76,7 +76,7 @@ pub fn e_zero_of(m: &Model) -> i32 {
 pub struct Group {
     pub members: Vec<Candidate>,
     /// Whether members may share the first member's result where their `e_zero` cannot matter
-    /// (see [`crate::infer`]).
+    /// (see [`crate::infer`](mod@crate::infer)).
     pub shares: bool,
 }
 

@@ -9,7 +9,7 @@
 //!   C early or late, signed zeros, NaN/Inf) and random from several samplers, as case lines
 //!   without `d`.
 //! - [`grid`]: every candidate unit of the family for a set of formats and K.
-//! - [`infer`]: elimination of candidates by records (inputs with the device's `d`): the fits
+//! - [`infer`](mod@infer): elimination of candidates by records (inputs with the device's `d`): the fits
 //!   that explain every record, or the best fits and the records they miss.
 //! - [`suggest`]: new inputs on which the remaining fits disagree.
 //!
