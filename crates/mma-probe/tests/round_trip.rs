@@ -183,3 +183,48 @@ fn a_unit_no_gpu_has_comes_back_exactly() {
         );
     }
 }
+
+/// Records no candidate explains (one result changed in its last bit): no fit, and the best
+/// fits have the unit's model and core parameters, explain every record but that one, and name
+/// it as the miss.
+#[test]
+fn a_wrong_record_leaves_best_fits_that_name_it() {
+    let ins = mma_nvidia::find("H100", None, "m64n8k16.f32.bf16.bf16").unwrap();
+    let spec = Spec {
+        formats: ins.unit.formats,
+        k: 16,
+    };
+    let mut records = targeted(&spec);
+    records.extend(random(&spec, 300, 3));
+    for r in &mut records {
+        r.d = ins.unit.dot_plain(&r.a, &r.b, r.c, &[], &[]);
+    }
+    let n = records.len();
+    let bad = n - 10;
+    records[bad].d ^= 1;
+    records[bad].label = "the changed record".into();
+    let inf = infer(&RecordSet {
+        source: "changed".into(),
+        formats: spec.formats,
+        k: 16,
+        records,
+    });
+    assert!(inf.fits.is_empty());
+    let best = &inf.best[0];
+    assert_eq!(best.explains, n - 1);
+    assert_eq!(best.misses, vec!["the changed record".to_string()]);
+    // The records fix the core parameters (e_zero and the conventions tie, and any of the tied
+    // candidates may come first).
+    let Model::TFdpa(t) = best.unit.model else {
+        panic!("{}", best.unit.describe());
+    };
+    let Model::TFdpa(want) = ins.unit.model else {
+        panic!("Hopper bf16 is T-FDPA");
+    };
+    assert_eq!(
+        (t.f, best.unit.block, t.out.rho),
+        (want.f, ins.unit.block, want.out.rho),
+        "{}",
+        best.unit.describe()
+    );
+}
