@@ -182,6 +182,8 @@ fn native_body(a: &[f32], b: &[f32], c: &[f32], k: usize, out: &mut [f32]) {
     }
 }
 
+/// # Safety
+/// The CPU must have FMA (the caller checks `is_x86_feature_detected!("fma")`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
 #[inline(never)]

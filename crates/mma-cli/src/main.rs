@@ -151,8 +151,8 @@ enum Cmd {
         /// nvidia or amd (default: whichever catalog knows the architecture).
         #[arg(long)]
         vendor: Option<String>,
-        /// Number of dot products (default 10000; with file:, every fitting line).
-        #[arg(long)]
+        /// Number of dot products, at least 1 (default 10000; with file:, every fitting line).
+        #[arg(long, value_parser = values::samples)]
         samples: Option<usize>,
         /// logu, narrow, bits, cancel or file:PATH.
         #[arg(long, default_value = "logu")]

@@ -22,6 +22,15 @@ pub fn gemm_size(s: &str) -> Result<usize, String> {
     }
 }
 
+/// A number of samples: a positive integer (a report over no samples checks nothing).
+pub fn samples(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("at least one sample is needed".to_string()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{s:?}: {e}")),
+    }
+}
+
 /// The words of a comma-separated list (`--a 3c00,3c00`), white space around each trimmed.
 pub fn word_list(s: &str) -> Vec<String> {
     s.split(',').map(|w| w.trim().to_string()).collect()
@@ -42,5 +51,7 @@ mod tests {
             assert!(gemm_size(bad).is_err(), "{bad}");
         }
         assert_eq!(word_list("3c00, 3c00 ,0"), ["3c00", "3c00", "0"]);
+        assert_eq!(samples("5"), Ok(5));
+        assert!(samples("0").is_err() && samples("-1").is_err() && samples("x").is_err());
     }
 }

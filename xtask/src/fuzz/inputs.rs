@@ -242,6 +242,7 @@ pub fn values_step(ctx: &mut Ctx) {
         || shown,
         || {
             let _ = mma_cli::values::seconds(&s);
+            let _ = mma_cli::values::samples(&s);
             let _ = mma_cli::values::gemm_size(&s);
             let _ = mma_cli::values::word_list(&s);
             let _ = mma::nvidia::parse_arch(&s);

@@ -77,8 +77,8 @@ impl<'a> Rows<'a> {
 /// Dot products of one length `k` in groups of eight, no scale factors: `(kernel, a rows, b
 /// rows, c, d)` with as many rows as C and D words, a multiple of 8. Lanes outside the
 /// routine's common case, and a `k` it does not take, are computed by [`Kernel::dot`].
-/// Compiled for [`super::Isa::Avx2`]: planned only where the CPU has it, which makes the
-/// call sound.
+/// Compiled for [`super::Isa::Avx2`] (hence `unsafe`): planned only where the CPU has it,
+/// which makes the call sound (SAFETY at each call).
 pub(super) type Eight = unsafe fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &mut [u64]);
 
 /// The scale factors of unscaled units, for [`Kernel::groups`].
@@ -86,7 +86,8 @@ pub(super) type Eight = unsafe fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &mut [u64
 const NO_SCALES: (&[u64], &[u64], usize) = (&[], &[], 0);
 
 /// As [`Eight`], with one scale factor per dot product and operand: `(kernel, a rows, b rows,
-/// scale_a, scale_b, c, d)` (ST-FDPA with K equal to the scale block).
+/// scale_a, scale_b, c, d)` (ST-FDPA with K equal to the scale block). `unsafe` for the same
+/// reason (SAFETY at each call).
 pub(super) type EightScaled =
     unsafe fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &[u64], &[u64], &mut [u64]);
 
@@ -141,6 +142,7 @@ impl Kernel {
                 unsafe { run(self, ra, rb, sa, sb, cw, dw) };
                 true
             }
+            // SAFETY: as above; `gst_dots` is compiled for `Isa::Avx2`.
             #[cfg(target_arch = "x86_64")]
             (1.., _, _) if self.isa == Isa::Avx2 => unsafe {
                 self.gst_dots(ra, rb, sa, sb, cw, dw)
@@ -188,6 +190,9 @@ impl Kernel {
     /// GST-FDPA dot products of one block of four-bit elements with fp32 C and D, eight at a
     /// time ([`super::batch::gst`]); `false` (nothing written) where the unit, K or the
     /// output does not fit the lanes.
+    /// # Safety
+    /// The CPU must support [`Isa::Avx2`](super::Isa::Avx2): a kernel holds this routine only when
+    /// it was planned for that instruction set.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
     unsafe fn gst_dots(
@@ -576,6 +581,9 @@ pub(super) fn eight_scaled_of(unit: &DotUnit, isa: Isa) -> Option<EightScaled> {
 /// ST-FDPA over one block of `N` with one power-of-two scale per dot product and operand: the
 /// T-FDPA lanes with every non-zero product's exponent raised by the scale pair's
 /// ([`super::batch::tfdpa_chain_off`]); a NaN scale sends the lane to [`Kernel::dot`].
+/// # Safety
+/// The CPU must support [`Isa::Avx2`](super::Isa::Avx2): a kernel holds this routine only when
+/// it was planned for that instruction set.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
 unsafe fn st8<const N: usize, S: super::stage::Stage>(
@@ -638,6 +646,9 @@ fn t_lanes(
 }
 
 /// FTZ-MulAdd over exactly one block of `N` ([`super::batch::ftz`]); it covers every input.
+/// # Safety
+/// The CPU must support [`Isa::Avx2`](super::Isa::Avx2): a kernel holds this routine only when
+/// it was planned for that instruction set.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
 unsafe fn ftz8<const N: usize, const P: usize, D: super::batch::VH16>(
@@ -657,6 +668,9 @@ unsafe fn ftz8<const N: usize, const P: usize, D: super::batch::VH16>(
 }
 
 /// T-FDPA over a multiple of the block `N` ([`super::batch::tfdpa_chain`]).
+/// # Safety
+/// The CPU must support [`Isa::Avx2`](super::Isa::Avx2): a kernel holds this routine only when
+/// it was planned for that instruction set.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
 unsafe fn tfdpa8<const N: usize, S: super::stage::Stage>(
@@ -679,6 +693,9 @@ unsafe fn tfdpa8<const N: usize, S: super::stage::Stage>(
 
 /// TR-FDPA (`GTR` false) or GTR-FDPA over a multiple of the block `N`
 /// ([`super::batch::tr_chain`]).
+/// # Safety
+/// The CPU must support [`Isa::Avx2`](super::Isa::Avx2): a kernel holds this routine only when
+/// it was planned for that instruction set.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
 unsafe fn tr8<const N: usize, const GTR: bool, S: super::stage::Stage>(

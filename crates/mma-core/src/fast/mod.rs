@@ -99,8 +99,9 @@ struct TPath {
 }
 
 /// A whole dot product through the vector block, monomorphised for a format pair and a block
-/// length: no per-block dispatch. Compiled for [`Isa::Avx2`]: a kernel holds one only when
-/// the CPU has those features, which is what makes calling it sound.
+/// length: no per-block dispatch. Compiled for [`Isa::Avx2`] (hence `unsafe`): a kernel holds
+/// one only when the CPU has those features, which makes calling it sound (SAFETY at each
+/// call).
 type VDot = unsafe fn(&Kernel, &[u64], &[u64], u64) -> u64;
 
 /// Formats the vector T-FDPA block decodes arithmetically (`simd::V`); unused in builds
@@ -562,6 +563,9 @@ fn tfdpa_block(m: &TFdpa, f: &Formats, p: &TPath, x: &BlockIn<'_>) -> Option<u64
 
 /// `d = a·b + c` through the vector block (a [`VDot`]): K a multiple of the block `N`, each
 /// block with Inf/NaN handed to the plain model; any other K through [`DotUnit::chain`].
+/// # Safety
+/// The CPU must support [`Isa::Avx2`](super::Isa::Avx2): a kernel holds this routine only when
+/// it was planned for that instruction set.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
 unsafe fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
@@ -617,6 +621,9 @@ fn chain_fixed<const N: usize>(
 }
 
 /// `d = a·b + c` through the vector TR-FDPA (`GTR` false) or GTR-FDPA block, as [`vdot`].
+/// # Safety
+/// The CPU must support [`Isa::Avx2`](super::Isa::Avx2): a kernel holds this routine only when
+/// it was planned for that instruction set.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
 unsafe fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(

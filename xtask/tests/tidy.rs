@@ -1,0 +1,257 @@
+//! What `ARCHITECTURE.md` promises and a machine can check: where `unsafe` may appear and that
+//! each use carries its safety argument, that the core knows no vendor, that the vendor crates
+//! and the core build without GMP/MPFR, that no test is skipped by attribute, that the
+//! repository holds no machine paths, and that the paths the documents cite exist.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    xtask::repo_root()
+}
+
+/// Every tracked-looking source file under `dir` with extension `ext` (target/ excluded).
+fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().to_string();
+        if p.is_dir() {
+            if name != "target" && !name.starts_with('.') {
+                files(&p, ext, out);
+            }
+        } else if p.extension().is_some_and(|x| x == ext) {
+            out.push(p);
+        }
+    }
+}
+
+fn rust_sources() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    files(&root().join("crates"), "rs", &mut v);
+    files(&root().join("xtask"), "rs", &mut v);
+    v.sort();
+    v
+}
+
+fn rel(p: &Path) -> String {
+    p.strip_prefix(root()).unwrap_or(p).display().to_string()
+}
+
+/// The code of a line, without a `//` comment (good enough for this code base: no `//` inside
+/// string literals on lines that also hold `unsafe`).
+fn code(line: &str) -> &str {
+    line.split("//").next().unwrap_or("")
+}
+
+/// Files allowed to hold `unsafe` (ARCHITECTURE.md, "Invariants"): the vector kernels, the
+/// CLI's SIGPIPE reset and its native FMA baseline.
+const UNSAFE_ALLOWED: &[&str] = &[
+    "crates/mma-core/src/fast/",
+    "crates/mma-cli/src/main.rs",
+    "crates/mma-cli/src/bench.rs",
+];
+
+#[test]
+fn unsafe_only_where_allowed_and_always_argued() {
+    let mut bad = Vec::new();
+    for p in rust_sources() {
+        let r = rel(&p);
+        if r.contains("/tests/") || r.ends_with("tidy.rs") {
+            continue;
+        }
+        let text = fs::read_to_string(&p).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            let c = code(l);
+            let is_unsafe = c
+                .split(|ch: char| !ch.is_alphanumeric() && ch != '_')
+                .any(|w| w == "unsafe");
+            if !is_unsafe || c.contains("forbid(unsafe") || c.contains("deny(unsafe") {
+                continue;
+            }
+            if !UNSAFE_ALLOWED.iter().any(|a| r.starts_with(a)) {
+                bad.push(format!("{r}:{}: unsafe outside the allowed files", i + 1));
+                continue;
+            }
+            // A `// SAFETY:` comment or a `# Safety` doc section within the lines above.
+            let above = &lines[i.saturating_sub(10)..=i];
+            if !above
+                .iter()
+                .any(|x| x.contains("SAFETY") || x.contains("# Safety"))
+            {
+                bad.push(format!("{r}:{}: unsafe without a SAFETY argument", i + 1));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn the_core_knows_no_vendor_and_builds_without_gmp() {
+    let manifest = |c: &str| fs::read_to_string(root().join(c).join("Cargo.toml")).unwrap();
+    let deps = |m: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        let mut in_deps = false;
+        for l in m.lines() {
+            let t = l.trim();
+            if t.starts_with('[') {
+                in_deps = t == "[dependencies]";
+                continue;
+            }
+            if in_deps {
+                if let Some((name, _)) = t.split_once('=') {
+                    out.push(name.trim().trim_end_matches(".workspace").to_string());
+                }
+            }
+        }
+        out
+    };
+    let core = deps(&manifest("crates/mma-core"));
+    for forbidden in [
+        "mma-nvidia",
+        "mma-amd",
+        "mma-oracle",
+        "rug",
+        "gmp-mpfr-sys",
+        "mma",
+    ] {
+        assert!(
+            !core.iter().any(|d| d == forbidden),
+            "mma-core depends on {forbidden}"
+        );
+    }
+    for vendor in ["crates/mma-nvidia", "crates/mma-amd"] {
+        let d = deps(&manifest(vendor));
+        for forbidden in [
+            "mma-oracle",
+            "rug",
+            "gmp-mpfr-sys",
+            "mma-nvidia",
+            "mma-amd",
+            "mma",
+        ] {
+            if vendor.ends_with(forbidden) {
+                continue;
+            }
+            assert!(
+                !d.iter().any(|x| x == forbidden),
+                "{vendor} depends on {forbidden}"
+            );
+        }
+    }
+    // The core's code names no vendor's crate either.
+    let mut v = Vec::new();
+    files(&root().join("crates/mma-core/src"), "rs", &mut v);
+    for p in v {
+        let t = fs::read_to_string(&p).unwrap();
+        for word in ["mma_nvidia", "mma_amd", "mma_oracle"] {
+            assert!(!t.contains(word), "{} mentions {word}", rel(&p));
+        }
+    }
+}
+
+#[test]
+fn no_test_is_skipped_by_attribute() {
+    let mut bad = Vec::new();
+    for p in rust_sources() {
+        if p.ends_with("tidy.rs") {
+            continue;
+        }
+        let t = fs::read_to_string(&p).unwrap();
+        for (i, l) in t.lines().enumerate() {
+            let c = code(l);
+            if c.contains("#[ignore") || c.contains("#[should_panic") {
+                bad.push(format!("{}:{}", rel(&p), i + 1));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "skipped or panic-expecting tests:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// Text files the repository ships (sources, manifests, documents, scripts).
+fn text_files() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for ext in ["rs", "toml", "md", "sh", "py", "cu", "cpp", "txt"] {
+        for dir in ["crates", "xtask", ".ci", ".cargo"] {
+            files(&root().join(dir), ext, &mut v);
+        }
+    }
+    v.extend(
+        [
+            "README.md",
+            "CONTRIBUTING.md",
+            "ARCHITECTURE.md",
+            "Cargo.toml",
+            ".ci/run",
+        ]
+        .iter()
+        .map(|f| root().join(f))
+        .filter(|p| p.is_file()),
+    );
+    v
+}
+
+#[test]
+fn no_machine_paths() {
+    let needles = ["/work/", "/home/", "/root/", "C:\\Users"];
+    let mut bad = Vec::new();
+    for p in text_files() {
+        if p.ends_with("tidy.rs") {
+            continue;
+        }
+        let t = fs::read_to_string(&p).unwrap_or_default();
+        for (i, l) in t.lines().enumerate() {
+            if needles.iter().any(|n| l.contains(n)) {
+                bad.push(format!("{}:{}: {}", rel(&p), i + 1, l.trim()));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "machine paths:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn cited_paths_exist() {
+    let prefixes = [
+        "crates/",
+        "xtask/",
+        "vectors/",
+        "snapshots/",
+        ".ci/",
+        ".cargo/",
+    ];
+    let mut bad = Vec::new();
+    for doc in ["README.md", "CONTRIBUTING.md", "ARCHITECTURE.md"] {
+        let Ok(t) = fs::read_to_string(root().join(doc)) else {
+            continue;
+        };
+        // Paths in backticks or in Markdown link targets.
+        for (i, l) in t.lines().enumerate() {
+            for piece in l.split(['`', '(', ')', ' ']) {
+                let piece = piece.trim_end_matches([',', '.', ':', ';']);
+                if !prefixes.iter().any(|p| piece.starts_with(p)) {
+                    continue;
+                }
+                // Globs and placeholders are not paths.
+                if piece.contains(['*', '<', '{', '…']) || piece.contains("...") {
+                    continue;
+                }
+                let path = piece.split('#').next().unwrap_or(piece);
+                if !root().join(path).exists() {
+                    bad.push(format!("{doc}:{}: {path}", i + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "cited paths that do not exist:\n{}",
+        bad.join("\n")
+    );
+}
