@@ -29,15 +29,37 @@ fn case_text(line: &Line) -> Option<Result<&str, CaseError>> {
     })
 }
 
+/// The instruction every line runs on instead of its own (`--unit FILE`), if any.
+pub type Fixed<'a> = Option<&'a cases::Target>;
+
+/// Reads a unit file (JSON, the schema of `mma_core::unit_file`) as the target of every line.
+/// The unit lives as long as the process: one is read per command.
+pub fn load_unit(path: &Path) -> Result<cases::Target> {
+    let text =
+        fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let file: mma::core::UnitFile = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a unit file", path.display()))?;
+    let unit = mma::core::DotUnit::try_from(&file)
+        .with_context(|| format!("{}: not a unit file", path.display()))?;
+    let k = file.k.unwrap_or(unit.block);
+    let name: &'static str = Box::leak(path.display().to_string().into_boxed_str());
+    Ok(cases::Target::of_unit(Box::leak(Box::new(unit)), k, name))
+}
+
 /// Evaluates a line; errors carry the file and line.
-fn eval_line(file: &str, n: usize, line: &str) -> Result<(Case, cases::Target, u64), LineError> {
+fn eval_line(
+    file: &str,
+    n: usize,
+    line: &str,
+    fixed: Fixed,
+) -> Result<(Case, cases::Target, u64), LineError> {
     let wrap = |error: CaseError| LineError {
         file: file.to_string(),
         line: n,
         error,
     };
-    let case = cases::parse_line(line).map_err(wrap)?;
-    let (t, d) = cases::evaluate(&case).map_err(wrap)?;
+    let case = cases::parse_line_for(line, fixed).map_err(wrap)?;
+    let (t, d) = cases::evaluate_for(&case, fixed).map_err(wrap)?;
     Ok((case, t, d))
 }
 
@@ -60,7 +82,7 @@ fn refused_line(text: Option<&str>, n: usize, error: &CaseError) -> String {
 /// `mma eval`: one output line for every input line, in order. Comments and blank lines are
 /// copied as they are; a case gets `"d"`; a refused line gets `"error"` (and is reported on
 /// stderr). Reads and writes one line at a time.
-pub fn eval(input: &Path, output: Option<&Path>) -> Result<bool> {
+pub fn eval(input: &Path, output: Option<&Path>, fixed: Fixed) -> Result<bool> {
     let lines = open_lines(input)?;
     let file = input.display().to_string();
     let mut out: Box<dyn Write> = match output {
@@ -87,7 +109,7 @@ pub fn eval(input: &Path, output: Option<&Path>) -> Result<bool> {
                 line: n,
                 error,
             })
-            .and_then(|t| eval_line(&file, n, t));
+            .and_then(|t| eval_line(&file, n, t, fixed));
         match result {
             Ok((case, t, d)) => writeln!(
                 out,
@@ -111,8 +133,9 @@ fn check_line(
     n: usize,
     text: &str,
     any_nan: bool,
+    fixed: Fixed,
 ) -> Result<(bool, String, String), LineError> {
-    let (case, t, d) = eval_line(file, n, text)?;
+    let (case, t, d) = eval_line(file, n, text, fixed)?;
     let wrap = |error: CaseError| LineError {
         file: file.to_string(),
         line: n,
@@ -128,7 +151,12 @@ fn check_line(
 
 /// `mma check`: every case of every file against its `"d"`, one line at a time. A file that
 /// cannot be read or holds no case counts as a failure.
-pub fn check(files: &[std::path::PathBuf], show: usize, any_nan: bool) -> Result<bool> {
+pub fn check(
+    files: &[std::path::PathBuf],
+    show: usize,
+    any_nan: bool,
+    fixed: Fixed,
+) -> Result<bool> {
     let (mut tp, mut tf) = (0usize, 0usize);
     for path in files {
         let file = path.display().to_string();
@@ -159,7 +187,7 @@ pub fn check(files: &[std::path::PathBuf], show: usize, any_nan: bool) -> Result
                     line: n,
                     error,
                 })
-                .and_then(|t| check_line(&file, n, t, any_nan));
+                .and_then(|t| check_line(&file, n, t, any_nan, fixed));
             match res {
                 Ok((true, _, _)) => p += 1,
                 Ok((false, want, got)) => {
@@ -191,6 +219,17 @@ pub fn check(files: &[std::path::PathBuf], show: usize, any_nan: bool) -> Result
         println!("total: {tp} passed, {tf} failed");
     }
     Ok(tf == 0)
+}
+
+/// `mma list --arch A --instr I --unit-file`: the catalog unit as a unit file (JSON), with the
+/// instruction's K.
+pub fn unit_file(arch: &str, instr: &str) -> Result<bool> {
+    let t = cases::resolve(cases::vendor_of(arch), arch, None, instr)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut file = mma::core::UnitFile::from(t.unit);
+    file.k = Some(t.k);
+    println!("{}", serde_json::to_string_pretty(&file)?);
+    Ok(true)
 }
 
 /// Every architecture name of the built-in catalogs, for the error on an unknown one.
@@ -323,12 +362,19 @@ pub fn hw_check(dir: &Path, show: usize) -> Result<bool> {
     Ok(tf == 0 && errors.is_empty())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Where `mma dot` finds its instruction: a catalog name or a unit file.
+pub enum DotTarget<'a> {
+    Catalog {
+        vendor: &'a str,
+        arch: &'a str,
+        op: Option<&'a str>,
+        instr: &'a str,
+    },
+    Unit(&'a cases::Target),
+}
+
 pub fn dot(
-    vendor: &str,
-    arch: &str,
-    op: Option<&str>,
-    instr: &str,
+    target: DotTarget,
     a: &str,
     b: &str,
     c: &str,
@@ -344,12 +390,23 @@ pub fn dot(
         )
     };
     let mut m = serde_json::Map::new();
-    m.insert("vendor".into(), vendor.into());
-    m.insert("arch".into(), arch.into());
-    if let Some(op) = op {
-        m.insert("op".into(), op.into());
-    }
-    m.insert("instr".into(), instr.into());
+    let fixed = match target {
+        DotTarget::Catalog {
+            vendor,
+            arch,
+            op,
+            instr,
+        } => {
+            m.insert("vendor".into(), vendor.into());
+            m.insert("arch".into(), arch.into());
+            if let Some(op) = op {
+                m.insert("op".into(), op.into());
+            }
+            m.insert("instr".into(), instr.into());
+            None
+        }
+        DotTarget::Unit(t) => Some(t),
+    };
     m.insert("a".into(), list(a));
     m.insert("b".into(), list(b));
     m.insert("c".into(), c.into());
@@ -360,7 +417,7 @@ pub fn dot(
         m.insert("scale_b".into(), list(s));
     }
     let line = serde_json::Value::Object(m).to_string();
-    let (_, t, d) = eval_line("<command line>", 1, &line)
+    let (_, t, d) = eval_line("<command line>", 1, &line, fixed)
         .map_err(|e| anyhow::anyhow!("{}", in_flags(e.error)))?;
     let fmt = &t.unit.formats.d;
     println!("d = {} ({})", cases::hex(d, fmt), fmt.decode(d).to_f64());

@@ -4,6 +4,7 @@ mod bench;
 mod commands;
 #[cfg(feature = "oracle")]
 mod error_report;
+mod probe;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -31,6 +32,9 @@ enum Cmd {
         /// Write the cases here instead of to standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Run every line on this unit file's unit (lines may omit "arch" and "instr").
+        #[arg(long)]
+        unit: Option<PathBuf>,
     },
     /// Compare the model with each case's "d"; exit non-zero on any failure.
     Check {
@@ -44,6 +48,9 @@ enum Cmd {
         /// host CPU, such as mmasim's FMA, FTZ-MulAdd and E-FDPA paths).
         #[arg(long)]
         any_nan: bool,
+        /// Run every line on this unit file's unit (lines may omit "arch" and "instr").
+        #[arg(long)]
+        unit: Option<PathBuf>,
     },
     /// List the instruction catalog: instruction, model, parameters.
     List {
@@ -53,6 +60,36 @@ enum Cmd {
         /// Only instructions whose name contains this text.
         #[arg(long)]
         filter: Option<String>,
+        /// With --unit-file: the instruction to print.
+        #[arg(long, requires = "unit_file")]
+        instr: Option<String>,
+        /// Print the unit of --arch and --instr as a unit file (JSON).
+        #[arg(long, requires_all = ["arch", "instr"])]
+        unit_file: bool,
+    },
+    /// Probe inputs for a unit of given formats, to run on a device and feed to `mma infer`.
+    Probe {
+        #[command(subcommand)]
+        cmd: ProbeCmd,
+    },
+    /// Infer a unit's model from records with the device's results: case files, a folder laid
+    /// out like shared/hw, or one GPU's folder of it.
+    Infer {
+        /// Case files with the device's "d", folders laid out like shared/hw, or GPU folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Print a JSON array, one object per record set.
+        #[arg(long)]
+        json: bool,
+        /// Write inputs on which the remaining fits disagree to the file of -o.
+        #[arg(long, requires = "output")]
+        suggest: bool,
+        /// The case file --suggest writes.
+        #[arg(short, long, requires = "suggest")]
+        output: Option<PathBuf>,
+        /// Write each fit as a unit file into this folder.
+        #[arg(long, value_name = "DIR")]
+        write_units: Option<PathBuf>,
     },
     /// Check a folder of hardware records laid out like shared/hw.
     HwCheck {
@@ -68,16 +105,19 @@ enum Cmd {
         #[arg(long)]
         vendor: Option<String>,
         /// Architecture: name (Hopper), PTX target (sm_90) or product (H100, MI300X).
-        #[arg(long)]
-        arch: String,
+        #[arg(long, required_unless_present = "unit")]
+        arch: Option<String>,
         /// NVIDIA operation (MMA, WGMMA, TCGen05MMA, MMABlockScale, TCGen05MMABlockScale),
         /// needed only when the instruction name alone is ambiguous.
         #[arg(long)]
         op: Option<String>,
         /// Instruction: mmasim's name (m16n8k16.f32.bf16.bf16.f32, f32_32x32x8_f16), a PTX
         /// spelling or an AMD mnemonic.
-        #[arg(long)]
-        instr: String,
+        #[arg(long, required_unless_present = "unit")]
+        instr: Option<String>,
+        /// A unit file instead of --arch and --instr.
+        #[arg(long, conflicts_with_all = ["arch", "instr", "vendor", "op"])]
+        unit: Option<PathBuf>,
         /// A row as comma-separated hex words.
         #[arg(long)]
         a: String,
@@ -158,6 +198,48 @@ enum Cmd {
     },
 }
 
+/// The unit file of `--unit`, read once, if given.
+fn unit_target(path: Option<&std::path::Path>) -> Result<Option<mma::cases::Target>> {
+    path.map(commands::load_unit).transpose()
+}
+
+#[derive(Subcommand)]
+enum ProbeCmd {
+    /// Write probes.jsonl (targeted probes) and random.jsonl (random records) without "d".
+    Emit {
+        /// A's format, as `mma list` names formats (f16, bf16, tf32, e4m3, e2m1, ...).
+        #[arg(long)]
+        a_format: String,
+        /// B's format (default: A's).
+        #[arg(long)]
+        b_format: Option<String>,
+        /// C's format (f32, f16, ...).
+        #[arg(long)]
+        c_format: String,
+        /// D's format.
+        #[arg(long)]
+        d_format: String,
+        /// Elements per dot product.
+        #[arg(long)]
+        k: usize,
+        /// Block-scale format (ue8m0, ue4m3), with --block.
+        #[arg(long, requires = "block")]
+        scale_format: Option<String>,
+        /// Elements per block scale.
+        #[arg(long, requires = "scale_format")]
+        block: Option<usize>,
+        /// Number of random records.
+        #[arg(long, default_value_t = 2000)]
+        records: usize,
+        /// Seed of the random records.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Folder to write probes.jsonl and random.jsonl into.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+}
+
 fn main() -> ExitCode {
     // Output piped into `head` and the like: end quietly when the reader goes away, as Unix
     // tools do, instead of panicking on the failed write (Rust ignores SIGPIPE by default).
@@ -168,37 +250,93 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let r: Result<bool> = match cli.cmd {
-        Cmd::Eval { input, output } => commands::eval(&input, output.as_deref()),
+        Cmd::Eval {
+            input,
+            output,
+            unit,
+        } => unit_target(unit.as_deref())
+            .and_then(|t| commands::eval(&input, output.as_deref(), t.as_ref())),
         Cmd::Check {
             files,
             show,
             any_nan,
-        } => commands::check(&files, show, any_nan),
-        Cmd::List { arch, filter } => commands::list(arch.as_deref(), filter.as_deref()),
+            unit,
+        } => unit_target(unit.as_deref())
+            .and_then(|t| commands::check(&files, show, any_nan, t.as_ref())),
+        Cmd::List {
+            arch,
+            filter,
+            instr,
+            unit_file,
+        } => match (arch, instr) {
+            (Some(arch), Some(instr)) if unit_file => commands::unit_file(&arch, &instr),
+            (arch, _) => commands::list(arch.as_deref(), filter.as_deref()),
+        },
+        Cmd::Probe {
+            cmd:
+                ProbeCmd::Emit {
+                    a_format,
+                    b_format,
+                    c_format,
+                    d_format,
+                    k,
+                    scale_format,
+                    block,
+                    records,
+                    seed,
+                    output,
+                },
+        } => probe::emit(&probe::EmitOpts {
+            a: a_format,
+            b: b_format,
+            c: c_format,
+            d: d_format,
+            k,
+            scale: scale_format,
+            block,
+            records,
+            seed,
+            out: output,
+        }),
+        Cmd::Infer {
+            paths,
+            json,
+            suggest,
+            output,
+            write_units,
+        } => probe::infer(&probe::InferOpts {
+            paths,
+            json,
+            suggest: output.filter(|_| suggest),
+            write_units,
+        }),
         Cmd::HwCheck { dir, show } => commands::hw_check(&dir, show),
         Cmd::Dot {
             vendor,
             arch,
             op,
             instr,
+            unit,
             a,
             b,
             c,
             scale_a,
             scale_b,
-        } => commands::dot(
-            vendor
-                .as_deref()
-                .unwrap_or_else(|| mma::cases::vendor_of(&arch)),
-            &arch,
-            op.as_deref(),
-            &instr,
-            &a,
-            &b,
-            &c,
-            scale_a.as_deref(),
-            scale_b.as_deref(),
-        ),
+        } => unit_target(unit.as_deref()).and_then(|fixed| {
+            let arch = arch.unwrap_or_default();
+            let target = match &fixed {
+                Some(t) => commands::DotTarget::Unit(t),
+                None => commands::DotTarget::Catalog {
+                    vendor: vendor
+                        .as_deref()
+                        .unwrap_or_else(|| mma::cases::vendor_of(&arch)),
+                    arch: &arch,
+                    op: op.as_deref(),
+                    instr: instr.as_deref().unwrap_or_default(),
+                },
+            };
+            commands::dot(target, &a, &b, &c, scale_a.as_deref(), scale_b.as_deref())
+        }),
         #[cfg(feature = "oracle")]
         Cmd::ErrorReport {
             arch,

@@ -38,6 +38,7 @@ fn every_argument_has_help_text() {
         "dot",
         "error-report",
         "bench",
+        "infer",
     ] {
         let lines = argument_lines(cmd);
         assert!(lines.len() >= 2, "{cmd}: {lines:?}");

@@ -10,6 +10,7 @@
 //! - [`term`], [`wide`]: exact products and exact wide sums.
 //! - One module per arithmetic model (`fma`, `e_fdpa`, `t_fdpa`, ...), each a parameterised
 //!   type implementing [`model::BlockModel`].
+//! - [`unit_file`]: units as data (serde), for units no catalog holds.
 //! - [`unit`](mod@unit): a whole instruction (formats, block length, model) with the
 //!   K-chaining and the matrix-level drivers.
 //! - [`fast`]: [`Kernel`], the prepared per-dot and lane paths, bit-identical to the models.
@@ -72,6 +73,7 @@ pub mod term;
 pub mod tr_fdpa;
 pub mod typed;
 pub mod unit;
+pub mod unit_file;
 pub mod value;
 pub mod wide;
 
@@ -80,4 +82,5 @@ pub use format::Format;
 pub use model::{BlockModel, Formats, NanStyle, Output, OutputRounding};
 pub use round::{Exact, Overflow, RoundOpts, Rounding};
 pub use unit::{DotUnit, Model, ShapeError};
+pub use unit_file::{UnitFile, UnitFileError};
 pub use value::Value;

@@ -276,11 +276,9 @@ fn read_inputs(
 }
 
 /// C as the instruction takes it: binary16 (rounded to nearest even, as the measurement did)
-/// for fp16 output, 0 where the records match C = 0, else the binary32 word.
-fn c_operand(c32: u32, output: &Format, zero_c: bool) -> u64 {
-    if zero_c {
-        0
-    } else if *output == format::FP16 {
+/// for fp16 output, else the binary32 word.
+fn c_operand(c32: u32, output: &Format) -> u64 {
+    if *output == format::FP16 {
         let v = convert(
             &format::FP16,
             format::FP32.decode(c32 as u64),
@@ -293,15 +291,17 @@ fn c_operand(c32: u32, output: &Format, zero_c: bool) -> u64 {
     }
 }
 
-/// Loads one `<GPU>/<fmt>` folder: one set per `d_*_fp32.txt` / `d_*_fp16.txt` present, and
-/// the records that could not be read, each named by file and line (the others still load).
-/// A folder whose files disagree on the number of records is refused whole: its records could
-/// not be paired without shifting them.
-pub fn load_format_dir(
-    gpu: &str,
-    arch: Arch,
-    dir: &Path,
-) -> Result<(Vec<RecordSet>, Vec<HwError>), HwError> {
+/// The records of one `<fmt>` folder, whatever GPU measured them: the input format, one
+/// record list per output format present (`d_*_fp32.txt`, `d_*_fp16.txt`), with C as the
+/// measurement gave it to the instruction (binary16 for fp16 output), and the records that
+/// could not be read. Used by [`load_format_dir`] and by tools that infer the arithmetic of an
+/// unnamed GPU.
+pub type FolderRecords = (Format, Vec<(Format, Vec<Record>)>, Vec<HwError>);
+
+/// Reads one `<fmt>` folder without looking its GPU up (see [`FolderRecords`]). A folder whose
+/// files disagree on the number of records is refused whole: its records could not be paired
+/// without shifting them.
+pub fn read_format_dir(dir: &Path) -> Result<FolderRecords, HwError> {
     let fname = dir
         .file_name()
         .map(|s| s.to_string_lossy().to_string())
@@ -340,7 +340,7 @@ pub fn load_format_dir(
         msg: "no records".into(),
     })?;
     // A, B and C once for both outputs; a bad record is reported once, by file and line.
-    let (mut sets, mut errors) = (Vec::new(), Vec::new());
+    let (mut outputs, mut errors) = (Vec::new(), Vec::new());
     let inputs: Vec<Option<Inputs>> = (0..a_lines.len())
         .map(|i| {
             let r = (|| {
@@ -360,13 +360,6 @@ pub fn load_format_dir(
         };
         let d_lines = read_lines(&d_path)?;
         same_count(&d_path, &d_lines)?;
-        let instruction =
-            instruction_for(arch, &input, &output).ok_or_else(|| HwError::NoInstruction {
-                path: dir.into(),
-                msg: format!("{} {} -> {}", arch, input.name, output.name),
-            })?;
-        // H100 fp8 with binary32 output: the records match C = 0 (shared/hw/README.md).
-        let zero_c = arch == Arch::Hopper && input.storage_bits == 8 && output == format::FP32;
         let mut records = Vec::with_capacity(a_lines.len());
         for (i, ins) in inputs.iter().enumerate() {
             let line = i + 1;
@@ -378,11 +371,39 @@ pub fn load_format_dir(
                     line,
                     a: a.clone(),
                     b: b.clone(),
-                    c: c_operand(*c32, &output, zero_c),
+                    c: c_operand(*c32, &output),
                     d,
                 }),
                 (_, Err(e)) => errors.push(e),
                 (None, Ok(_)) => {}
+            }
+        }
+        outputs.push((output, records));
+    }
+    Ok((input, outputs, errors))
+}
+
+/// Loads one `<GPU>/<fmt>` folder: one set per `d_*_fp32.txt` / `d_*_fp16.txt` present, and
+/// the records that could not be read, each named by file and line (the others still load).
+/// A folder whose files disagree on the number of records is refused whole: its records could
+/// not be paired without shifting them.
+pub fn load_format_dir(
+    gpu: &str,
+    arch: Arch,
+    dir: &Path,
+) -> Result<(Vec<RecordSet>, Vec<HwError>), HwError> {
+    let (input, outputs, errors) = read_format_dir(dir)?;
+    let mut sets = Vec::new();
+    for (output, mut records) in outputs {
+        let instruction =
+            instruction_for(arch, &input, &output).ok_or_else(|| HwError::NoInstruction {
+                path: dir.into(),
+                msg: format!("{} {} -> {}", arch, input.name, output.name),
+            })?;
+        // H100 fp8 with binary32 output: the records match C = 0 (shared/hw/README.md).
+        if arch == Arch::Hopper && input.storage_bits == 8 && output == format::FP32 {
+            for r in &mut records {
+                r.c = 0;
             }
         }
         sets.push(RecordSet {

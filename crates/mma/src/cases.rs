@@ -70,6 +70,19 @@ pub struct Target {
     pub name: &'static str,
 }
 
+impl Target {
+    /// A unit that no catalog holds (read from a unit file) as the target of every line:
+    /// `k` elements per line, one element per word (sub-byte codes in the word's low bits).
+    pub fn of_unit(unit: &'static DotUnit, k: usize, name: &'static str) -> Target {
+        Target {
+            unit,
+            k,
+            packing: Packing::Plain,
+            name,
+        }
+    }
+}
+
 /// One parsed line.
 #[derive(Clone, Debug)]
 pub struct Case {
@@ -106,17 +119,35 @@ fn str_field(m: &Map<String, Json>, f: &'static str) -> Result<String, CaseError
 
 /// Parses one line of a case file.
 pub fn parse_line(line: &str) -> Result<Case, CaseError> {
+    parse_line_for(line, None)
+}
+
+/// A field that may be left out when every line runs on a given unit (`--unit`).
+fn name_field(
+    m: &Map<String, Json>,
+    f: &'static str,
+    fixed: Option<&Target>,
+) -> Result<String, CaseError> {
+    match (m.get(f), fixed) {
+        (None | Some(Json::Null), Some(_)) => Ok(String::new()),
+        _ => str_field(m, f),
+    }
+}
+
+/// Parses one line; with `fixed` (every line runs on that unit, as with `--unit FILE`) the
+/// line may omit `"arch"` and `"instr"`, and any it has are kept but not looked up.
+pub fn parse_line_for(line: &str, fixed: Option<&Target>) -> Result<Case, CaseError> {
     let v: Json = serde_json::from_str(line).map_err(|e| CaseError::Json(e.to_string()))?;
     let Json::Object(fields) = v else {
         return Err(CaseError::Json("a case must be a JSON object".into()));
     };
-    let arch = str_field(&fields, "arch")?;
+    let arch = name_field(&fields, "arch", fixed)?;
     // The vendor is optional: the catalog that knows the architecture decides.
     let vendor = match fields.get("vendor") {
         None | Some(Json::Null) => vendor_of(&arch).to_string(),
         Some(_) => str_field(&fields, "vendor")?.to_ascii_lowercase(),
     };
-    let instr = str_field(&fields, "instr")?;
+    let instr = name_field(&fields, "instr", fixed)?;
     let op = match fields.get("op") {
         None | Some(Json::Null) => None,
         Some(_) => Some(str_field(&fields, "op")?),
@@ -375,7 +406,15 @@ pub fn operands(case: &Case, t: &Target) -> Result<Operands, CaseError> {
 
 /// Evaluates a parsed case, returning its target and D's storage bits.
 pub fn evaluate(case: &Case) -> Result<(Target, u64), CaseError> {
-    let t = resolve(&case.vendor, &case.arch, case.op.as_deref(), &case.instr)?;
+    evaluate_for(case, None)
+}
+
+/// [`evaluate`] on `fixed` when given (a unit file's unit), else on the case's instruction.
+pub fn evaluate_for(case: &Case, fixed: Option<&Target>) -> Result<(Target, u64), CaseError> {
+    let t = match fixed {
+        Some(t) => *t,
+        None => resolve(&case.vendor, &case.arch, case.op.as_deref(), &case.instr)?,
+    };
     let o = operands(case, &t)?;
     Ok((t, t.unit.dot(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b)))
 }

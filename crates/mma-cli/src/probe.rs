@@ -1,0 +1,439 @@
+//! `mma probe emit` and `mma infer`: the probe generator and the inference engine of
+//! `mma-probe`, joined with the catalogs (which architectures compute a fitting unit), the
+//! case-file layer (lines naming a catalog instruction) and the hardware-record reader
+//! (folders laid out like `shared/hw`, whatever their GPU folders are called).
+
+use anyhow::{bail, Context, Result};
+use mma::core::{Format, Formats};
+use mma_probe::emit::{random, targeted, Spec};
+use mma_probe::infer::{fit_is, Fit, Inference};
+use mma_probe::records::{self, Record, RecordSet};
+use mma_probe::report::{self, FitGroup};
+use serde_json::{json, Map, Value as Json};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The options of `mma probe emit`.
+pub struct EmitOpts {
+    pub a: String,
+    pub b: Option<String>,
+    pub c: String,
+    pub d: String,
+    pub k: usize,
+    pub scale: Option<String>,
+    pub block: Option<usize>,
+    pub records: usize,
+    pub seed: u64,
+    pub out: PathBuf,
+}
+
+fn format(name: &str) -> Result<Format> {
+    mma::core::unit_file::format_by_name(name)
+        .with_context(|| format!("unknown format {name:?} (names as `mma list` prints them)"))
+}
+
+/// Writes `probes.jsonl` (targeted) and `random.jsonl` (N random records) under `out`.
+pub fn emit(o: &EmitOpts) -> Result<bool> {
+    let a = format(&o.a)?;
+    let scale = match (&o.scale, o.block) {
+        (Some(s), Some(n)) if n > 0 => Some((format(s)?, n)),
+        (None, None) => None,
+        _ => bail!("--scale-format and --block (> 0) go together"),
+    };
+    if o.k == 0 || o.k > 4096 {
+        bail!("--k must be between 1 and 4096");
+    }
+    let spec = Spec {
+        formats: Formats {
+            a,
+            b: match &o.b {
+                Some(b) => format(b)?,
+                None => a,
+            },
+            c: format(&o.c)?,
+            d: format(&o.d)?,
+            scale,
+        },
+        k: o.k,
+    };
+    fs::create_dir_all(&o.out).with_context(|| format!("cannot create {}", o.out.display()))?;
+    let write = |name: &str, header: &str, recs: &[Record], field: &str| -> Result<usize> {
+        let path = o.out.join(name);
+        let mut f = std::io::BufWriter::new(
+            fs::File::create(&path).with_context(|| format!("cannot create {}", path.display()))?,
+        );
+        writeln!(f, "# {header}")?;
+        for r in recs {
+            let extra = [(field, Json::String(r.label.clone()))];
+            writeln!(f, "{}", records::write_line(&spec.formats, r, None, &extra))?;
+        }
+        f.flush()?;
+        Ok(recs.len())
+    };
+    let t = write(
+        "probes.jsonl",
+        "Targeted probes (mma probe emit): run each line on the device, set \"d\", then `mma infer`.",
+        &targeted(&spec),
+        "probe",
+    )?;
+    let r = write(
+        "random.jsonl",
+        "Random records (mma probe emit): run each line on the device, set \"d\", then `mma infer`.",
+        &random(&spec, o.records, o.seed),
+        "sampler",
+    )?;
+    println!(
+        "{}: {t} targeted probes (probes.jsonl), {r} random records (random.jsonl)",
+        o.out.display()
+    );
+    Ok(true)
+}
+
+/// Reads a case file's records: lines that name their formats (`mma probe emit`), or a
+/// catalog instruction (`arch`/`instr`), with a `d`. Lines without `d` are skipped.
+fn case_file(path: &Path) -> Result<Vec<RecordSet>> {
+    let text =
+        fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let name = path.display().to_string();
+    let mut items: Vec<(Formats, Record)> = Vec::new();
+    let mut errors = 0usize;
+    for (i, line) in text.lines().enumerate() {
+        if mma::cases::is_comment(line) {
+            continue;
+        }
+        let label = format!("{name}:{}", i + 1);
+        match case_line(line, label.clone()) {
+            Ok(Some(x)) => items.push(x),
+            Ok(None) => {}
+            Err(e) => {
+                if errors < 5 {
+                    eprintln!("error: {label}: {e}");
+                }
+                errors += 1;
+            }
+        }
+    }
+    if errors > 0 {
+        eprintln!("{name}: {errors} lines not read");
+    }
+    // The targeted probes first: they remove most candidates at once.
+    items.sort_by_key(|(_, r)| !r.label.contains("probe"));
+    Ok(records::group(&name, items))
+}
+
+fn case_line(line: &str, label: String) -> Result<Option<(Formats, Record)>> {
+    let v: Json = serde_json::from_str(line).map_err(|e| anyhow::anyhow!("not JSON: {e}"))?;
+    let Json::Object(m) = v else {
+        bail!("a case must be a JSON object");
+    };
+    if !m.contains_key("d") {
+        return Ok(None);
+    }
+    let tagged = |mut r: Record| {
+        if m.contains_key("probe") {
+            r.label = format!("{} (probe {})", r.label, m["probe"]);
+        }
+        r
+    };
+    if m.contains_key("a_format") {
+        let f = records::line_formats(&m)?;
+        let (r, _) = records::read_line(&m, &f, label)?;
+        return Ok(Some((f, tagged(r))));
+    }
+    let case = mma::cases::parse_line(line)?;
+    let t = mma::cases::resolve(&case.vendor, &case.arch, case.op.as_deref(), &case.instr)?;
+    let o = mma::cases::operands(&case, &t)?;
+    let d = mma::cases::expected_d(&case, &t)?.unwrap_or_default();
+    Ok(Some((
+        t.unit.formats,
+        tagged(Record {
+            label,
+            a: o.a,
+            b: o.b,
+            c: o.c,
+            scale_a: o.scale_a,
+            scale_b: o.scale_b,
+            d,
+        }),
+    )))
+}
+
+fn has_record_files(dir: &Path) -> bool {
+    fs::read_dir(dir).is_ok_and(|rd| {
+        rd.flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("a_"))
+    })
+}
+
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// One `<fmt>` folder of hardware records: a set per output format.
+fn format_dir(dir: &Path) -> Result<Vec<RecordSet>> {
+    let (input, outputs, errors) = mma::nvidia::hw::read_format_dir(dir)?;
+    for e in errors.iter().take(5) {
+        eprintln!("error: {e}");
+    }
+    Ok(outputs
+        .into_iter()
+        .filter(|(_, recs)| !recs.is_empty())
+        .map(|(output, recs)| {
+            let k = recs[0].a.len();
+            RecordSet {
+                source: format!("{} -> {}", dir.display(), output.name),
+                formats: Formats {
+                    a: input,
+                    b: input,
+                    c: output,
+                    d: output,
+                    scale: None,
+                },
+                k,
+                records: recs
+                    .into_iter()
+                    .filter(|r| r.a.len() == k)
+                    .map(|r| Record {
+                        label: format!("line {}", r.line),
+                        a: r.a,
+                        b: r.b,
+                        c: r.c,
+                        scale_a: Vec::new(),
+                        scale_b: Vec::new(),
+                        d: r.d,
+                    })
+                    .collect(),
+            }
+        })
+        .collect())
+}
+
+/// The record sets of a path: a case file, a `<fmt>` folder, a GPU folder of them, or a
+/// folder of GPU folders.
+pub fn load(path: &Path) -> Result<Vec<RecordSet>> {
+    if path.is_file() {
+        return case_file(path);
+    }
+    if !path.is_dir() {
+        bail!("{}: no such file or folder", path.display());
+    }
+    if has_record_files(path) {
+        return format_dir(path);
+    }
+    let mut sets = Vec::new();
+    for sub in subdirs(path) {
+        if has_record_files(&sub) {
+            sets.extend(format_dir(&sub)?);
+        } else {
+            for fdir in subdirs(&sub) {
+                if has_record_files(&fdir) {
+                    sets.extend(format_dir(&fdir)?);
+                }
+            }
+        }
+    }
+    Ok(sets)
+}
+
+/// The catalog architectures with an instruction of the set's formats (K at least the
+/// records') whose unit is one of `fits`.
+pub fn archs(set: &RecordSet, fits: &[Fit]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |name: String, fit: &Fit| {
+        let name = match fit.c {
+            mma_probe::grid::CUse::Ignored => format!("{name} (C ignored)"),
+            mma_probe::grid::CUse::Applied => name,
+        };
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    };
+    for i in mma::nvidia::catalog() {
+        if i.k < set.k || i.unit.formats != set.formats {
+            continue;
+        }
+        if let Some(f) = fits
+            .iter()
+            .find(|f| fit_is(f, &i.unit, &set.formats, set.k))
+        {
+            add(i.arch.to_string(), f);
+        }
+    }
+    for i in mma::amd::catalog() {
+        if i.k < set.k || i.unit.formats != set.formats {
+            continue;
+        }
+        if let Some(f) = fits
+            .iter()
+            .find(|f| fit_is(f, &i.unit, &set.formats, set.k))
+        {
+            add(i.arch.name().to_string(), f);
+        }
+    }
+    out
+}
+
+fn group_json(g: &FitGroup) -> Json {
+    let params: Map<String, Json> = g
+        .params
+        .iter()
+        .map(|(k, v)| {
+            let one =
+                |p: &mma::core::unit_file::Param| serde_json::to_value(p).unwrap_or(Json::Null);
+            let val = if v.len() == 1 {
+                one(&v[0])
+            } else {
+                Json::Array(v.iter().map(one).collect())
+            };
+            (k.clone(), val)
+        })
+        .collect();
+    json!({"model": g.model, "params": params, "explains": g.explains})
+}
+
+/// The outcome of one set as JSON (the `--json` schema).
+pub fn set_json(set: &RecordSet, inf: &Inference, archs: &[String]) -> Json {
+    let f = &set.formats;
+    let mut m = json!({
+        "source": set.source,
+        "a_format": f.a.name,
+        "b_format": f.b.name,
+        "c_format": f.c.name,
+        "d_format": f.d.name,
+        "k": set.k,
+        "records": inf.records,
+        "fits": report::group(&inf.fits).iter().map(group_json).collect::<Vec<_>>(),
+        "archs": archs,
+    });
+    if let Some((s, n)) = f.scale {
+        m["scale_format"] = s.name.into();
+        m["scale_block"] = n.into();
+    }
+    if inf.fits.is_empty() {
+        m["best"] = inf
+            .best
+            .iter()
+            .map(|b| {
+                let mut j = group_json(&report::group(std::slice::from_ref(b))[0]);
+                j["misses"] = json!(b.misses);
+                j
+            })
+            .collect();
+    }
+    m
+}
+
+/// The options of `mma infer`.
+pub struct InferOpts {
+    pub paths: Vec<PathBuf>,
+    pub json: bool,
+    pub suggest: Option<PathBuf>,
+    pub write_units: Option<PathBuf>,
+}
+
+/// `mma infer`: every record set of every path, its fits or best fits, and the architectures.
+pub fn infer(o: &InferOpts) -> Result<bool> {
+    let mut sets = Vec::new();
+    for p in &o.paths {
+        sets.extend(load(p)?);
+    }
+    if sets.is_empty() {
+        bail!("no records with \"d\" found");
+    }
+    let mut all_json = Vec::new();
+    let mut suggestions: Vec<String> = Vec::new();
+    let mut any_fit = true;
+    for (si, set) in sets.iter().enumerate() {
+        let inf = mma_probe::infer(set);
+        let archs = archs(set, &inf.fits);
+        any_fit &= !inf.fits.is_empty();
+        if o.json {
+            all_json.push(set_json(set, &inf, &archs));
+        } else {
+            print_text(set, &inf, &archs);
+        }
+        if let Some(dir) = &o.write_units {
+            write_units(dir, si, set.k, &inf)?;
+        }
+        if o.suggest.is_some() {
+            for r in mma_probe::suggest::separating(set, &inf.fits, 64, 4000) {
+                let extra = [("probe", Json::String(r.label.clone()))];
+                suggestions.push(records::write_line(&set.formats, &r, None, &extra));
+            }
+        }
+    }
+    if o.json {
+        println!("{}", serde_json::to_string_pretty(&all_json)?);
+    }
+    if let Some(path) = &o.suggest {
+        let mut text = String::from(
+            "# Inputs on which the remaining fits disagree (mma infer --suggest): run them, set \"d\", infer again.\n",
+        );
+        for l in &suggestions {
+            text.push_str(l);
+            text.push('\n');
+        }
+        fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!(
+            "{}: {} separating inputs",
+            path.display(),
+            suggestions.len()
+        );
+    }
+    Ok(any_fit)
+}
+
+fn print_text(set: &RecordSet, inf: &Inference, archs: &[String]) {
+    let f = &set.formats;
+    println!(
+        "{}: {}.{} -> {} (C {}), K = {}, {} records",
+        set.source, f.a.name, f.b.name, f.d.name, f.c.name, set.k, inf.records
+    );
+    if inf.fits.is_empty() {
+        println!("  no candidate explains every record; the best:");
+        for b in &inf.best {
+            let g = &report::group(std::slice::from_ref(b))[0];
+            println!(
+                "    {} explains {} of {}; first misses: {}",
+                report::describe(g),
+                b.explains,
+                inf.records,
+                b.misses.join(", ")
+            );
+        }
+    } else {
+        println!("  fits explaining every record:");
+        for g in report::group(&inf.fits) {
+            println!("    {}", report::describe(&g));
+        }
+    }
+    if archs.is_empty() {
+        println!("  catalog architectures: none");
+    } else {
+        println!("  catalog architectures: {}", archs.join(", "));
+    }
+}
+
+/// Writes each fit as a unit file `DIR/set<i>_fit<j>.json` with the set's K (the first 16 of
+/// a set).
+fn write_units(dir: &Path, si: usize, k: usize, inf: &Inference) -> Result<()> {
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for (j, f) in inf.fits.iter().take(16).enumerate() {
+        let path = dir.join(format!("set{si}_fit{j}.json"));
+        let mut file = mma::core::UnitFile::from(&f.unit);
+        file.k = Some(k);
+        fs::write(&path, serde_json::to_string_pretty(&file)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}

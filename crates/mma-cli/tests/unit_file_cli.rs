@@ -1,0 +1,93 @@
+//! `--unit FILE` wherever an instruction is accepted, and `mma list --unit-file`: a catalog
+//! unit printed as a file and read back computes what the catalog instruction computes; a unit
+//! no GPU has (F = 20, blocks of 8, RNE) runs from its file.
+
+use std::fs;
+use std::process::Command;
+
+fn mma(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mma"))
+        .args(args)
+        .output()
+        .expect("run mma");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn ones(n: usize, word: &str) -> String {
+    vec![word; n].join(",")
+}
+
+#[test]
+fn listed_unit_file_runs_like_the_catalog_instruction() {
+    let dir = tempfile::tempdir().unwrap();
+    let unit = dir.path().join("hopper.json");
+    let (rc, text, err) = mma(&[
+        "list",
+        "--arch",
+        "H100",
+        "--instr",
+        "m64n8k16.f32.f16.f16",
+        "--unit-file",
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(text.contains("\"model\": \"T-FDPA\""), "{text}");
+    assert!(text.contains("\"k\": 16"), "{text}");
+    fs::write(&unit, &text).unwrap();
+    let u = unit.to_str().unwrap();
+    // Sixteen 1·1 products plus 1.0: 17.0.
+    let (a, b) = (ones(16, "3c00"), ones(16, "3c00"));
+    let (rc, out, err) = mma(&["dot", "--unit", u, "--a", &a, "--b", &b, "--c", "3f800000"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("d = 41880000"), "{out}");
+    // A case file without arch and instr, checked and evaluated on the unit.
+    let line = format!(
+        r#"{{"a":[{q}],"b":[{q}],"c":"3f800000","d":"41880000"}}"#,
+        q = vec!["\"3c00\""; 16].join(",")
+    );
+    let cases = dir.path().join("cases.jsonl");
+    fs::write(&cases, format!("{line}\n")).unwrap();
+    let c = cases.to_str().unwrap();
+    let (rc, out, err) = mma(&["check", "--unit", u, c]);
+    assert_eq!(rc, 0, "{out}{err}");
+    assert!(out.contains("1 passed, 0 failed"), "{out}");
+    let (rc, out, err) = mma(&["eval", "--unit", u, c]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains(r#""d":"41880000""#), "{out}");
+    // Without --unit the same line lacks its instruction.
+    let (rc, _, _) = mma(&["check", c]);
+    assert_ne!(rc, 0);
+}
+
+/// F = 20 and RNE, by hand: the products 1·1 and 2^-11·2^-10 = 2^-21 and C = 1.0 align at
+/// e_max = 0, where 20 fraction bits keep multiples of 2^-20, so 2^-21 is truncated away and
+/// the sum is exactly 2.0 (0x40000000).
+#[test]
+fn a_unit_no_gpu_has_runs_from_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let unit = dir.path().join("f20.json");
+    fs::write(
+        &unit,
+        r#"{"a": "f16", "b": "f16", "c": "f32", "d": "f32", "k": 8, "L_max": 8,
+            "model": "T-FDPA",
+            "params": {"F": 20, "e_zero": -133, "rho": "RNE-FP32", "overflow": "inf",
+                       "nan": "all-ones", "neg_zero_to_pos": true}}"#,
+    )
+    .unwrap();
+    let u = unit.to_str().unwrap();
+    // a = (1.0, 2^-11, 0...), b = (1.0, 2^-10, 0...), c = 1.0.
+    let a = "3c00,1000,0000,0000,0000,0000,0000,0000";
+    let b = "3c00,1400,0000,0000,0000,0000,0000,0000";
+    let (rc, out, err) = mma(&["dot", "--unit", u, "--a", a, "--b", b, "--c", "3f800000"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("d = 40000000"), "{out}");
+    // A misspelt parameter is refused with its name.
+    let text = fs::read_to_string(&unit).unwrap();
+    fs::write(&unit, text.replace(r#""F": 20"#, r#""F": 20, "ezero": 1"#)).unwrap();
+    let (rc, _, err) = mma(&["dot", "--unit", u, "--a", a, "--b", b, "--c", "3f800000"]);
+    assert_eq!(rc, 2);
+    assert!(err.contains("unknown parameter \"ezero\""), "{err}");
+}

@@ -1,0 +1,392 @@
+//! Inference by elimination: every candidate of the grid ([`crate::grid`]) meets the records
+//! in order; a candidate whose result differs from a record's `d` is out, and the rest go on.
+//! Most candidates leave at the first records (the targeted probes come first in the files
+//! `mma probe emit` writes), so the cost is close to one evaluation per surviving candidate
+//! and record.
+//!
+//! A group's members (candidates that differ only in `e_zero`, the overflow rule and the -0
+//! convention) share the first member's result on a record when their `e_zero` cannot have
+//! mattered and the result is neither NaN, ±Inf nor -0. `e_zero` cannot matter when no block
+//! met a zero term (a zero operand, product, scale or C), or, for T-FDPA, TR-FDPA and GTR-FDPA,
+//! when it is at most the largest exponent of every block's non-zero terms (it then never
+//! decides the alignment, and zero terms add nothing); for Sliced-FDPA, whose passes start
+//! from a zero C, when it is at most the largest product exponent of every pass. Why the rest
+//! is exact: the overflow rule only
+//! changes a result that overflows, which the first member (Inf on overflow) returns as ±Inf
+//! or, through a later block, NaN; the -0 convention only changes a -0 result, and a -0 fed to
+//! the next block only decides the sign of an all-zero sum, which is again a zero result.
+//!
+//! NaN results match NaN records whatever their bits; the records' NaN bits then name the
+//! NaN style of the fits ([`NanSeen`]).
+//!
+//! When no candidate explains every record, the candidates that lasted longest are evaluated
+//! on every record, and the best of them are reported with how many records they explain and
+//! the first records they miss.
+
+use crate::grid::{candidates, e_zero_of, CUse, Candidate, Group};
+use crate::records::{Record, RecordSet};
+use mma_core::model::{BlockIn, BlockModel};
+use mma_core::term::Term;
+use mma_core::{DotUnit, Format, Formats, Model, NanStyle, Value};
+
+/// The NaN bits the records show where the device returned NaN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NanSeen {
+    /// No record's result is NaN: the NaN style stays open.
+    Unseen,
+    /// Every NaN result has these bits.
+    Bits(u64),
+    /// NaN results with different bits.
+    Varied,
+}
+
+impl NanSeen {
+    fn see(&mut self, bits: u64) {
+        *self = match *self {
+            NanSeen::Unseen => NanSeen::Bits(bits),
+            NanSeen::Bits(b) if b == bits => NanSeen::Bits(b),
+            _ => NanSeen::Varied,
+        };
+    }
+
+    /// The NaN style that returns the bits seen, if one does.
+    pub fn style(&self, d: &Format) -> Option<NanStyle> {
+        match self {
+            NanSeen::Bits(b) => [
+                NanStyle::AllOnes,
+                NanStyle::DefaultQuiet,
+                NanStyle::NegativeQuiet,
+            ]
+            .into_iter()
+            .find(|s| s.bits(d) == *b),
+            _ => None,
+        }
+    }
+}
+
+/// A candidate and how it fares on the records.
+#[derive(Clone, Debug)]
+pub struct Fit {
+    /// The unit, with the NaN style the records name (the grid's all-ones NaN when they name
+    /// none).
+    pub unit: DotUnit,
+    pub c: CUse,
+    pub nan: NanSeen,
+    /// Records explained (all of them for a fit).
+    pub explains: usize,
+    /// Labels of the first records it misses (at most three).
+    pub misses: Vec<String>,
+}
+
+/// The outcome for one record set.
+#[derive(Clone, Debug)]
+pub struct Inference {
+    pub records: usize,
+    /// Candidates that explain every record (empty when none does).
+    pub fits: Vec<Fit>,
+    /// When no candidate explains every record: the best, most records first.
+    pub best: Vec<Fit>,
+}
+
+/// The result of a unit on a record, and up to which `e_zero` it holds for the unit's
+/// siblings: a sibling whose zero terms get an exponent at most `zero_floor` computes the same
+/// (`i32::MAX` when no zero term took part).
+#[derive(Clone, Copy, Debug)]
+pub struct Eval {
+    pub d: u64,
+    pub zero_floor: i32,
+}
+
+/// The largest exponent of the block's non-zero terms (products and C) in the models'
+/// convention ([`Term`]), `None` when every term is zero.
+fn nonzero_e_max(f: &Formats, a: &[u64], b: &[u64], c: Value, c_fmt: &Format) -> Option<i32> {
+    let mut e = None;
+    for (&x, &y) in a.iter().zip(b) {
+        let t = Term::product(f.a.decode(x), &f.a, f.b.decode(y), &f.b, 0);
+        if !t.is_zero() {
+            e = e.max(Some(t.e));
+        }
+    }
+    let t = Term::of_value(c, c_fmt, 0);
+    if !t.is_zero() {
+        e = e.max(Some(t.e));
+    }
+    e
+}
+
+/// Evaluates `cand` on the record's inputs with the plain model, chaining blocks as
+/// [`DotUnit::dot_plain`] does, and finds how far its `e_zero` may move without changing the
+/// result: a zero term takes part in T-FDPA, TR-FDPA and GTR-FDPA only through its exponent,
+/// which changes nothing while it is at most the largest exponent of the block's non-zero
+/// terms; for the other models with zero-term exponents, any zero term counts.
+pub fn evaluate(cand: &Candidate, r: &Record) -> Eval {
+    let u = &cand.unit;
+    let f = &u.formats;
+    let c0 = match cand.c {
+        CUse::Applied => r.c,
+        CUse::Ignored => f.c.encode(Value::POS_ZERO, 0),
+    };
+    if matches!(u.model, Model::Fma(_) | Model::FtzMulAdd(_)) {
+        // No zero-term exponents: the whole chain at once.
+        return Eval {
+            d: u.dot_plain(&r.a, &r.b, c0, &r.scale_a, &r.scale_b),
+            zero_floor: i32::MAX,
+        };
+    }
+    let by_exponent = matches!(
+        u.model,
+        Model::TFdpa(_) | Model::TrFdpa(_) | Model::GtrFdpa(_)
+    );
+    let per = f.scale.map_or(usize::MAX, |(_, n)| n);
+    let mut acc = c0;
+    let mut c_fmt = &f.c;
+    let mut floor = i32::MAX;
+    let n = r.a.len();
+    let mut k0 = 0;
+    loop {
+        let k1 = (k0 + u.block).min(n);
+        let (s0, s1) = if f.scale.is_some() {
+            (k0 / per, k1.div_ceil(per))
+        } else {
+            (0, 0)
+        };
+        let c_val = c_fmt.decode(acc);
+        let met_zero = c_val.is_zero()
+            || r.a[k0..k1].iter().any(|&w| f.a.decode(w).is_zero())
+            || r.b[k0..k1].iter().any(|&w| f.b.decode(w).is_zero())
+            || f.scale.is_some_and(|(s, _)| {
+                r.scale_a[s0..s1]
+                    .iter()
+                    .chain(&r.scale_b[s0..s1])
+                    .any(|&w| s.decode(w).is_zero())
+            });
+        if let Model::SlicedFdpa(sl) = &u.model {
+            // Every pass starts from a zero C: e_zero is safe up to the pass's largest
+            // non-zero product exponent (the C a later pass takes is ignored: lower floor).
+            for p in 0..sl.passes {
+                let mut e = i32::MIN;
+                for kk in (k0..k1).filter(|kk| ((kk - k0) / sl.group) % sl.passes == p) {
+                    let t = Term::product(f.a.decode(r.a[kk]), &f.a, f.b.decode(r.b[kk]), &f.b, 0);
+                    if !t.is_zero() {
+                        e = e.max(t.e);
+                    }
+                }
+                floor = floor.min(e);
+            }
+        } else if met_zero {
+            let e = if by_exponent {
+                nonzero_e_max(f, &r.a[k0..k1], &r.b[k0..k1], c_val, c_fmt).unwrap_or(i32::MIN)
+            } else {
+                i32::MIN
+            };
+            floor = floor.min(e);
+        }
+        let x = BlockIn {
+            a: &r.a[k0..k1],
+            b: &r.b[k0..k1],
+            c: acc,
+            c_fmt,
+            scale_a: if f.scale.is_some() {
+                &r.scale_a[s0..s1]
+            } else {
+                &[]
+            },
+            scale_b: if f.scale.is_some() {
+                &r.scale_b[s0..s1]
+            } else {
+                &[]
+            },
+        };
+        acc = u.model.block(f, &x);
+        c_fmt = &f.d;
+        k0 = k1;
+        if k1 >= n {
+            break;
+        }
+    }
+    Eval {
+        d: acc,
+        zero_floor: floor,
+    }
+}
+
+/// Whether a result needs every member evaluated (see the module docs).
+fn special(d: &Format, bits: u64) -> bool {
+    match d.decode(bits) {
+        Value::Nan | Value::Inf { .. } => true,
+        Value::Zero { neg } => neg,
+        Value::Finite { .. } => false,
+    }
+}
+
+/// Whether a model result matches the record, noting the record's NaN bits.
+fn matches(d: &Format, model: u64, record: u64, nan: &mut NanSeen) -> bool {
+    if d.decode(model).is_nan() && d.decode(record).is_nan() {
+        nan.see(record);
+        return true;
+    }
+    model == record
+}
+
+struct Member {
+    cand: Candidate,
+    alive: bool,
+    /// Index of the first record missed.
+    first_miss: usize,
+    nan: NanSeen,
+}
+
+/// Runs the elimination on one record set.
+pub fn infer(set: &RecordSet) -> Inference {
+    infer_groups(set, candidates(&set.formats, set.k))
+}
+
+/// [`infer`] over a given candidate grid.
+pub fn infer_groups(set: &RecordSet, grid: Vec<Group>) -> Inference {
+    let d = set.formats.d;
+    let n = set.records.len();
+    let mut groups: Vec<(bool, Vec<Member>, usize)> = grid
+        .into_iter()
+        .map(|g| {
+            let alive = g.members.len();
+            let members = g
+                .members
+                .into_iter()
+                .map(|cand| Member {
+                    cand,
+                    alive: true,
+                    first_miss: n,
+                    nan: NanSeen::Unseen,
+                })
+                .collect();
+            (g.shares, members, alive)
+        })
+        .collect();
+    for (ri, r) in set.records.iter().enumerate() {
+        for (shares, members, alive) in groups.iter_mut().filter(|g| g.2 > 0) {
+            let base = evaluate(&members[0].cand, r);
+            let shared = *shares
+                && !special(&d, base.d)
+                && e_zero_of(&members[0].cand.unit.model) <= base.zero_floor;
+            for (mi, m) in members.iter_mut().enumerate() {
+                if !m.alive {
+                    continue;
+                }
+                let got = if mi == 0 || (shared && e_zero_of(&m.cand.unit.model) <= base.zero_floor)
+                {
+                    base.d
+                } else {
+                    evaluate(&m.cand, r).d
+                };
+                if !matches(&d, got, r.d, &mut m.nan) {
+                    m.alive = false;
+                    m.first_miss = ri;
+                    *alive -= 1;
+                }
+            }
+        }
+    }
+    let all: Vec<Member> = groups.into_iter().flat_map(|g| g.1).collect();
+    let fits: Vec<Fit> = all
+        .iter()
+        .filter(|m| m.alive)
+        .map(|m| fit_of(m.cand, m.nan, n, Vec::new()))
+        .collect();
+    let best = if fits.is_empty() {
+        best_fits(set, all)
+    } else {
+        Vec::new()
+    };
+    Inference {
+        records: n,
+        fits,
+        best,
+    }
+}
+
+fn fit_of(cand: Candidate, nan: NanSeen, explains: usize, misses: Vec<String>) -> Fit {
+    let mut unit = cand.unit;
+    if let Some(style) = nan.style(&unit.formats.d) {
+        set_nan(&mut unit, style);
+    }
+    Fit {
+        unit,
+        c: cand.c,
+        nan,
+        explains,
+        misses,
+    }
+}
+
+/// Sets a unit's NaN style.
+pub fn set_nan(u: &mut DotUnit, style: NanStyle) {
+    match &mut u.model {
+        Model::Fma(m) => m.nan = style,
+        Model::FtzMulAdd(m) => m.nan = style,
+        Model::EFdpa(m) => m.out.nan = style,
+        Model::TFdpa(m) => m.out.nan = style,
+        Model::StFdpa(m) => m.out.nan = style,
+        Model::GstFdpa(m) => m.out.nan = style,
+        Model::SlicedFdpa(m) => m.pass.out.nan = style,
+        Model::TrFdpa(m) => m.out.nan = style,
+        Model::GtrFdpa(m) => m.out.nan = style,
+    }
+}
+
+/// How many candidates that lasted longest are scored on every record when nothing fits.
+const RESCORED: usize = 32;
+/// How many best fits are reported.
+const REPORTED: usize = 5;
+
+fn best_fits(set: &RecordSet, mut all: Vec<Member>) -> Vec<Fit> {
+    all.sort_by_key(|m| std::cmp::Reverse(m.first_miss));
+    let mut best: Vec<Fit> = all
+        .into_iter()
+        .take(RESCORED)
+        .map(|m| {
+            let mut nan = NanSeen::Unseen;
+            let mut explains = 0;
+            let mut misses = Vec::new();
+            for r in &set.records {
+                if matches(&set.formats.d, evaluate(&m.cand, r).d, r.d, &mut nan) {
+                    explains += 1;
+                } else if misses.len() < 3 {
+                    misses.push(r.label.clone());
+                }
+            }
+            fit_of(m.cand, nan, explains, misses)
+        })
+        .collect();
+    best.sort_by_key(|f| std::cmp::Reverse(f.explains));
+    best.truncate(REPORTED);
+    best
+}
+
+/// The unit in a form that compares equal to any unit computing the same on K-long records of
+/// these formats: blocks of at least K are one block (an FMA chain is one chain whatever its
+/// blocks), and the NaN style is set to `nan` where the records leave it open.
+pub fn normalized(u: &DotUnit, k: usize, nan: Option<NanStyle>) -> DotUnit {
+    let mut n = *u;
+    n.block = match n.model {
+        Model::Fma(_) => k,
+        _ => n.block.min(k),
+    };
+    if let Some(s) = nan {
+        set_nan(&mut n, s);
+    }
+    n
+}
+
+/// Whether `unit` (a catalog unit, say) computes what `fit` computes on K-long records, as far
+/// as the parameters tell (same normalised unit; the NaN style compared only where the records
+/// show one).
+pub fn fit_is(fit: &Fit, unit: &DotUnit, formats: &Formats, k: usize) -> bool {
+    if unit.formats != *formats {
+        return false;
+    }
+    let open_nan = match fit.nan {
+        NanSeen::Unseen | NanSeen::Varied => Some(NanStyle::AllOnes),
+        NanSeen::Bits(_) => None,
+    };
+    normalized(&fit.unit, k, open_nan) == normalized(unit, k, open_nan)
+}

@@ -1,0 +1,49 @@
+//! Inputs that separate fits: when several fits explain every record, candidate inputs (the
+//! targeted probes and random records of [`crate::emit`] under fresh seeds) are evaluated on
+//! every fit, and those on which the fits give different results are kept, the inputs that
+//! split the fits into the most classes first: the closed loop's next probe.
+
+use crate::emit::{random, targeted, Spec};
+use crate::grid::Candidate;
+use crate::infer::{evaluate, Fit};
+use crate::records::{Record, RecordSet};
+
+/// Up to `want` inputs (records without a meaningful `d`) on which `fits` disagree, drawn
+/// from `tries` random records and the targeted probes of the set's formats and K.
+pub fn separating(set: &RecordSet, fits: &[Fit], want: usize, tries: usize) -> Vec<Record> {
+    if fits.len() < 2 {
+        return Vec::new();
+    }
+    let spec = Spec {
+        formats: set.formats,
+        k: set.k,
+    };
+    let mut pool = targeted(&spec);
+    pool.extend(random(&spec, tries, 0x5eed_0000 + set.records.len() as u64));
+    let cands: Vec<Candidate> = fits
+        .iter()
+        .map(|f| Candidate {
+            unit: f.unit,
+            c: f.c,
+        })
+        .collect();
+    let mut scored: Vec<(usize, Record)> = pool
+        .into_iter()
+        .filter_map(|r| {
+            let mut outs: Vec<u64> = cands.iter().map(|c| evaluate(c, &r).d).collect();
+            outs.sort_unstable();
+            outs.dedup();
+            (outs.len() > 1).then_some((outs.len(), r))
+        })
+        .collect();
+    scored.sort_by_key(|(classes, _)| std::cmp::Reverse(*classes));
+    let mut out: Vec<Record> = Vec::new();
+    for (_, mut r) in scored {
+        if out.len() >= want {
+            break;
+        }
+        r.label = format!("suggest:{}", r.label);
+        out.push(r);
+    }
+    out
+}

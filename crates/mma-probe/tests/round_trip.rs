@@ -1,0 +1,230 @@
+//! Blind round trips: a unit's plain model, run as a black box on `probe emit` output, must
+//! come back from `infer` — its own parameters among the fits, and every fit computing the same
+//! as the unit on a fresh sample of inputs of those formats (so that the parameters the records
+//! leave open are shown not to matter there).
+
+use mma_core::{DotUnit, Formats, Model, NanStyle, Output, OutputRounding, Rounding};
+use mma_probe::emit::{random, targeted, Spec};
+use mma_probe::grid::Candidate;
+use mma_probe::infer::{evaluate, fit_is};
+use mma_probe::{infer, RecordSet};
+use std::collections::HashSet;
+use std::time::Instant;
+
+/// Runs `unit` on the probes and `n` random records of its formats and K, infers, and checks
+/// the outcome; returns a description for failures.
+fn round_trip(unit: &DotUnit, k: usize, n: usize) -> Result<usize, String> {
+    let spec = Spec {
+        formats: unit.formats,
+        k,
+    };
+    let mut records = targeted(&spec);
+    records.extend(random(&spec, n, 1));
+    for r in &mut records {
+        r.d = unit.dot_plain(&r.a, &r.b, r.c, &r.scale_a, &r.scale_b);
+    }
+    let set = RecordSet {
+        source: unit.describe(),
+        formats: unit.formats,
+        k,
+        records,
+    };
+    let inf = infer(&set);
+    if !inf.fits.iter().any(|f| fit_is(f, unit, &unit.formats, k)) {
+        let got: Vec<String> = inf.fits.iter().take(5).map(|f| f.unit.describe()).collect();
+        let best: Vec<String> = inf
+            .best
+            .iter()
+            .map(|f| format!("{} ({}; {:?})", f.unit.describe(), f.explains, f.misses))
+            .collect();
+        return Err(format!(
+            "{} (K = {k}): not among {} fits {got:?}; best {best:?}",
+            unit.describe(),
+            inf.fits.len()
+        ));
+    }
+    // Every fit computes the unit's results on fresh inputs.
+    let fresh = random(&spec, 60, 7);
+    for f in &inf.fits {
+        let cand = Candidate {
+            unit: f.unit,
+            c: f.c,
+        };
+        for r in &fresh {
+            let want = unit.dot_plain(&r.a, &r.b, r.c, &r.scale_a, &r.scale_b);
+            let got = evaluate(&cand, r).d;
+            let nan = unit.formats.d.decode(want).is_nan() && unit.formats.d.decode(got).is_nan();
+            if got != want && !nan {
+                return Err(format!(
+                    "{}: fit {} ({:?}) differs on fresh input {:?}: {got:#x} vs {want:#x}",
+                    unit.describe(),
+                    f.unit.describe(),
+                    f.c,
+                    r
+                ));
+            }
+        }
+    }
+    Ok(inf.fits.len())
+}
+
+/// One unit of every distinct family of both catalogs: model, width class of the inputs
+/// (64, 32, 16, 8 bits, and sub-byte fp6/fp4), whether they are block-scaled, and the output
+/// format, with its instruction's K. Every distinct unit (190) takes about ten minutes on two
+/// cores, too long for CI; the families cover every model, every output and every input width.
+fn families() -> Vec<(DotUnit, usize)> {
+    let mut seen = HashSet::new();
+    let nv = mma_nvidia::catalog().iter().map(|i| (i.unit, i.k));
+    let amd = mma_amd::catalog().iter().map(|i| (i.unit, i.k));
+    nv.chain(amd)
+        .filter(|(u, _)| {
+            let f = &u.formats;
+            let width = f.a.width().min(f.b.width()).max(8).min(f.a.storage_bits);
+            let key = (
+                u.model.name(),
+                width,
+                f.a.width() < 8,
+                f.scale.is_some(),
+                f.d,
+            );
+            seen.insert(key)
+        })
+        .collect()
+}
+
+#[test]
+fn every_catalog_family_comes_back() {
+    let fams = families();
+    let t = Instant::now();
+    // Two threads: the families are independent.
+    let (left, right) = fams.split_at(fams.len() / 2);
+    let run = |part: &[(DotUnit, usize)]| -> Vec<String> {
+        let mut failures = Vec::new();
+        for (u, k) in part {
+            let t1 = Instant::now();
+            match round_trip(u, *k, 120) {
+                Ok(n) => eprintln!("{} K={k}: {n} fits, {:?}", u.describe(), t1.elapsed()),
+                Err(e) => failures.push(e),
+            }
+        }
+        failures
+    };
+    let mut failures = std::thread::scope(|s| {
+        let h = s.spawn(|| run(left));
+        let mut f = run(right);
+        f.extend(h.join().unwrap());
+        f
+    });
+    failures.sort();
+    eprintln!("{} families in {:?}", fams.len(), t.elapsed());
+    assert!(fams.len() >= 15, "{} families", fams.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A unit no GPU has: F = 20, blocks of 8, RNE to fp32, on f16 with K = 16.
+#[test]
+fn a_unit_no_gpu_has_comes_back_exactly() {
+    let unit = DotUnit {
+        formats: Formats {
+            a: mma_core::format::FP16,
+            b: mma_core::format::FP16,
+            c: mma_core::format::FP32,
+            d: mma_core::format::FP32,
+            scale: None,
+        },
+        block: 8,
+        model: Model::TFdpa(mma_core::t_fdpa::TFdpa {
+            f: 20,
+            e_zero: -133,
+            out: Output {
+                rho: OutputRounding {
+                    fmt: mma_core::format::FP32,
+                    mode: Rounding::NearestEven,
+                    opts: mma_core::RoundOpts::INF_ON_OVERFLOW,
+                },
+                nan: NanStyle::AllOnes,
+                neg_zero_to_pos: true,
+            },
+        }),
+    };
+    round_trip(&unit, 16, 500).unwrap();
+    // The core parameters are fixed: every fit is T-FDPA with F = 20, blocks of 8, RNE-FP32.
+    let spec = Spec {
+        formats: unit.formats,
+        k: 16,
+    };
+    let mut records = targeted(&spec);
+    records.extend(random(&spec, 500, 1));
+    for r in &mut records {
+        r.d = unit.dot_plain(&r.a, &r.b, r.c, &[], &[]);
+    }
+    let inf = infer(&RecordSet {
+        source: "F=20".into(),
+        formats: unit.formats,
+        k: 16,
+        records,
+    });
+    for f in &inf.fits {
+        let Model::TFdpa(t) = f.unit.model else {
+            panic!("not T-FDPA: {}", f.unit.describe());
+        };
+        assert_eq!((t.f, f.unit.block), (20, 8), "{}", f.unit.describe());
+        assert_eq!(
+            t.out.rho.mode,
+            Rounding::NearestEven,
+            "{}",
+            f.unit.describe()
+        );
+        assert_eq!(t.out.rho.fmt, mma_core::format::FP32);
+        assert_eq!(
+            t.out.nan,
+            NanStyle::AllOnes,
+            "the NaN probes name the style"
+        );
+    }
+}
+
+/// Records no candidate explains (one result changed in its last bit): no fit, and the best
+/// fits have the unit's model and core parameters, explain every record but that one, and name
+/// it as the miss.
+#[test]
+fn a_wrong_record_leaves_best_fits_that_name_it() {
+    let ins = mma_nvidia::find("H100", None, "m64n8k16.f32.bf16.bf16").unwrap();
+    let spec = Spec {
+        formats: ins.unit.formats,
+        k: 16,
+    };
+    let mut records = targeted(&spec);
+    records.extend(random(&spec, 300, 3));
+    for r in &mut records {
+        r.d = ins.unit.dot_plain(&r.a, &r.b, r.c, &[], &[]);
+    }
+    let n = records.len();
+    let bad = n - 10;
+    records[bad].d ^= 1;
+    records[bad].label = "the changed record".into();
+    let inf = infer(&RecordSet {
+        source: "changed".into(),
+        formats: spec.formats,
+        k: 16,
+        records,
+    });
+    assert!(inf.fits.is_empty());
+    let best = &inf.best[0];
+    assert_eq!(best.explains, n - 1);
+    assert_eq!(best.misses, vec!["the changed record".to_string()]);
+    // The records fix the core parameters (e_zero and the conventions tie, and any of the tied
+    // candidates may come first).
+    let Model::TFdpa(t) = best.unit.model else {
+        panic!("{}", best.unit.describe());
+    };
+    let Model::TFdpa(want) = ins.unit.model else {
+        panic!("Hopper bf16 is T-FDPA");
+    };
+    assert_eq!(
+        (t.f, best.unit.block, t.out.rho),
+        (want.f, ins.unit.block, want.out.rho),
+        "{}",
+        best.unit.describe()
+    );
+}
