@@ -565,8 +565,8 @@ fn gtr_n<const N: usize, const H: usize, DA: Dec, DB: Dec>(
 
 /// TR-FDPA over one block of `N` (a multiple of 8) products through the AVX2 block
 /// ([`super::simd::tfdpa`] with C left out: zero products and the absent C both count at
-/// [`NONE`], so its maximum is the largest product exponent `e_dot`, or `NONE`). The same
-/// integers as [`tr_n`]: the lanes' `srlv` gives 0 for counts of 32 or more, as the scalar
+/// `NONE`, so its maximum is the largest product exponent `e_dot`, or `NONE`). The same
+/// integers as `tr_n`: the lanes' `srlv` gives 0 for counts of 32 or more, as the scalar
 /// shift with its count capped at 31 does for a value below `2^31`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
@@ -589,7 +589,7 @@ pub fn tr_v<const N: usize, A: super::simd::VDec, B: super::simd::VDec>(
 }
 
 /// GTR-FDPA over one block of `N` (a multiple of 8) products through the AVX2 block
-/// ([`super::simd::gtr`]); the rest as [`gtr_n`].
+/// ([`super::simd::gtr`]); the rest as `gtr_n`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub fn gtr_v<const N: usize, A: super::simd::VDec, B: super::simd::VDec>(

@@ -5,7 +5,7 @@
 //! The per-dot kernels vectorise *within* one dot product and still pay, per dot, for the
 //! horizontal reductions, decoding C, the alignment of C, the rounding and the branches between
 //! them. Here the operand rows of eight dot products ([`Rows`]) are transposed eight words at a
-//! time ([`Rows::columns`]) so that vector `k` holds element `k` of every dot product, lane `j`
+//! time (`Rows::columns`) so that vector `k` holds element `k` of every dot product, lane `j`
 //! being dot product `j`. Every step of the model is then a lane-wise operation: the largest
 //! exponent is a vertical max, the sum a vertical add, and C, the normalisation and the
 //! rounding are computed for eight dot products by the same instructions.
@@ -14,7 +14,7 @@
 //!   [`super::amd::ftz_block`] does (its module docs say why that is bit-exact), with the same
 //!   flushes as lane masks. It covers every input; there is no fallback.
 //! - T-FDPA ([`tfdpa`]) takes its products from a [`Stage`] (`fast/stage.rs`: the aligned,
-//!   truncated product sum and the largest exponent, as [`super::tfdpa_n`] computes them), adds
+//!   truncated product sum and the largest exponent, as `super::tfdpa_n` computes them), adds
 //!   C and rounds like [`super::round::FastRound`] for results in the normal range. A lane whose
 //!   dot product leaves that common case (an Inf/NaN operand or C, a sum beyond the 32-bit
 //!   lanes, an exact zero, a subnormal or overflowing result) is flagged, and the caller
@@ -625,7 +625,7 @@ pub struct GLanes {
 
 /// Eight GST-FDPA dot products of one block of `N = 16 · G` elements: the group sums per dot
 /// product ([`super::simd::gst4`], whose row loads are cheaper than transposing 64 words per
-/// row), then the rest of [`super::gst_v`] and `gst_tail` lane-wise: scale pairs, group terms,
+/// row), then the rest of `gst::gst_v` and `gst_tail` lane-wise: scale pairs, group terms,
 /// C, the largest exponent, and the truncated sum and rounding in f64 lanes, where every value
 /// is an integer below `2^53` times a power of two (the comments give the bounds). `sa` and `sb`
 /// hold the scale words of each dot product (`N / per`), one after another. Returns the mask of lanes

@@ -3,7 +3,7 @@
 //!
 //! The only `unsafe` code of the fast paths. Compiled only where the build enables AVX2
 //! (`.cargo/config.toml` builds for `x86-64-v3`); elsewhere the scalar loops of
-//! [`super::tfdpa_n`] and of [`super::amd`] (`tr_n`, `gtr_n`) run. TR-FDPA uses [`tfdpa`]
+//! `super::tfdpa_n` and of [`super::amd`] (`tr_n`, `gtr_n`) run. TR-FDPA uses [`tfdpa`]
 //! with C left out (C is added by `amd::late_c`), GTR-FDPA [`gtr`]. Bit-identical to it (and so to the plain model): the same integer
 //! operations, lane by lane, in a different order of an exact integer sum.
 //!
@@ -182,7 +182,7 @@ pub fn tfdpa<const N: usize, A: VDec, B: VDec>(
 /// `bias_a + bias_b`) and its products aligned to `F` fraction bits below that exponent,
 /// truncated toward zero, summed: `(sum0, e0, sum1, e1)`. `None` when an operand is Inf/NaN.
 ///
-/// [`load8`] puts even words in even lanes and odd words in odd lanes, so the groups are the
+/// `load8` puts even words in even lanes and odd words in odd lanes, so the groups are the
 /// lane parities: the horizontal max and sum below combine only lanes of equal parity.
 #[inline(always)]
 pub fn gtr<const N: usize, A: VDec, B: VDec>(

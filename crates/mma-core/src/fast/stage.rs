@@ -182,7 +182,7 @@ fn aligned_sum<const N: usize, const G: usize>(
     }
 }
 
-/// A format decoded from 16-bit lanes (two columns per vector, see [`pack`]) for
+/// A format decoded from 16-bit lanes (two columns per vector, see `pack`) for
 /// [`FloatStage`].
 pub trait WDec: VDec {
     /// Exponent field bits (8: bf16, converted by a shift; else through `f16`).
