@@ -1,20 +1,9 @@
 //! The command-line tool end to end: good lines evaluate, bad lines get errors naming the file,
 //! the line and the problem, and the other lines still count.
 
+mod common;
+use common::mma;
 use std::fs;
-use std::process::Command;
-
-fn mma(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mma"))
-        .args(args)
-        .output()
-        .expect("run mma");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
 
 /// Hopper wgmma f16 -> f32, K = 16: sixteen 1.0 · 1.0 products plus C = 1.0 is exactly 17.0
 /// (0x41880000).

@@ -1,19 +1,8 @@
 //! What a new user meets first: `--help` on every command and argument, `mma list` with its
 //! header, unknown names answered with the valid ones, and `error-report` present in every build.
 
-use std::process::Command;
-
-fn mma(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mma"))
-        .args(args)
-        .output()
-        .expect("run mma");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+mod common;
+use common::mma;
 
 /// The lines of `mma <cmd> -h` that name an argument, each with its help text (the short
 /// layout puts the text on the argument's line, after two or more spaces; `--help` switches to

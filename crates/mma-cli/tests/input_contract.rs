@@ -2,21 +2,10 @@
 //! hex word or a bad record costs at most its own line, with file and line named; a command
 //! that found nothing to check fails; no command-line value panics.
 
+mod common;
+use common::mma;
 use std::fs;
 use std::path::Path;
-use std::process::Command;
-
-fn mma(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mma"))
-        .args(args)
-        .output()
-        .expect("run mma");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
 
 /// Hopper wgmma f16 -> f32, K = 16, written without "vendor" (inferred from the architecture):
 /// sixteen 1.0 · 1.0 products plus C = 1.0 is exactly 17.0 (0x41880000).

@@ -3,20 +3,9 @@
 //! parameters and writes the fits as unit files, and `mma infer --suggest` finds inputs that
 //! split fits the records cannot tell apart.
 
+mod common;
+use common::mma;
 use std::fs;
-use std::process::Command;
-
-fn mma(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mma"))
-        .args(args)
-        .output()
-        .expect("run mma");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
 
 /// T-FDPA with F = 20, blocks of 8 and RNE to fp32 on bf16 inputs: no catalog holds it.
 const UNIT: &str = r#"{"a": "bf16", "b": "bf16", "c": "f32", "d": "f32", "k": 16, "L_max": 8,

@@ -2,20 +2,9 @@
 //! unit printed as a file and read back computes what the catalog instruction computes; a unit
 //! no GPU has (F = 20, blocks of 8, RNE) runs from its file.
 
+mod common;
+use common::mma;
 use std::fs;
-use std::process::Command;
-
-fn mma(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mma"))
-        .args(args)
-        .output()
-        .expect("run mma");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
 
 fn ones(n: usize, word: &str) -> String {
     vec![word; n].join(",")
