@@ -115,6 +115,9 @@ fn kernel_internals_stay_private() {
     let mut gates = Vec::new();
     for p in rust_sources() {
         let r = rel(&p);
+        if r.ends_with("tidy.rs") {
+            continue;
+        }
         let text = fs::read_to_string(&p).unwrap();
         for (i, l) in text.lines().enumerate() {
             if code(l).contains("core::arch::") && !r.starts_with("crates/mma-core/src/kernel/x86/")

@@ -77,7 +77,7 @@ impl Kernel {
     /// scale factors per dot product in `scale_a` and `scale_b`. The fastest way to evaluate
     /// many dot products: where the model and formats allow, eight at a time across vector
     /// lanes, bit-identical to [`Kernel::dot`]. Operand encodings are not checked (see
-    /// [`DotUnit::check`]); lengths are.
+    /// [`DotUnit::check`](crate::DotUnit::check)); lengths are.
     #[allow(clippy::too_many_arguments)]
     pub fn dots(
         &self,

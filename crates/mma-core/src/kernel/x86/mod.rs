@@ -30,12 +30,18 @@ use crate::unit::DotUnit;
 /// A lane routine as compiled: eight dot products of one length `k`, no scale factors, `(kernel,
 /// a rows, b rows, c, d)` with as many rows as C and D words, a multiple of 8; lanes outside the
 /// routine's common case, and a `k` it does not take, are computed by `Kernel::dot`.
+/// # Safety
+/// Compiled for AVX2: call only on a CPU that has it (what [`Eight`] guarantees).
 type EightFn = unsafe fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &mut [u64]);
 /// As [`EightFn`] with one scale factor per dot product and operand: `(kernel, a rows, b rows,
 /// scale_a, scale_b, c, d)` (ST-FDPA with K equal to the scale block).
+/// # Safety
+/// As [`EightFn`].
 type EightScaledFn = unsafe fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &[u64], &[u64], &mut [u64]);
 /// A whole dot product through the vector block, monomorphised for a format pair and a block
 /// length: `(kernel, a, b, c)`.
+/// # Safety
+/// As [`EightFn`].
 type VDotFn = unsafe fn(&Kernel, &[u64], &[u64], u64) -> u64;
 
 /// Whether routines compiled for AVX2 may be handed out: the kernel is planned for
