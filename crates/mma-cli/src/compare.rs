@@ -221,7 +221,7 @@ pub fn parting(x: &Explanation, y: &Explanation) -> String {
                 format!("the C fed to block {index}: {} vs {}", num(c), num(d))
             }
             (Step::Block { .. }, Step::Block { .. }) => "the decoded operands".into(),
-            (Step::Align { f, .. }, Step::Align { f: g, .. }) if has_c(s) != has_c(t) => {
+            (Step::Align { .. }, Step::Align { .. }) if has_c(s) != has_c(t) => {
                 let place = |c: bool| {
                     if c {
                         "aligned with the products"
@@ -229,7 +229,6 @@ pub fn parting(x: &Explanation, y: &Explanation) -> String {
                         "added late"
                     }
                 };
-                let _ = (f, g);
                 format!("C's place: {} vs {}", place(has_c(s)), place(has_c(t)))
             }
             (Step::Align { f, .. }, Step::Align { f: g, .. }) if f != g => {

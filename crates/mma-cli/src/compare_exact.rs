@@ -201,8 +201,25 @@ impl ExactSum {
         if let Some(s) = self.special {
             return format!("{}", s.to_f64());
         }
+        // Odd integer times a power of two: shift out the trailing zero bits.
+        let tz = match self.mag.iter().position(|&l| l != 0) {
+            Some(i) => i * 64 + self.mag[i].trailing_zeros() as usize,
+            None => return "0".into(),
+        };
+        let (limbs, bits) = (tz / 64, (tz % 64) as u32);
+        let mag: Vec<u64> = (limbs..self.mag.len())
+            .map(|i| {
+                let hi = self.mag.get(i + 1).copied().unwrap_or(0);
+                if bits == 0 {
+                    self.mag[i]
+                } else {
+                    (self.mag[i] >> bits) | (hi << (64 - bits))
+                }
+            })
+            .collect();
+        let exp = self.exp + tz as i32;
         let mut h = String::new();
-        for (i, l) in self.mag.iter().rev().enumerate() {
+        for (i, l) in mag.iter().rev().enumerate() {
             if h.is_empty() {
                 if *l != 0 {
                     h = format!("{l:x}");
@@ -215,7 +232,7 @@ impl ExactSum {
         if h.is_empty() {
             return "0".into();
         }
-        format!("{}0x{h}·2^{}", if self.neg { "-" } else { "" }, self.exp)
+        format!("{}0x{h}·2^{exp}", if self.neg { "-" } else { "" })
     }
 
     /// `(d - exact) / ulp`, the ulp of `fmt` at the exact value's binade (at the subnormal
