@@ -62,8 +62,11 @@ pub fn explain(target: DotTarget, x: &Operands, output: Output, color: Color) ->
             m.insert("d".into(), cases::hex(e.d, fd).into());
             m.insert("d_format".into(), fd.name.into());
             m.insert("d_value".into(), num_text(&Num::word(e.d, fd)).into());
-            m.insert("steps".into(), serde_json::to_value(&e.steps)?);
-            println!("{}", serde_json::Value::Object(m));
+            // Written, not converted to a `Value`: sums and magnitudes may exceed 64 bits,
+            // which the writer prints as integers and `Value` cannot hold.
+            let head = serde_json::Value::Object(m).to_string();
+            let steps = serde_json::to_string(&e.steps)?;
+            println!("{},\"steps\":{steps}}}", &head[..head.len() - 1]);
         }
         Output::Text => {
             let title = format!("{} on {}", t.name, case.arch);
