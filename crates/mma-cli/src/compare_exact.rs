@@ -124,9 +124,9 @@ pub fn exact_dot(f: &Formats, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u6
         mma::core::term::Special::Inf { neg } => Some(Value::Inf { neg }),
     };
     let mut terms = vec![value_term(dc)];
-    for k in 0..da.len() {
+    for (k, (&x, &y)) in da.iter().zip(&db).enumerate() {
         let mut t: Term = (false, 1, 0);
-        for v in [da[k], db[k], scale(k, sa), scale(k, sb)] {
+        for v in [x, y, scale(k, sa), scale(k, sb)] {
             if v.is_nan() {
                 special = Some(Value::Nan);
             }
@@ -168,8 +168,9 @@ fn to_f64(m: &[u64], exp: i32) -> f64 {
     ldexp(top as f64, exp + lo)
 }
 
-/// `x · 2^e` without overflowing the intermediate power.
-fn ldexp(mut x: f64, mut e: i32) -> f64 {
+/// `x · 2^e` without overflowing the intermediate power (exact unless the result is out of
+/// f64's range or subnormal).
+pub fn ldexp(mut x: f64, mut e: i32) -> f64 {
     while e != 0 && x != 0.0 && x.is_finite() {
         let step = e.clamp(-1000, 1000);
         x *= 2f64.powi(step);
@@ -219,14 +220,11 @@ impl ExactSum {
             .collect();
         let exp = self.exp + tz as i32;
         let mut h = String::new();
-        for (i, l) in mag.iter().rev().enumerate() {
-            if h.is_empty() {
-                if *l != 0 {
-                    h = format!("{l:x}");
-                }
-            } else {
-                let _ = i;
+        for l in mag.iter().rev() {
+            if !h.is_empty() {
                 h.push_str(&format!("{l:016x}"));
+            } else if *l != 0 {
+                h = format!("{l:x}");
             }
         }
         if h.is_empty() {
@@ -254,9 +252,8 @@ impl ExactSum {
         };
         // d - exact, exactly.
         let mut terms = vec![value_term(dv)];
-        let words = self.mag.len();
-        for i in 0..words {
-            terms.push((!self.neg, self.mag[i] as u128, self.exp + 64 * i as i32));
+        for (i, &l) in self.mag.iter().enumerate() {
+            terms.push((!self.neg, l as u128, self.exp + 64 * i as i32));
         }
         let (neg, mag, exp) = sum(&terms);
         let diff = to_f64(&mag, exp - q);

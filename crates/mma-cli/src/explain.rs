@@ -2,6 +2,7 @@
 //! (`DotUnit::explain`), rendered for people (aligned binary columns) or as JSON.
 
 use crate::commands::{dot_case, dot_operands, DotTarget};
+use crate::compare_exact::ldexp;
 use anyhow::Result;
 use mma::cases;
 use mma::core::trace::{ExactInfo, Num, Source, Step, TermInfo};
@@ -111,13 +112,7 @@ pub fn num_text(n: &Num) -> String {
         "inf" => if n.neg { "-inf" } else { "inf" }.to_string(),
         "nan" => "nan".to_string(),
         _ => {
-            let m = n.sig as f64 * 2f64.powi(n.exp.clamp(-1100, 1100));
-            let m = if n.exp < -1100 || n.exp > 1100 {
-                // Beyond f64's exponent range: only custom formats reach here.
-                f64::NAN
-            } else {
-                m
-            };
+            let m = ldexp(n.sig as f64, n.exp);
             format!("{}{}", if n.neg { "-" } else { "" }, m)
         }
     };
@@ -130,7 +125,7 @@ pub fn num_text(n: &Num) -> String {
 /// An exact value as a decimal (through f64, shortest digits) and, when inexact in f64, a
 /// note that it is rounded for display.
 fn exact_text(x: &ExactInfo) -> String {
-    let mag = x.mag as f64 * 2f64.powi(x.exp.clamp(-1100, 1100));
+    let mag = ldexp(x.mag as f64, x.exp);
     let sign = if x.neg { "-" } else { "" };
     let approx = if (x.mag >> 53) != 0 || x.sticky {
         "≈ "
@@ -418,14 +413,7 @@ pub fn render(title: &str, e: &Explanation, st: &Style) -> String {
             }
         }
     }
-    let _ = writeln!(
-        out,
-        "{}",
-        st.head(&format!(
-            "d = {} ({})",
-            format_args!("{:#x}", e.d),
-            e.d_format
-        ))
-    );
+    let d = format!("d = {:#x} ({})", e.d, e.d_format);
+    let _ = writeln!(out, "{}", st.head(&d));
     out
 }
