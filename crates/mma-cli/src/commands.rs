@@ -373,14 +373,16 @@ pub enum DotTarget<'a> {
     Unit(&'a cases::Target),
 }
 
-pub fn dot(
-    target: DotTarget,
+/// The operands of `mma dot` (and `mma explain`, `mma compare`) as a case line for `target`:
+/// the one place where the command line's operand flags are read.
+pub fn dot_case(
+    target: &DotTarget,
     a: &str,
     b: &str,
     c: &str,
     sa: Option<&str>,
     sb: Option<&str>,
-) -> Result<bool> {
+) -> Result<Case> {
     let list = |s: &str| {
         serde_json::Value::Array(
             mma_cli::values::word_list(s)
@@ -390,7 +392,7 @@ pub fn dot(
         )
     };
     let mut m = serde_json::Map::new();
-    let fixed = match target {
+    let fixed = match *target {
         DotTarget::Catalog {
             vendor,
             arch,
@@ -417,8 +419,34 @@ pub fn dot(
         m.insert("scale_b".into(), list(s));
     }
     let line = serde_json::Value::Object(m).to_string();
-    let (_, t, d) = eval_line("<command line>", 1, &line, fixed)
-        .map_err(|e| anyhow::anyhow!("{}", in_flags(e.error)))?;
+    cases::parse_line_for(&line, fixed).map_err(|e| anyhow::anyhow!("{}", in_flags(e)))
+}
+
+/// The instruction and operands of a case from [`dot_case`].
+pub fn dot_operands(case: &Case, target: &DotTarget) -> Result<(cases::Target, cases::Operands)> {
+    let flags = |e| anyhow::anyhow!("{}", in_flags(e));
+    let t = match *target {
+        DotTarget::Unit(t) => *t,
+        DotTarget::Catalog { .. } => {
+            cases::resolve(&case.vendor, &case.arch, case.op.as_deref(), &case.instr)
+                .map_err(flags)?
+        }
+    };
+    let o = cases::operands(case, &t).map_err(flags)?;
+    Ok((t, o))
+}
+
+pub fn dot(
+    target: DotTarget,
+    a: &str,
+    b: &str,
+    c: &str,
+    sa: Option<&str>,
+    sb: Option<&str>,
+) -> Result<bool> {
+    let case = dot_case(&target, a, b, c, sa, sb)?;
+    let (t, o) = dot_operands(&case, &target)?;
+    let d = t.unit.dot(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     let fmt = &t.unit.formats.d;
     println!("d = {} ({})", cases::hex(d, fmt), fmt.decode(d).to_f64());
     Ok(true)
@@ -426,7 +454,7 @@ pub fn dot(
 
 /// A case-file error in the words of `mma dot`'s command line: fields become flags
 /// (`scale_a` is `--scale-a`) and element indices count from 1.
-fn in_flags(e: CaseError) -> String {
+pub fn in_flags(e: CaseError) -> String {
     let flag = |f: &str| format!("--{}", f.replace('_', "-"));
     match e {
         CaseError::Word {

@@ -2,8 +2,11 @@
 
 mod bench;
 mod commands;
+mod compare;
+mod compare_exact;
 #[cfg(feature = "oracle")]
 mod error_report;
+mod explain;
 mod probe;
 
 use anyhow::Result;
@@ -133,6 +136,102 @@ enum Cmd {
         /// Block scale factors of B as comma-separated hex words (block-scaled instructions).
         #[arg(long)]
         scale_b: Option<String>,
+    },
+    /// One dot product step by step, as the model computes it.
+    ///
+    /// Decoded operands, each product's exponent and significand, e_max, every term after
+    /// alignment in binary columns with the bits truncation dropped (after `|`), groups,
+    /// slices and blocks of a chained K with the C each receives, where C joins, the exact sum
+    /// and the rounding (guard and sticky bits). Colour only on a terminal (--color).
+    ///
+    /// Example: mma explain --arch H100 --instr m16n8k8.f32.f16.f16.f32
+    /// --a 6c00,b800,b400,b000,0000,0000,0000,0000 --b 6800,3c00,3c00,3c00,0000,0000,0000,0000
+    /// --c cb000000
+    Explain {
+        /// nvidia or amd (default: whichever catalog knows the architecture).
+        #[arg(long)]
+        vendor: Option<String>,
+        /// Architecture: name (Hopper), PTX target (sm_90) or product (H100, MI300X).
+        #[arg(long, required_unless_present = "unit")]
+        arch: Option<String>,
+        /// NVIDIA operation, when the instruction name alone is ambiguous (as for `mma dot`).
+        #[arg(long)]
+        op: Option<String>,
+        /// Instruction, as for `mma dot`.
+        #[arg(long, required_unless_present = "unit")]
+        instr: Option<String>,
+        /// A unit file instead of --arch and --instr.
+        #[arg(long, conflicts_with_all = ["arch", "instr", "vendor", "op"])]
+        unit: Option<PathBuf>,
+        /// A row, as for `mma dot`.
+        #[arg(long, allow_hyphen_values = true)]
+        a: String,
+        /// B column, as for `mma dot`.
+        #[arg(long, allow_hyphen_values = true)]
+        b: String,
+        /// C, as for `mma dot`.
+        #[arg(long, allow_hyphen_values = true)]
+        c: String,
+        /// Block scale factors of A (block-scaled instructions).
+        #[arg(long)]
+        scale_a: Option<String>,
+        /// Block scale factors of B (block-scaled instructions).
+        #[arg(long)]
+        scale_b: Option<String>,
+        /// Print one JSON object: "d" (hex word, as `mma dot`), "unit", "model", "steps".
+        #[arg(long)]
+        json: bool,
+        /// Colour the text: auto (when standard output is a terminal), always or never.
+        #[arg(long, value_enum, default_value_t = explain::Color::Auto)]
+        color: explain::Color,
+    },
+    /// The same dot product on several architectures, side by side.
+    ///
+    /// Prints the exact value (exact sum of the products and C, no oracle needed), each
+    /// architecture's result in hex and decimal with its error in ulps, and for results that
+    /// differ, the first step at which the two models' traces (`mma explain`) part.
+    ///
+    /// An instruction family is the shape-independent type signature D.A.B.C of the
+    /// instruction (f32.f16.f16.f32; block-scaled: f32.e2m1.e2m1.f32.ue8m0), whatever the
+    /// vendor's spelling (m16n8k16.f32.f16.f16.f32, v_mfma_f32_32x32x8_f16). Each architecture
+    /// runs its instruction of the family whose K divides the number of elements given (the
+    /// largest), issued as often as needed with D fed back as C.
+    ///
+    /// Example: mma compare --instr-family f32.f16.f16.f32 --arch H100,MI300X
+    /// --a 6c00,b800,b400,b000,0,0,0,0,0,0,0,0,0,0,0,0 ... --c cb000000
+    Compare {
+        /// The family: D.A.B.C formats (f32.f16.f16.f32, f32.bf16.bf16.f32, ...).
+        #[arg(long)]
+        instr_family: String,
+        /// Architectures, comma-separated (names, PTX targets or products).
+        #[arg(
+            long,
+            value_delimiter = ',',
+            required_unless_present = "all",
+            conflicts_with = "all"
+        )]
+        arch: Vec<String>,
+        /// Every architecture that has an instruction of the family.
+        #[arg(long)]
+        all: bool,
+        /// A row, as for `mma dot`.
+        #[arg(long, allow_hyphen_values = true)]
+        a: String,
+        /// B column, as for `mma dot`.
+        #[arg(long, allow_hyphen_values = true)]
+        b: String,
+        /// C, as for `mma dot`.
+        #[arg(long, allow_hyphen_values = true)]
+        c: String,
+        /// Block scale factors of A (block-scaled families).
+        #[arg(long)]
+        scale_a: Option<String>,
+        /// Block scale factors of B (block-scaled families).
+        #[arg(long)]
+        scale_b: Option<String>,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
     },
     /// Error distribution of instructions against the exact (MPFR) oracle.
     ///
@@ -337,6 +436,71 @@ fn main() -> ExitCode {
             };
             commands::dot(target, &a, &b, &c, scale_a.as_deref(), scale_b.as_deref())
         }),
+        Cmd::Explain {
+            vendor,
+            arch,
+            op,
+            instr,
+            unit,
+            a,
+            b,
+            c,
+            scale_a,
+            scale_b,
+            json,
+            color,
+        } => unit_target(unit.as_deref()).and_then(|fixed| {
+            let arch = arch.unwrap_or_default();
+            let target = match &fixed {
+                Some(t) => commands::DotTarget::Unit(t),
+                None => commands::DotTarget::Catalog {
+                    vendor: vendor
+                        .as_deref()
+                        .unwrap_or_else(|| mma::cases::vendor_of(&arch)),
+                    arch: &arch,
+                    op: op.as_deref(),
+                    instr: instr.as_deref().unwrap_or_default(),
+                },
+            };
+            let x = explain::Operands {
+                a: &a,
+                b: &b,
+                c: &c,
+                scale_a: scale_a.as_deref(),
+                scale_b: scale_b.as_deref(),
+            };
+            let output = if json {
+                explain::Output::Json
+            } else {
+                explain::Output::Text
+            };
+            explain::explain(target, &x, output, color)
+        }),
+        Cmd::Compare {
+            instr_family,
+            arch,
+            all,
+            a,
+            b,
+            c,
+            scale_a,
+            scale_b,
+            json,
+        } => {
+            let archs = if all {
+                compare::Archs::All
+            } else {
+                compare::Archs::Named(&arch)
+            };
+            let x = compare::Operands {
+                a: &a,
+                b: &b,
+                c: &c,
+                scale_a: scale_a.as_deref(),
+                scale_b: scale_b.as_deref(),
+            };
+            compare::compare(&instr_family, archs, &x, json)
+        }
         #[cfg(feature = "oracle")]
         Cmd::ErrorReport {
             arch,

@@ -10,6 +10,8 @@
 //! - [`term`], [`wide`]: exact products and exact wide sums.
 //! - [`models`]: one module per arithmetic model (`fma`, `e_fdpa`, `t_fdpa`, ...), each a
 //!   parameterised type implementing [`model::BlockModel`].
+//! - [`trace`]: the steps a model takes, recorded by the plain models for
+//!   [`DotUnit::explain`].
 //! - [`unit_file`]: units as data (serde), for units no catalog holds.
 //! - [`unit`](mod@unit): a whole instruction (formats, block length, model) with the
 //!   K-chaining and the matrix-level drivers.
@@ -64,6 +66,7 @@ pub mod model;
 pub mod models;
 pub mod round;
 pub mod term;
+pub mod trace;
 pub mod unit;
 pub mod unit_file;
 pub mod value;
@@ -73,6 +76,7 @@ pub use format::Format;
 pub use kernel::{Isa, Kernel, Rows};
 pub use model::{BlockModel, Formats, NanStyle, Output, OutputRounding};
 pub use round::{Exact, Overflow, RoundOpts, Rounding};
+pub use trace::{Explanation, Step};
 pub use unit::{DotUnit, Model, ShapeError};
 pub use unit_file::{UnitFile, UnitFileError};
 pub use value::Value;

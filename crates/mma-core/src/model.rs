@@ -2,6 +2,7 @@
 
 use crate::format::Format;
 use crate::round::{round, Exact, RoundOpts, Rounding};
+use crate::trace::{round_step, NoTrace, Num, Step, Tracer};
 use crate::value::Value;
 
 /// Operand formats of one instruction. `c` is the format of the C matrix given to the
@@ -88,10 +89,25 @@ impl Output {
     /// Rounds an exact finite result and encodes it. `zero_neg` is the sign an exact zero gets.
     #[inline]
     pub fn round_encode(&self, d: &Format, x: Exact, zero_neg: bool) -> u64 {
+        self.round_encode_traced(d, x, zero_neg, &mut NoTrace)
+    }
+
+    /// [`Output::round_encode`], telling `t` the exact sum and the rounding.
+    #[inline]
+    pub fn round_encode_traced<T: Tracer>(
+        &self,
+        d: &Format,
+        x: Exact,
+        zero_neg: bool,
+        t: &mut T,
+    ) -> u64 {
+        t.step(|| Step::Sum { exact: x.into() });
         if x.mag == 0 && !x.sticky {
             return self.encode(d, Value::Zero { neg: zero_neg });
         }
-        let v = round(&self.rho.fmt, x, self.rho.mode, self.rho.opts);
+        let (fmt, mode) = (&self.rho.fmt, self.rho.mode);
+        let v = round(fmt, x, mode, self.rho.opts);
+        t.step(|| round_step(fmt, x, mode, v));
         self.encode(d, v)
     }
 }
@@ -126,7 +142,12 @@ impl Decoded {
     /// Inf terms of both signs, or any other Inf) decide the result, returns it encoded with
     /// the path's conventions instead.
     #[inline]
-    pub(crate) fn finite(f: &Formats, x: &BlockIn<'_>, out: &Output) -> Result<Decoded, u64> {
+    pub(crate) fn finite<T: Tracer>(
+        f: &Formats,
+        x: &BlockIn<'_>,
+        out: &Output,
+        t: &mut T,
+    ) -> Result<Decoded, u64> {
         let mut d = Decoded {
             a: [Value::Nan; MAX_BLOCK],
             b: [Value::Nan; MAX_BLOCK],
@@ -149,13 +170,35 @@ impl Decoded {
             // A NaN scale makes the result NaN even when its products are zero (first paper, block-scaled
             // instructions).
             if nan {
-                return Err(out.encode(&f.d, Value::Nan));
+                return Err(special(f, out, Value::Nan, "a NaN scale factor", t));
             }
         }
         match crate::term::scan_specials(&d.a[..d.n], &d.b[..d.n], d.c) {
             crate::term::Special::Finite => Ok(d),
-            crate::term::Special::Nan => Err(out.encode(&f.d, Value::Nan)),
-            crate::term::Special::Inf { neg } => Err(out.encode(&f.d, Value::Inf { neg })),
+            crate::term::Special::Nan => Err(special(f, out, Value::Nan, WHY_NAN, t)),
+            crate::term::Special::Inf { neg } => {
+                Err(special(f, out, Value::Inf { neg }, WHY_INF, t))
+            }
         }
     }
+}
+
+/// Why the IEEE rules give NaN, and Inf, for a fused sum (`term::scan_specials`).
+pub(crate) const WHY_NAN: &str = "a NaN operand, 0·Inf, or Inf terms of both signs";
+pub(crate) const WHY_INF: &str = "an Inf term (all Inf terms of one sign)";
+
+/// Encodes a special result, telling `t` why.
+#[inline]
+pub(crate) fn special<T: Tracer>(
+    f: &Formats,
+    out: &Output,
+    v: Value,
+    why: &'static str,
+    t: &mut T,
+) -> u64 {
+    t.step(|| Step::Special {
+        result: Num::of(v, &f.d, None),
+        why,
+    });
+    out.encode(&f.d, v)
 }

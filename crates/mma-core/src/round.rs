@@ -89,7 +89,7 @@ pub struct Exact {
 
 /// Whether to add one unit in the last place, given the discarded part.
 #[inline]
-fn round_up(mode: Rounding, neg: bool, odd: bool, half: bool, rest: bool) -> bool {
+pub(crate) fn round_up(mode: Rounding, neg: bool, odd: bool, half: bool, rest: bool) -> bool {
     match mode {
         Rounding::NearestEven => half && (rest || odd),
         Rounding::NearestAway => half,
@@ -99,23 +99,31 @@ fn round_up(mode: Rounding, neg: bool, odd: bool, half: bool, rest: bool) -> boo
     }
 }
 
-/// Rounds `x` to `fmt`. A zero magnitude (with no sticky bit) gives a zero of `x`'s sign; the
-/// caller decides what sign an exact-zero sum carries.
+/// What decides a rounding of `x` to `fmt`: the result's quantum `2^quantum`, the magnitude
+/// kept above it (before any increment), the half bit just below it (the guard bit) and
+/// whether anything below that is non-zero (the sticky bit, `x.sticky` included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    pub quantum: i32,
+    pub kept: u128,
+    pub half: bool,
+    pub rest: bool,
+}
+
+/// The [`Decision`] of rounding `x` to `fmt` (the first half of [`round`]).
 #[inline]
-pub fn round(fmt: &Format, x: Exact, mode: Rounding, opts: RoundOpts) -> Value {
+pub fn decide(fmt: &Format, x: Exact) -> Decision {
     let Exact {
-        neg,
-        mag,
-        exp,
-        sticky,
+        mag, exp, sticky, ..
     } = x;
     if mag == 0 {
-        if !sticky {
-            return Value::Zero { neg };
-        }
         // Only a sticky remainder: a positive amount below any representable quantum.
-        let up = round_up(mode, neg, false, false, true);
-        return finish(fmt, neg, up as u64, fmt.min_lsb_exp(), mode, opts);
+        return Decision {
+            quantum: fmt.min_lsb_exp(),
+            kept: 0,
+            half: false,
+            rest: sticky,
+        };
     }
     let len = 128 - mag.leading_zeros() as i32;
     let e = exp + len - 1;
@@ -123,14 +131,15 @@ pub fn round(fmt: &Format, x: Exact, mode: Rounding, opts: RoundOpts) -> Value {
     let q = (e - fmt.man_bits as i32).max(fmt.min_lsb_exp());
     let shift = q - exp;
     if shift <= 0 {
-        // Exact: the value already sits on the result's grid.
-        let sig = (mag << (-shift) as u32) as u64;
+        // Exact: the value already sits on the result's grid (a sticky bit then lies below
+        // the last place, never at its half).
         debug_assert!(!sticky || shift == 0, "sticky below an exact grid point");
-        if sticky {
-            let up = round_up(mode, neg, sig & 1 == 1, false, true);
-            return finish(fmt, neg, sig + up as u64, q, mode, opts);
-        }
-        return finish(fmt, neg, sig, q, mode, opts);
+        return Decision {
+            quantum: q,
+            kept: mag << (-shift) as u32,
+            half: false,
+            rest: sticky,
+        };
     }
     let (kept, half, rest) = if shift >= 129 {
         (0u128, false, true)
@@ -146,8 +155,24 @@ pub fn round(fmt: &Format, x: Exact, mode: Rounding, opts: RoundOpts) -> Value {
         };
         (kept, half, below != 0 || sticky)
     };
-    let up = round_up(mode, neg, kept & 1 == 1, half, rest);
-    finish(fmt, neg, kept as u64 + up as u64, q, mode, opts)
+    Decision {
+        quantum: q,
+        kept,
+        half,
+        rest,
+    }
+}
+
+/// Rounds `x` to `fmt`. A zero magnitude (with no sticky bit) gives a zero of `x`'s sign; the
+/// caller decides what sign an exact-zero sum carries.
+#[inline]
+pub fn round(fmt: &Format, x: Exact, mode: Rounding, opts: RoundOpts) -> Value {
+    if x.mag == 0 && !x.sticky {
+        return Value::Zero { neg: x.neg };
+    }
+    let d = decide(fmt, x);
+    let up = round_up(mode, x.neg, d.kept & 1 == 1, d.half, d.rest);
+    finish(fmt, x.neg, d.kept as u64 + up as u64, d.quantum, mode, opts)
 }
 
 /// Applies carry-out renormalisation, overflow and flush-to-zero to a rounded significand.

@@ -12,6 +12,7 @@ use crate::models::sliced_fdpa::SlicedFdpa;
 use crate::models::st_fdpa::StFdpa;
 use crate::models::t_fdpa::TFdpa;
 use crate::models::tr_fdpa::TrFdpa;
+use crate::trace::{Explanation, Num, Step, Trace, Tracer};
 
 /// Every arithmetic model of the family, with its parameters as data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -40,6 +41,23 @@ impl Model {
             Model::FtzMulAdd(_) => "FTZ-MulAdd",
             Model::TrFdpa(_) => "TR-FDPA",
             Model::GtrFdpa(_) => "GTR-FDPA",
+        }
+    }
+}
+
+impl Model {
+    /// [`BlockModel::block`], telling `t` each step the model takes.
+    pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
+        match self {
+            Model::Fma(m) => m.block_traced(f, x, t),
+            Model::EFdpa(m) => m.block_traced(f, x, t),
+            Model::TFdpa(m) => m.block_traced(f, x, t),
+            Model::StFdpa(m) => m.block_traced(f, x, t),
+            Model::GstFdpa(m) => m.block_traced(f, x, t),
+            Model::SlicedFdpa(m) => m.block_traced(f, x, t),
+            Model::FtzMulAdd(m) => m.block_traced(f, x, t),
+            Model::TrFdpa(m) => m.block_traced(f, x, t),
+            Model::GtrFdpa(m) => m.block_traced(f, x, t),
         }
     }
 }
@@ -277,6 +295,78 @@ impl DotUnit {
     pub fn dot_plain(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
         self.assert_lengths(a, b, sa, sb);
         self.chain(a, b, c, sa, sb, |x| self.model.block(&self.formats, x))
+    }
+
+    /// As [`DotUnit::dot_plain`], recording every step the model takes: the blocks of the
+    /// K-chaining with their decoded operands and the C each receives, the terms, their
+    /// alignment and what truncation dropped, where C joins, the exact sum and the rounding.
+    /// The result is the plain model's (so [`Explanation::d`] equals [`DotUnit::dot`]).
+    ///
+    /// ```
+    /// # use mma_core::models::t_fdpa::TFdpa;
+    /// # use mma_core::{format, DotUnit, Formats, Model, NanStyle, Output, OutputRounding};
+    /// # use mma_core::{RoundOpts, Rounding, Step};
+    /// # let out = Output {
+    /// #     rho: OutputRounding { fmt: format::FP32, mode: Rounding::TowardZero,
+    /// #                           opts: RoundOpts::INF_ON_OVERFLOW },
+    /// #     nan: NanStyle::AllOnes, neg_zero_to_pos: true,
+    /// # };
+    /// # let (f16, f32) = (format::FP16, format::FP32);
+    /// // The crate's front-page unit (T-FDPA, F = 25) on the first paper's Table IV input.
+    /// let unit = DotUnit {
+    ///     formats: Formats { a: f16, b: f16, c: f32, d: f32, scale: None },
+    ///     block: 16,
+    ///     model: Model::TFdpa(TFdpa { f: 25, e_zero: -133, out }),
+    /// };
+    /// let (a, b) = ([0x6c00, 0xb800, 0xb400, 0xb000], [0x6800, 0x3c00, 0x3c00, 0x3c00]);
+    /// let x = unit.explain(&a, &b, 0xcb00_0000, &[], &[]);
+    /// assert_eq!(x.d, unit.dot(&a, &b, 0xcb00_0000, &[], &[]));
+    /// // Aligned to e_max = 23 with 25 fraction bits (quantum 2^-2), the product -1/8 (the
+    /// // fourth term) keeps nothing: truncation dropped it.
+    /// let Some(Step::Align { e_max, quantum, kept, .. }) =
+    ///     x.steps.iter().find(|s| matches!(s, Step::Align { .. }))
+    /// else {
+    ///     panic!("T-FDPA aligns its terms")
+    /// };
+    /// assert_eq!((*e_max, *quantum), (23, -2));
+    /// assert_eq!(kept[..4], [1 << 25, -2, -1, 0]);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`DotUnit::dot`], when the lengths do not fit.
+    pub fn explain(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> Explanation {
+        self.assert_lengths(a, b, sa, sb);
+        let f = &self.formats;
+        let mut t = Trace::default();
+        let (mut index, mut k0) = (0, 0);
+        let d = self.chain(a, b, c, sa, sb, |x| {
+            let k1 = k0 + x.a.len();
+            let nums = |ws: &[u64], fmt: &Format| ws.iter().map(|&w| Num::word(w, fmt)).collect();
+            let sf = f.scale.map_or(f.a, |(s, _)| s);
+            t.step(|| Step::Block {
+                index,
+                k0,
+                k1,
+                a: nums(x.a, &f.a),
+                b: nums(x.b, &f.b),
+                c: Num::word(x.c, x.c_fmt),
+                scale_a: nums(x.scale_a, &sf),
+                scale_b: nums(x.scale_b, &sf),
+            });
+            let d = self.model.block_traced(f, x, &mut t);
+            t.step(|| Step::BlockResult {
+                d: Num::word(d, &f.d),
+            });
+            (index, k0) = (index + 1, k1);
+            d
+        });
+        Explanation {
+            unit: self.describe(),
+            model: self.model.name(),
+            d_format: f.d.name,
+            d,
+            steps: t.steps,
+        }
     }
 
     /// Panics, naming the mismatch, unless A and B have the same length and each scale list

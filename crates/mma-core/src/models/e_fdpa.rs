@@ -7,6 +7,7 @@
 
 use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
 use crate::term::Term;
+use crate::trace::{labelled, Labels, NoTrace, Step, Tracer};
 use crate::wide::WideSum;
 
 /// Parameters of an exact fused unit: only the output conventions.
@@ -57,7 +58,15 @@ pub fn exact_sum(terms: &[Term]) -> (WideSum, ZeroSigns) {
 
 impl BlockModel for EFdpa {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        let d = match Decoded::finite(f, x, &self.out) {
+        self.block_traced(f, x, &mut NoTrace)
+    }
+}
+
+impl EFdpa {
+    /// [`BlockModel::block`], telling `t` each step.
+    #[inline]
+    pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
+        let d = match Decoded::finite(f, x, &self.out, t) {
             Ok(d) => d,
             Err(special) => return special,
         };
@@ -67,8 +76,12 @@ impl BlockModel for EFdpa {
             terms[k] = Term::product(a[k], &f.a, b[k], &f.b, 0);
         }
         terms[n] = Term::of_value(c, x.c_fmt, 0);
+        t.step(|| Step::ExactTerms {
+            terms: labelled(&terms[..=n], Labels::ProductsThenC),
+        });
         let (sum, signs) = exact_sum(&terms[..=n]);
+        let zero_neg = signs.zero_is_neg(self.out.rho.mode);
         self.out
-            .round_encode(&f.d, sum.to_exact(), signs.zero_is_neg(self.out.rho.mode))
+            .round_encode_traced(&f.d, sum.to_exact(), zero_neg, t)
     }
 }

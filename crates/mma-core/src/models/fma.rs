@@ -14,6 +14,7 @@ use crate::format::Format;
 use crate::model::{BlockIn, BlockModel, Formats, NanStyle};
 use crate::models::e_fdpa::ZeroSigns;
 use crate::round::{round, Exact, RoundOpts, Rounding};
+use crate::trace::{round_step, NoTrace, Num, Step, Tracer};
 use crate::value::Value;
 use crate::wide::WideSum;
 
@@ -40,6 +41,19 @@ impl Operand {
 
 /// One IEEE fused multiply-add `a·b + c` rounded to `fmt` with `mode`.
 pub fn fma(a: Value, b: Value, c: Value, fmt: &Format, mode: Rounding) -> Value {
+    fma_traced(a, b, c, fmt, mode, &mut NoTrace)
+}
+
+/// [`fma`], telling `t` the exact sum and its rounding.
+#[inline]
+pub fn fma_traced<T: Tracer>(
+    a: Value,
+    b: Value,
+    c: Value,
+    fmt: &Format,
+    mode: Rounding,
+    t: &mut T,
+) -> Value {
     use Value::*;
     match (a, b, c) {
         (Nan, _, _) | (_, Nan, _) | (_, _, Nan) => return Nan,
@@ -126,14 +140,37 @@ pub fn fma(a: Value, b: Value, c: Value, fmt: &Format, mode: Rounding) -> Value 
             }
         }
     };
-    round(fmt, exact, mode, RoundOpts::IEEE)
+    t.step(|| Step::Sum {
+        exact: exact.into(),
+    });
+    let v = round(fmt, exact, mode, RoundOpts::IEEE);
+    t.step(|| round_step(fmt, exact, mode, v));
+    v
 }
 
 impl BlockModel for Fma {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
+        self.block_traced(f, x, &mut NoTrace)
+    }
+}
+
+impl Fma {
+    /// [`BlockModel::block`], telling `t` each fused multiply-add.
+    #[inline]
+    pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
         let mut c = x.c_fmt.decode(x.c);
-        for (&a, &b) in x.a.iter().zip(x.b) {
-            c = fma(f.a.decode(a), f.b.decode(b), c, &f.d, self.mode);
+        let mut c_fmt = x.c_fmt;
+        for (k, (&a, &b)) in x.a.iter().zip(x.b).enumerate() {
+            let (av, bv) = (f.a.decode(a), f.b.decode(b));
+            let r = fma_traced(av, bv, c, &f.d, self.mode, t);
+            t.step(|| Step::Op {
+                what: format!("fma {k}: a{k}·b{k} + c"),
+                x: Num::of(av, &f.a, Some(a)),
+                y: Num::of(bv, &f.b, Some(b)),
+                z: Some(Num::of(c, c_fmt, None)),
+                result: Num::of(r, &f.d, None),
+            });
+            (c, c_fmt) = (r, &f.d);
         }
         f.d.encode(c, self.nan.bits(&f.d))
     }

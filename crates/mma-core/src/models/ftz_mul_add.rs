@@ -32,6 +32,7 @@
 use crate::format::Format;
 use crate::model::{decode_into, BlockIn, BlockModel, Formats, NanStyle, MAX_BLOCK};
 use crate::round::{round, Exact, RoundOpts, Rounding};
+use crate::trace::{NoTrace, Num, Step, Tracer};
 use crate::value::Value;
 use crate::wide::WideSum;
 
@@ -120,12 +121,21 @@ pub fn ftz_add(acc: &Format, x: Value, y: Value) -> Value {
 
 impl FtzMulAdd {
     /// Sums a group of products as a pairwise tree (an odd element is carried up a level).
-    fn tree(&self, group: &mut [Value]) -> Value {
+    fn tree<T: Tracer>(&self, group: &mut [Value], t: &mut T) -> Value {
         let mut len = group.len();
         while len > 1 {
             let half = len / 2;
             for i in 0..half {
-                group[i] = ftz_add(&self.acc, group[2 * i], group[2 * i + 1]);
+                let (x, y) = (group[2 * i], group[2 * i + 1]);
+                group[i] = ftz_add(&self.acc, x, y);
+                t.step(|| {
+                    self.op(
+                        format!("tree level {len}→{half}: s{i} = x + y"),
+                        x,
+                        y,
+                        group[i],
+                    )
+                });
             }
             if len % 2 == 1 {
                 group[half] = group[len - 1];
@@ -138,8 +148,41 @@ impl FtzMulAdd {
     }
 }
 
+/// [`flush_input`], telling `t` when it changed the value.
+#[inline]
+fn flushed<T: Tracer>(what: impl FnOnce() -> String, v: Value, fmt: &Format, t: &mut T) -> Value {
+    let r = flush_input(v, fmt);
+    if r != v {
+        t.step(|| Step::Flush {
+            what: what(),
+            from: Num::of(v, fmt, None),
+        });
+    }
+    r
+}
+
+impl FtzMulAdd {
+    fn op(&self, what: String, x: Value, y: Value, r: Value) -> Step {
+        Step::Op {
+            what,
+            x: Num::of(x, &self.acc, None),
+            y: Num::of(y, &self.acc, None),
+            z: None,
+            result: Num::of(r, &self.acc, None),
+        }
+    }
+}
+
 impl BlockModel for FtzMulAdd {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
+        self.block_traced(f, x, &mut NoTrace)
+    }
+}
+
+impl FtzMulAdd {
+    /// [`BlockModel::block`], telling `t` each flush and each fp32 operation.
+    #[inline]
+    pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
         let n = x.a.len().min(x.b.len()).min(MAX_BLOCK);
         let mut av = [Value::Nan; MAX_BLOCK];
         let mut bv = [Value::Nan; MAX_BLOCK];
@@ -150,12 +193,23 @@ impl BlockModel for FtzMulAdd {
         let groups = n.div_ceil(p);
         let mut prod = [Value::POS_ZERO; MAX_BLOCK + MAX_BLOCK];
         for k in 0..n {
-            prod[k] = ftz_mul(&self.acc, flush_input(a[k], &f.a), flush_input(b[k], &f.b));
+            let fa = flushed(|| format!("a{k}"), a[k], &f.a, t);
+            let fb = flushed(|| format!("b{k}"), b[k], &f.b, t);
+            prod[k] = ftz_mul(&self.acc, fa, fb);
+            t.step(|| Step::Op {
+                what: format!("p{k} = a{k}·b{k}"),
+                x: Num::of(fa, &f.a, None),
+                y: Num::of(fb, &f.b, None),
+                z: None,
+                result: Num::of(prod[k], &self.acc, None),
+            });
         }
-        let mut c = flush_input(x.c_fmt.decode(x.c), x.c_fmt);
+        let mut c = flushed(|| "c".into(), x.c_fmt.decode(x.c), x.c_fmt, t);
         for g in 0..groups {
-            let s = self.tree(&mut prod[g * p..(g + 1) * p]);
-            c = ftz_add(&self.acc, c, s);
+            let s = self.tree(&mut prod[g * p..(g + 1) * p], t);
+            let r = ftz_add(&self.acc, c, s);
+            t.step(|| self.op(format!("c = c + group {g}"), c, s, r));
+            c = r;
         }
         f.d.encode(c, self.nan.bits(&f.d))
     }

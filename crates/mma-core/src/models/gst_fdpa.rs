@@ -11,8 +11,9 @@
 
 use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
 use crate::models::st_fdpa::scale_pair;
-use crate::models::t_fdpa::truncated_sum;
+use crate::models::t_fdpa::truncated_sum_traced;
 use crate::term::Term;
+use crate::trace::{Labels, NoTrace, Source, Step, TermInfo, Tracer};
 use crate::value::Value;
 
 /// Parameters of a GST-FDPA unit.
@@ -27,7 +28,15 @@ pub struct GstFdpa {
 
 impl BlockModel for GstFdpa {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        let d = match Decoded::finite(f, x, &self.out) {
+        self.block_traced(f, x, &mut NoTrace)
+    }
+}
+
+impl GstFdpa {
+    /// [`BlockModel::block`], telling `t` each step.
+    #[inline]
+    pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
+        let d = match Decoded::finite(f, x, &self.out, t) {
             Ok(d) => d,
             Err(special) => return special,
         };
@@ -97,12 +106,18 @@ impl BlockModel for GstFdpa {
                     e: self.e_zero,
                 },
             };
+            t.step(|| Step::Group {
+                index: groups,
+                k0: g0,
+                k1: g1,
+                term: TermInfo::of(Source::Group(groups), &term),
+            });
             terms[groups] = term;
             groups += 1;
         }
         terms[groups] = Term::of_value(c, x.c_fmt, self.e_zero);
-        let (sum, _) = truncated_sum(&terms[..=groups], self.f);
+        let (sum, _) = truncated_sum_traced(&terms[..=groups], self.f, Labels::GroupsThenC, t);
         // Every term's -0 is turned into +0 by the output conventions of these paths.
-        self.out.round_encode(&f.d, sum, false)
+        self.out.round_encode_traced(&f.d, sum, false, t)
     }
 }

@@ -20,8 +20,9 @@
 //! follow it (see the mma-amd crate's DIFFERENCES).
 
 use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
-use crate::models::tr_fdpa::{floor_shift, late_c, truncated_dot, DotSum, LateC, TrFdpa};
+use crate::models::tr_fdpa::{floor_shift, late_c, truncated_dot_traced, DotSum, LateC, TrFdpa};
 use crate::term::Term;
+use crate::trace::{NoTrace, Source, Step, TermInfo, Tracer};
 
 /// Parameters of a GTR-FDPA unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -43,6 +44,12 @@ pub struct GtrFdpa {
 /// each rounded down to `f` fraction bits at the larger group exponent.
 #[inline]
 pub fn grouped_dot(terms: &[Term], f: u32) -> Option<DotSum> {
+    grouped_dot_traced(terms, f, &mut NoTrace)
+}
+
+/// [`grouped_dot`], telling `t` each group's aligned terms and the combination.
+#[inline]
+pub fn grouped_dot_traced<T: Tracer>(terms: &[Term], f: u32, t: &mut T) -> Option<DotSum> {
     let mut even = [Term::ZERO; MAX_BLOCK];
     let mut odd = [Term::ZERO; MAX_BLOCK];
     let (mut ne, mut no) = (0, 0);
@@ -55,20 +62,54 @@ pub fn grouped_dot(terms: &[Term], f: u32) -> Option<DotSum> {
             no += 1;
         }
     }
-    let groups = [truncated_dot(&even[..ne], f), truncated_dot(&odd[..no], f)];
+    let mut groups = [None, None];
+    for (g, (part, len)) in [(&even, ne), (&odd, no)].into_iter().enumerate() {
+        t.step(|| Step::Subset {
+            kind: "group",
+            index: g,
+            elements: (g..terms.len()).step_by(2).collect(),
+        });
+        groups[g] = truncated_dot_traced(&part[..len], f, t);
+        t.step(|| Step::Group {
+            index: g,
+            k0: g,
+            k1: terms.len(),
+            term: match groups[g] {
+                Some(d) => TermInfo {
+                    source: Source::Group(g),
+                    neg: d.sum < 0,
+                    sig: d.sum.unsigned_abs() as u64,
+                    lsb: d.e - f as i32,
+                    e: d.e,
+                },
+                None => TermInfo::of(Source::Group(g), &Term::ZERO),
+            },
+        });
+    }
     let e = groups.iter().flatten().map(|g| g.e).max()?;
     // Each group sum is a multiple of 2^(g.e - f); re-quantise it to 2^(e - f), flooring.
-    let sum = groups
-        .iter()
-        .flatten()
-        .map(|g| floor_shift(g.sum, e - g.e))
-        .sum();
+    let sums: [i128; 2] = groups.map(|g| g.map_or(0, |g| floor_shift(g.sum, e - g.e)));
+    let sum = sums.iter().sum();
+    t.step(|| Step::Groups {
+        e,
+        f,
+        sums: sums.to_vec(),
+        sum,
+    });
     Some(DotSum { sum, e })
 }
 
 impl BlockModel for GtrFdpa {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        let d = match Decoded::finite(f, x, &self.out) {
+        self.block_traced(f, x, &mut NoTrace)
+    }
+}
+
+impl GtrFdpa {
+    /// [`BlockModel::block`], telling `t` each step.
+    #[inline]
+    pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
+        let d = match Decoded::finite(f, x, &self.out, t) {
             Ok(d) => d,
             Err(special) => return special,
         };
@@ -77,7 +118,7 @@ impl BlockModel for GtrFdpa {
         for k in 0..n {
             terms[k] = Term::product(a[k], &f.a, b[k], &f.b, 0);
         }
-        let dot = grouped_dot(&terms[..n], self.f);
+        let dot = grouped_dot_traced(&terms[..n], self.f, t);
         let p = LateC {
             f: self.f,
             f2: self.f2,
@@ -85,8 +126,8 @@ impl BlockModel for GtrFdpa {
             e_norm_min: self.e_norm_min,
             c_drop: Some(self.c_drop),
         };
-        let v = late_c(dot, c, x.c_fmt, &p);
-        TrFdpa::finish(&self.out, &f.d, v)
+        let v = late_c(dot, c, x.c_fmt, &p, t);
+        TrFdpa::finish(&self.out, &f.d, v, t)
     }
 }
 

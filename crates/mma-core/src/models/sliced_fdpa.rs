@@ -26,6 +26,7 @@ use crate::models::e_fdpa::exact_sum;
 use crate::models::t_fdpa::TFdpa;
 use crate::round::Rounding;
 use crate::term::Term;
+use crate::trace::{NoTrace, Num, Step, Tracer};
 use crate::value::Value;
 
 /// Parameters of a sliced unit.
@@ -44,6 +45,14 @@ pub struct SlicedFdpa {
 
 impl BlockModel for SlicedFdpa {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
+        self.block_traced(f, x, &mut NoTrace)
+    }
+}
+
+impl SlicedFdpa {
+    /// [`BlockModel::block`], telling `t` each step (each pass's T-FDPA steps included).
+    #[inline]
+    pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
         let mut acc = f.d.encode(Value::POS_ZERO, 0);
         let mut ga = [0u64; MAX_BLOCK];
         let mut gb = [0u64; MAX_BLOCK];
@@ -56,6 +65,13 @@ impl BlockModel for SlicedFdpa {
                     n += 1;
                 }
             }
+            t.step(|| Step::Subset {
+                kind: "pass",
+                index: p,
+                elements: (0..x.a.len())
+                    .filter(|k| (k / self.group) % self.passes == p)
+                    .collect(),
+            });
             let step = BlockIn {
                 a: &ga[..n],
                 b: &gb[..n],
@@ -64,13 +80,23 @@ impl BlockModel for SlicedFdpa {
                 scale_a: &[],
                 scale_b: &[],
             };
-            acc = self.pass.block(f, &step);
+            acc = self.pass.block_traced(f, &step, t);
+            t.step(|| Step::BlockResult {
+                d: Num::word(acc, &f.d),
+            });
         }
         // C enters last, through one correctly rounded addition.
         let out = &self.pass.out;
         let s = f.d.decode(acc);
         let c = x.c_fmt.decode(x.c);
-        match (s, c) {
+        let late = |result: Num| Step::Op {
+            what: "C added last: passes + c".into(),
+            x: Num::word(acc, &f.d),
+            y: Num::word(x.c, x.c_fmt),
+            z: None,
+            result,
+        };
+        let d = match (s, c) {
             (Value::Nan, _) | (_, Value::Nan) => out.encode(&f.d, Value::Nan),
             (Value::Inf { neg: a }, Value::Inf { neg: b }) if a != b => {
                 out.encode(&f.d, Value::Nan)
@@ -88,8 +114,11 @@ impl BlockModel for SlicedFdpa {
                     },
                     ..*out
                 };
-                last.round_encode(&f.d, sum.to_exact(), signs.zero_is_neg(self.last))
+                let zero_neg = signs.zero_is_neg(self.last);
+                last.round_encode_traced(&f.d, sum.to_exact(), zero_neg, t)
             }
-        }
+        };
+        t.step(|| late(Num::word(d, &f.d)));
+        d
     }
 }

@@ -7,8 +7,9 @@
 //! Table III.
 
 use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
-use crate::models::t_fdpa::truncated_sum;
+use crate::models::t_fdpa::truncated_sum_traced;
 use crate::term::Term;
+use crate::trace::{Labels, NoTrace, Tracer};
 use crate::value::Value;
 
 /// Parameters of an ST-FDPA unit (those of T-FDPA; the scale format comes with the operands).
@@ -56,7 +57,15 @@ pub(crate) fn scale_term(t: Term, sa: Value, sb: Value, sf: &crate::format::Form
 
 impl BlockModel for StFdpa {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        let d = match Decoded::finite(f, x, &self.out) {
+        self.block_traced(f, x, &mut NoTrace)
+    }
+}
+
+impl StFdpa {
+    /// [`BlockModel::block`], telling `t` each step.
+    #[inline]
+    pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
+        let d = match Decoded::finite(f, x, &self.out, t) {
             Ok(d) => d,
             Err(special) => return special,
         };
@@ -73,7 +82,7 @@ impl BlockModel for StFdpa {
             };
         }
         terms[n] = Term::of_value(c, x.c_fmt, self.e_zero);
-        let (sum, zero_neg) = truncated_sum(&terms[..=n], self.f);
-        self.out.round_encode(&f.d, sum, zero_neg)
+        let (sum, zero_neg) = truncated_sum_traced(&terms[..=n], self.f, Labels::ProductsThenC, t);
+        self.out.round_encode_traced(&f.d, sum, zero_neg, t)
     }
 }

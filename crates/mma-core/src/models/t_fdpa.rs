@@ -10,6 +10,7 @@
 use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
 use crate::round::Exact;
 use crate::term::Term;
+use crate::trace::{labelled, Labels, NoTrace, Step, Tracer};
 
 /// Parameters of a T-FDPA unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -24,8 +25,20 @@ pub struct TFdpa {
 /// Aligns `terms` to their largest exponent, truncates each to `f` fraction bits and sums them
 /// exactly. Returns the sum as an [`Exact`] and the sign an exact zero sum takes (negative only
 /// when every term is a negative zero, as IEEE addition gives).
+/// The last term is C.
 #[inline]
 pub fn truncated_sum(terms: &[Term], f: u32) -> (Exact, bool) {
+    truncated_sum_traced(terms, f, Labels::ProductsThenC, &mut NoTrace)
+}
+
+/// [`truncated_sum`], telling `t` the aligned terms (what they are: `labels`).
+#[inline]
+pub fn truncated_sum_traced<T: Tracer>(
+    terms: &[Term],
+    f: u32,
+    labels: Labels,
+    t: &mut T,
+) -> (Exact, bool) {
     let e_max = terms.iter().map(|t| t.e).max().unwrap_or(i32::MIN);
     let quantum = e_max - f as i32;
     let mut sum: i128 = 0;
@@ -34,6 +47,13 @@ pub fn truncated_sum(terms: &[Term], f: u32) -> (Exact, bool) {
         sum += t.truncated(quantum);
         all_neg &= t.neg;
     }
+    t.step(|| Step::Align {
+        terms: labelled(terms, labels),
+        e_max,
+        f,
+        quantum,
+        kept: terms.iter().map(|x| x.truncated(quantum)).collect(),
+    });
     (
         Exact {
             neg: sum < 0,
@@ -47,7 +67,15 @@ pub fn truncated_sum(terms: &[Term], f: u32) -> (Exact, bool) {
 
 impl BlockModel for TFdpa {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        let d = match Decoded::finite(f, x, &self.out) {
+        self.block_traced(f, x, &mut NoTrace)
+    }
+}
+
+impl TFdpa {
+    /// [`BlockModel::block`], telling `t` each step.
+    #[inline]
+    pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
+        let d = match Decoded::finite(f, x, &self.out, t) {
             Ok(d) => d,
             Err(special) => return special,
         };
@@ -57,7 +85,7 @@ impl BlockModel for TFdpa {
             terms[k] = Term::product(a[k], &f.a, b[k], &f.b, self.e_zero);
         }
         terms[n] = Term::of_value(c, x.c_fmt, self.e_zero);
-        let (sum, zero_neg) = truncated_sum(&terms[..=n], self.f);
-        self.out.round_encode(&f.d, sum, zero_neg)
+        let (sum, zero_neg) = truncated_sum_traced(&terms[..=n], self.f, Labels::ProductsThenC, t);
+        self.out.round_encode_traced(&f.d, sum, zero_neg, t)
     }
 }

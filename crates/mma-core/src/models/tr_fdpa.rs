@@ -26,9 +26,11 @@
 //! Rounding toward -Inf makes the unit asymmetric in sign: `a·b + c` and `-(−a·b − c)` differ.
 
 use crate::format::{Format, Specials};
-use crate::model::{decode_into, BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
+use crate::model::WHY_NAN;
+use crate::model::{decode_into, special, BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
 use crate::round::{convert, round, Exact, RoundOpts, Rounding};
 use crate::term::{Special, Term};
+use crate::trace::{labelled, round_step, Labels, NoTrace, Step, TermInfo, Tracer};
 use crate::value::Value;
 
 /// Parameters of a TR-FDPA unit.
@@ -77,11 +79,27 @@ pub(crate) fn floor_shift(x: i128, shift: i32) -> i128 {
 /// fraction bits; `None` when every term is zero.
 #[inline]
 pub fn truncated_dot(terms: &[Term], f: u32) -> Option<DotSum> {
+    truncated_dot_traced(terms, f, &mut NoTrace)
+}
+
+/// [`truncated_dot`], telling `t` the aligned terms.
+#[inline]
+pub fn truncated_dot_traced<T: Tracer>(terms: &[Term], f: u32, t: &mut T) -> Option<DotSum> {
     let e = terms.iter().filter(|t| !t.is_zero()).map(|t| t.e).max()?;
     let quantum = e - f as i32;
     let sum = terms.iter().map(|t| t.truncated(quantum)).sum();
+    t.step(|| Step::Align {
+        terms: labelled(terms, Labels::Products),
+        e_max: e,
+        f,
+        quantum,
+        kept: terms.iter().map(|x| x.truncated(quantum)).collect(),
+    });
     Some(DotSum { sum, e })
 }
+
+/// Why an Inf decides a TR-FDPA block.
+const WHY_INF_PRODUCT: &str = "an Inf term or a product of magnitude >= 2^128 (all of one sign)";
 
 /// Widths of the late C addition (see [`TrFdpa`]'s fields).
 #[derive(Clone, Copy, Debug)]
@@ -97,7 +115,13 @@ pub(crate) struct LateC {
 /// rounded-down intermediate before the final rounding. `c_drop`: C is ignored when its
 /// exponent is below `e_max - c_drop` (GTR-FDPA only).
 #[inline]
-pub(crate) fn late_c(dot: Option<DotSum>, c: Value, c_fmt: &Format, p: &LateC) -> Value {
+pub(crate) fn late_c<T: Tracer>(
+    dot: Option<DotSum>,
+    c: Value,
+    c_fmt: &Format,
+    p: &LateC,
+    t: &mut T,
+) -> Value {
     let LateC {
         f,
         f2,
@@ -122,22 +146,33 @@ pub(crate) fn late_c(dot: Option<DotSum>, c: Value, c_fmt: &Format, p: &LateC) -
     } else {
         floor_shift(c_signed, q3 - ct.lsb) << (q3 - q2)
     };
+    t.step(|| Step::LateC {
+        c: TermInfo::of(crate::trace::Source::C, &ct),
+        e_dot: dot.map(|d| d.e),
+        e_max,
+        q2,
+        dot_part,
+        q3,
+        c_part,
+        c_dropped: dropped,
+    });
     let total = dot_part + c_part;
-    if total == 0 {
-        return Value::POS_ZERO;
-    }
     let exact = Exact {
         neg: total < 0,
         mag: total.unsigned_abs(),
         exp: q2,
         sticky: false,
     };
-    round(
-        &intermediate(f2, e_norm_min),
-        exact,
-        Rounding::Down,
-        RoundOpts::IEEE,
-    )
+    t.step(|| Step::Sum {
+        exact: exact.into(),
+    });
+    if total == 0 {
+        return Value::POS_ZERO;
+    }
+    let fmt = intermediate(f2, e_norm_min);
+    let v = round(&fmt, exact, Rounding::Down, RoundOpts::IEEE);
+    t.step(|| round_step(&fmt, exact, Rounding::Down, v));
+    v
 }
 
 /// The normalised intermediate of step 4: `f2` fraction bits, exponents from `e_norm_min` up
@@ -208,14 +243,32 @@ pub(crate) fn scan_with_product_overflow(
 impl TrFdpa {
     /// Final rounding of the intermediate and encoding.
     #[inline]
-    pub(crate) fn finish(out: &Output, d: &Format, v: Value) -> u64 {
-        let r = convert(&out.rho.fmt, v, out.rho.mode, out.rho.opts);
+    pub(crate) fn finish<T: Tracer>(out: &Output, d: &Format, v: Value, t: &mut T) -> u64 {
+        let (fmt, mode) = (&out.rho.fmt, out.rho.mode);
+        let r = convert(fmt, v, mode, out.rho.opts);
+        if let Value::Finite { neg, sig, exp } = v {
+            let x = Exact {
+                neg,
+                mag: sig as u128,
+                exp,
+                sticky: false,
+            };
+            t.step(|| round_step(fmt, x, mode, r));
+        }
         out.encode(d, r)
     }
 }
 
 impl BlockModel for TrFdpa {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
+        self.block_traced(f, x, &mut NoTrace)
+    }
+}
+
+impl TrFdpa {
+    /// [`BlockModel::block`], telling `t` each step.
+    #[inline]
+    pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
         let n = x.a.len().min(x.b.len()).min(MAX_BLOCK);
         let mut av = [Value::Nan; MAX_BLOCK];
         let mut bv = [Value::Nan; MAX_BLOCK];
@@ -224,14 +277,17 @@ impl BlockModel for TrFdpa {
         let c = x.c_fmt.decode(x.c);
         match scan_with_product_overflow(a, &f.a, b, &f.b, c, self.product_inf_exp) {
             Special::Finite => {}
-            Special::Nan => return self.out.encode(&f.d, Value::Nan),
-            Special::Inf { neg } => return self.out.encode(&f.d, Value::Inf { neg }),
+            Special::Nan => return special(f, &self.out, Value::Nan, WHY_NAN, t),
+            Special::Inf { neg } => {
+                let v = Value::Inf { neg };
+                return special(f, &self.out, v, WHY_INF_PRODUCT, t);
+            }
         }
         let mut terms = [Term::ZERO; MAX_BLOCK];
         for k in 0..n {
             terms[k] = Term::product(a[k], &f.a, b[k], &f.b, 0);
         }
-        let dot = truncated_dot(&terms[..n], self.f);
+        let dot = truncated_dot_traced(&terms[..n], self.f, t);
         let p = LateC {
             f: self.f,
             f2: self.f2,
@@ -239,8 +295,8 @@ impl BlockModel for TrFdpa {
             e_norm_min: self.e_norm_min,
             c_drop: None,
         };
-        let v = late_c(dot, c, x.c_fmt, &p);
-        Self::finish(&self.out, &f.d, v)
+        let v = late_c(dot, c, x.c_fmt, &p, t);
+        Self::finish(&self.out, &f.d, v, t)
     }
 }
 
@@ -276,9 +332,9 @@ mod tests {
             e_norm_min: -126,
             c_drop: None,
         };
-        let v = late_c(dot, Value::POS_ZERO, &FP32, &p(-126));
+        let v = late_c(dot, Value::POS_ZERO, &FP32, &p(-126), &mut NoTrace);
         assert_eq!(v.to_f64(), -(2f64.powi(-140)));
-        let v = late_c(dot, Value::POS_ZERO, &FP32, &p(-100));
+        let v = late_c(dot, Value::POS_ZERO, &FP32, &p(-100), &mut NoTrace);
         assert_eq!(v.to_f64(), -(2f64.powi(-132)));
     }
 
@@ -294,6 +350,6 @@ mod tests {
             c_drop: None,
         };
         let c = FP32.decode(0xbf80_0000);
-        assert_eq!(late_c(dot, c, &FP32, &p), Value::POS_ZERO);
+        assert_eq!(late_c(dot, c, &FP32, &p, &mut NoTrace), Value::POS_ZERO);
     }
 }

@@ -1,0 +1,454 @@
+//! `mma compare`: the same inputs on several architectures side by side, with the exact value,
+//! each result's error in ulps, and where two results differ, the first step at which their
+//! traces (`DotUnit::explain`) part.
+//!
+//! An instruction family is the shape-independent type signature `D.A.B.C` of the unit's
+//! formats (as in mmasim's NVIDIA names, `f32.f16.f16.f32`), with the block-scale format
+//! appended for block-scaled instructions (`f32.e2m1.e2m1.f32.ue8m0`). Each architecture runs
+//! its instruction of the family whose K divides the number of elements given (the largest
+//! such K), issued K_given / K times with D fed back as C, as a kernel walks K.
+
+use crate::commands::{dot_case, DotTarget};
+use anyhow::{anyhow, bail, Result};
+use mma::cases::{self, Packing, Target};
+use mma::core::trace::{Source, Step};
+use mma::core::{DotUnit, Explanation, Format, Value};
+use std::fmt::Write as _;
+
+/// The family of a unit: `D.A.B.C`, plus `.S` for a block-scale format S.
+pub fn family(u: &DotUnit) -> String {
+    let f = &u.formats;
+    let mut s = format!("{}.{}.{}.{}", f.d.name, f.a.name, f.b.name, f.c.name);
+    if let Some((sf, _)) = f.scale {
+        s.push('.');
+        s.push_str(sf.name);
+    }
+    s
+}
+
+/// One catalog instruction with the architecture that has it.
+#[derive(Clone, Copy)]
+struct Entry {
+    vendor: &'static str,
+    arch: &'static str,
+    target: Target,
+}
+
+fn entries() -> Vec<Entry> {
+    let mut v = Vec::new();
+    for i in mma::nvidia::catalog() {
+        let packing = match i.layout {
+            mma::nvidia::Layout::Plain => Packing::Plain,
+            mma::nvidia::Layout::Byte => Packing::Byte,
+            mma::nvidia::Layout::PackedFp4 => Packing::PackedFp4,
+        };
+        v.push(Entry {
+            vendor: "nvidia",
+            arch: i.arch.name(),
+            target: Target {
+                unit: &i.unit,
+                k: i.k,
+                packing,
+                name: &i.name,
+            },
+        });
+    }
+    for i in mma::amd::catalog() {
+        v.push(Entry {
+            vendor: "amd",
+            arch: i.arch.name(),
+            target: Target::of_unit(&i.unit, i.k, i.name),
+        });
+    }
+    v
+}
+
+/// Every family of the catalogs, sorted.
+pub fn families() -> Vec<String> {
+    let mut f: Vec<String> = entries().iter().map(|e| family(e.target.unit)).collect();
+    f.sort();
+    f.dedup();
+    f
+}
+
+/// Which architectures to compare.
+pub enum Archs<'a> {
+    Named(&'a [String]),
+    All,
+}
+
+/// The operand flags (those of `mma dot`).
+pub struct Operands<'a> {
+    pub a: &'a str,
+    pub b: &'a str,
+    pub c: &'a str,
+    pub scale_a: Option<&'a str>,
+    pub scale_b: Option<&'a str>,
+}
+
+/// One architecture's run.
+struct Run {
+    vendor: &'static str,
+    arch: &'static str,
+    target: Target,
+    explanation: Explanation,
+    ulps: Option<f64>,
+}
+
+/// The canonical architecture name of what a user typed, with its vendor.
+fn arch_of(name: &str) -> Result<(&'static str, &'static str)> {
+    if let Some(a) = mma::nvidia::parse_arch(name) {
+        return Ok(("nvidia", a.name()));
+    }
+    if let Ok(a) = mma::amd::parse_arch(name) {
+        return Ok(("amd", a.name()));
+    }
+    bail!("--arch: unknown architecture {name:?} (`mma list` shows the known ones)")
+}
+
+/// The instruction of `fam` on `arch` for `k` elements: the largest K that divides `k`.
+fn pick(all: &[Entry], vendor: &str, arch: &str, fam: &str, k: usize) -> Option<Entry> {
+    all.iter()
+        .filter(|e| e.vendor == vendor && e.arch == arch && family(e.target.unit) == fam)
+        .filter(|e| k >= e.target.k && k % e.target.k == 0)
+        // The largest K; among equals, the first in the catalog (mma.sync before wgmma).
+        .fold(None, |best: Option<&Entry>, e| match best {
+            Some(b) if b.target.k >= e.target.k => Some(b),
+            _ => Some(e),
+        })
+        .copied()
+}
+
+/// Elements given in `--a` for a packing.
+fn count(a: &str, packing: Packing) -> usize {
+    let words = mma_cli::values::word_list(a).len();
+    if packing == Packing::PackedFp4 {
+        words * 2
+    } else {
+        words
+    }
+}
+
+fn run(e: Entry, x: &Operands) -> Result<Run> {
+    let t = e.target;
+    let k = count(x.a, t.packing);
+    let whole = Target { k, ..t };
+    let case = dot_case(
+        &DotTarget::Unit(&whole),
+        x.a,
+        x.b,
+        x.c,
+        x.scale_a,
+        x.scale_b,
+    )?;
+    let o = cases::operands(&case, &whole)
+        .map_err(|err| anyhow!("{} {}: {}", e.arch, t.name, crate::commands::in_flags(err)))?;
+    let u = t.unit;
+    let f = &u.formats;
+    if k > t.k && f.c != f.d {
+        bail!(
+            "{} {}: K = {k} needs {} instructions, but C is {} and D is {}: D cannot be fed back as C",
+            e.arch,
+            t.name,
+            k / t.k,
+            f.c.name,
+            f.d.name
+        );
+    }
+    // As a kernel issues it: K / t.k instructions, D fed back as C.
+    let s = u.scales_for(t.k);
+    let mut d = o.c;
+    for j in 0..k / t.k {
+        let r = j * t.k..(j + 1) * t.k;
+        let sr = j * s..(j + 1) * s;
+        d = u.dot(
+            &o.a[r.clone()],
+            &o.b[r],
+            d,
+            &o.scale_a[sr.clone()],
+            &o.scale_b[sr],
+        );
+    }
+    let explanation = u.explain(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    if explanation.d != d {
+        // Blocks that do not divide the instruction's K: the whole-K trace is not the
+        // instruction sequence (no catalog unit is built so; the tests check it).
+        bail!("{} {}: its blocks do not divide its K", e.arch, t.name);
+    }
+    let ex = crate::compare_exact::exact_dot(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    let ulps = ex.ulps(&f.d, d);
+    Ok(Run {
+        vendor: e.vendor,
+        arch: e.arch,
+        target: t,
+        explanation,
+        ulps,
+    })
+}
+
+/// The first step at which two traces part, in words.
+pub fn parting(x: &Explanation, y: &Explanation) -> String {
+    let kind = |s: &Step| -> &'static str {
+        match s {
+            Step::Block { .. } => "block",
+            Step::Special { .. } => "special values",
+            Step::Flush { .. } => "flush to zero",
+            Step::Align { .. } => "alignment",
+            Step::ExactTerms { .. } => "exact sum of the terms",
+            Step::Group { .. } => "group",
+            Step::Groups { .. } => "group sums",
+            Step::Subset { .. } => "slicing",
+            Step::LateC { .. } => "late C",
+            Step::Op { .. } => "separately rounded operation",
+            Step::Sum { .. } => "exact sum",
+            Step::Round { .. } => "rounding",
+            Step::BlockResult { .. } => "block result",
+        }
+    };
+    let has_c = |s: &Step| match s {
+        Step::Align { terms, .. } => terms.iter().any(|t| t.source == Source::C),
+        _ => false,
+    };
+    for (i, (s, t)) in x.steps.iter().zip(&y.steps).enumerate() {
+        if s == t {
+            continue;
+        }
+        let why = match (s, t) {
+            (Step::Block { k0, k1, .. }, Step::Block { k1: l1, .. }) if k1 != l1 => {
+                format!("block split: a block of elements {k0}..{k1} vs {k0}..{l1}")
+            }
+            (Step::Block { index, c, .. }, Step::Block { c: d, .. }) if c != d => {
+                format!("the C fed to block {index}: {} vs {}", num(c), num(d))
+            }
+            (Step::Block { .. }, Step::Block { .. }) => "the decoded operands".into(),
+            (Step::Align { .. }, Step::Align { .. }) if has_c(s) != has_c(t) => {
+                let place = |c: bool| {
+                    if c {
+                        "aligned with the products"
+                    } else {
+                        "added late"
+                    }
+                };
+                format!("C's place: {} vs {}", place(has_c(s)), place(has_c(t)))
+            }
+            (Step::Align { f, .. }, Step::Align { f: g, .. }) if f != g => {
+                format!("F, the fraction bits kept after alignment: {f} vs {g}")
+            }
+            (Step::Align { e_max, .. }, Step::Align { e_max: m, .. }) if e_max != m => {
+                format!("e_max, the alignment exponent: {e_max} vs {m} (zero terms' e_zero)")
+            }
+            (Step::Align { .. }, Step::Align { .. }) => "the terms or their truncation".into(),
+            (
+                Step::Round { format, mode, .. },
+                Step::Round {
+                    format: g, mode: m, ..
+                },
+            ) if format != g || mode != m => {
+                format!(
+                    "rounding: {} to {format} vs {} to {g}",
+                    mode.to_uppercase(),
+                    m.to_uppercase()
+                )
+            }
+            (Step::Round { .. }, Step::Round { .. }) => "the value rounded".into(),
+            (Step::Sum { .. }, Step::Sum { .. }) => "the exact sum before rounding".into(),
+            (Step::LateC { .. }, _) | (_, Step::LateC { .. }) => {
+                format!("C's place: {} vs {}", kind(s), kind(t))
+            }
+            (Step::Align { f, .. }, Step::ExactTerms { .. }) => {
+                format!("alignment: truncated to F = {f} vs summed exactly")
+            }
+            (Step::ExactTerms { .. }, Step::Align { f, .. }) => {
+                format!("alignment: summed exactly vs truncated to F = {f}")
+            }
+            _ if kind(s) == kind(t) => format!("the {}", kind(s)),
+            _ => format!("the steps themselves: {} vs {}", kind(s), kind(t)),
+        };
+        return format!("step {}: {why}", i + 1);
+    }
+    "the same steps (the traces do not part)".into()
+}
+
+fn num(n: &mma::core::trace::Num) -> String {
+    crate::explain::num_text(n)
+}
+
+/// The decimal of a word of `fmt` (shortest f64 digits).
+fn decimal(bits: u64, fmt: &Format) -> String {
+    match fmt.decode(bits) {
+        Value::Nan => "nan".into(),
+        v => format!("{}", v.to_f64()),
+    }
+}
+
+pub fn compare(fam: &str, archs: Archs, x: &Operands, json: bool) -> Result<bool> {
+    let all = entries();
+    if !all.iter().any(|e| family(e.target.unit) == fam) {
+        bail!(
+            "--instr-family: no architecture has an instruction of family {fam:?}; families: {}",
+            families().join(", ")
+        );
+    }
+    let mut chosen: Vec<(&'static str, &'static str)> = Vec::new();
+    match archs {
+        Archs::Named(names) => {
+            for n in names {
+                let a = arch_of(n)?;
+                if !chosen.contains(&a) {
+                    chosen.push(a);
+                }
+            }
+        }
+        Archs::All => {
+            for e in &all {
+                let a = (e.vendor, e.arch);
+                if family(e.target.unit) == fam && !chosen.contains(&a) {
+                    chosen.push(a);
+                }
+            }
+        }
+    }
+    let mut runs = Vec::new();
+    let mut skipped = Vec::new();
+    for (vendor, arch) in chosen {
+        let any = all
+            .iter()
+            .find(|e| e.vendor == vendor && e.arch == arch && family(e.target.unit) == fam);
+        let Some(any) = any else {
+            if let Archs::Named(_) = archs {
+                bail!("--arch: {arch} has no instruction of family {fam}");
+            }
+            continue;
+        };
+        let k = count(x.a, any.target.packing);
+        match pick(&all, vendor, arch, fam, k) {
+            Some(e) => runs.push(run(e, x)?),
+            None => skipped.push(format!(
+                "{arch}: no {fam} instruction whose K divides {k} (K = {})",
+                ks(&all, vendor, arch, fam)
+            )),
+        }
+    }
+    if runs.is_empty() {
+        bail!(
+            "no architecture can run {fam} on these operands: {}",
+            skipped.join("; ")
+        );
+    }
+    let first = &runs[0];
+    let f = &first.target.unit.formats;
+    let o = {
+        let whole = Target {
+            k: count(x.a, first.target.packing),
+            ..first.target
+        };
+        let case = dot_case(
+            &DotTarget::Unit(&whole),
+            x.a,
+            x.b,
+            x.c,
+            x.scale_a,
+            x.scale_b,
+        )?;
+        cases::operands(&case, &whole).map_err(|e| anyhow!("{e}"))?
+    };
+    let ex = crate::compare_exact::exact_dot(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    // Pairs whose results differ: each distinct result against the first architecture's.
+    let mut parts = Vec::new();
+    for r in &runs[1..] {
+        if r.explanation.d != first.explanation.d {
+            parts.push((
+                first.arch,
+                r.arch,
+                parting(&first.explanation, &r.explanation),
+            ));
+        }
+    }
+    let fd = f.d;
+    if json {
+        let results: Vec<serde_json::Value> = runs
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "vendor": r.vendor,
+                    "arch": r.arch,
+                    "instr": r.target.name,
+                    "k": r.target.k,
+                    "unit": r.explanation.unit,
+                    "d": cases::hex(r.explanation.d, &fd),
+                    "d_decimal": decimal(r.explanation.d, &fd),
+                    "error_ulps": r.ulps,
+                })
+            })
+            .collect();
+        let differences: Vec<serde_json::Value> = parts
+            .iter()
+            .map(|(a, b, why)| serde_json::json!({"a": a, "b": b, "first_difference": why}))
+            .collect();
+        let v = serde_json::json!({
+            "family": fam,
+            "k": o.a.len(),
+            "exact": ex.decimal(),
+            "exact_hex": ex.hex(),
+            "results": results,
+            "differences": differences,
+            "skipped": skipped,
+        });
+        println!("{v}");
+        return Ok(true);
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "family {fam}, K = {}", o.a.len());
+    let _ = writeln!(out, "exact = {} ({})", ex.decimal(), ex.hex());
+    let w = runs.iter().map(|r| r.arch.len()).max().unwrap_or(4).max(4);
+    let wi = runs.iter().map(|r| r.target.name.len()).max().unwrap_or(5);
+    let _ = writeln!(
+        out,
+        "{:<w$}  {:<wi$}  {:<width$}  {:<24}  error (ulps)",
+        "arch",
+        "instruction",
+        "d",
+        "decimal",
+        width = fd.hex_digits().max(1)
+    );
+    for r in &runs {
+        let ulps = r.ulps.map_or("inf".to_string(), |u| format!("{u:+}"));
+        let _ = writeln!(
+            out,
+            "{:<w$}  {:<wi$}  {}  {:<24}  {ulps}",
+            r.arch,
+            r.target.name,
+            cases::hex(r.explanation.d, &fd),
+            decimal(r.explanation.d, &fd)
+        );
+    }
+    for r in &runs {
+        let _ = writeln!(out, "  {}: {}", r.arch, r.explanation.unit);
+    }
+    for (a, b, why) in &parts {
+        let _ = writeln!(out, "{a} vs {b}: traces part at {why}");
+    }
+    if parts.is_empty() && runs.len() > 1 {
+        let _ = writeln!(out, "all results agree");
+    }
+    for s in &skipped {
+        let _ = writeln!(out, "skipped {s}");
+    }
+    print!("{out}");
+    Ok(true)
+}
+
+/// The K values of a family's instructions on an architecture, for messages.
+fn ks(all: &[Entry], vendor: &str, arch: &str, fam: &str) -> String {
+    let mut k: Vec<usize> = all
+        .iter()
+        .filter(|e| e.vendor == vendor && e.arch == arch && family(e.target.unit) == fam)
+        .map(|e| e.target.k)
+        .collect();
+    k.sort();
+    k.dedup();
+    k.iter()
+        .map(|k| k.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,419 @@
+//! `mma explain`: one dot product step by step, as the plain model computes it
+//! (`DotUnit::explain`), rendered for people (aligned binary columns) or as JSON.
+
+use crate::commands::{dot_case, dot_operands, DotTarget};
+use crate::compare_exact::ldexp;
+use anyhow::Result;
+use mma::cases;
+use mma::core::trace::{ExactInfo, Num, Source, Step, TermInfo};
+use mma::core::Explanation;
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+
+/// When to colour the text output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Color {
+    /// When standard output is a terminal.
+    Auto,
+    Always,
+    Never,
+}
+
+impl Color {
+    /// Whether to colour, given where standard output goes.
+    pub fn on(self) -> bool {
+        match self {
+            Color::Auto => std::io::stdout().is_terminal(),
+            Color::Always => true,
+            Color::Never => false,
+        }
+    }
+}
+
+/// Text or JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    Text,
+    Json,
+}
+
+/// The operand flags of `mma explain` (those of `mma dot`).
+pub struct Operands<'a> {
+    pub a: &'a str,
+    pub b: &'a str,
+    pub c: &'a str,
+    pub scale_a: Option<&'a str>,
+    pub scale_b: Option<&'a str>,
+}
+
+pub fn explain(target: DotTarget, x: &Operands, output: Output, color: Color) -> Result<bool> {
+    let case = dot_case(&target, x.a, x.b, x.c, x.scale_a, x.scale_b)?;
+    let (t, o) = dot_operands(&case, &target)?;
+    let e = t.unit.explain(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    let fd = &t.unit.formats.d;
+    match output {
+        Output::Json => {
+            let mut m = serde_json::Map::new();
+            if let DotTarget::Catalog { .. } = target {
+                m.insert("arch".into(), case.arch.clone().into());
+                m.insert("instr".into(), t.name.into());
+            }
+            m.insert("unit".into(), e.unit.clone().into());
+            m.insert("model".into(), e.model.into());
+            m.insert("d".into(), cases::hex(e.d, fd).into());
+            m.insert("d_format".into(), fd.name.into());
+            m.insert("d_value".into(), num_text(&Num::word(e.d, fd)).into());
+            // Written, not converted to a `Value`: sums and magnitudes may exceed 64 bits,
+            // which the writer prints as integers and `Value` cannot hold.
+            let head = serde_json::Value::Object(m).to_string();
+            let steps = serde_json::to_string(&e.steps)?;
+            println!("{},\"steps\":{steps}}}", &head[..head.len() - 1]);
+        }
+        Output::Text => {
+            let title = format!("{} on {}", t.name, case.arch);
+            print!("{}", render(&title, &e, &Style::new(color.on())));
+        }
+    }
+    Ok(true)
+}
+
+/// ANSI styles, or none.
+pub struct Style {
+    on: bool,
+}
+
+impl Style {
+    pub fn new(on: bool) -> Style {
+        Style { on }
+    }
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    fn head(&self, s: &str) -> String {
+        self.paint("1", s)
+    }
+    fn dropped(&self, s: &str) -> String {
+        self.paint("31", s)
+    }
+    fn result(&self, s: &str) -> String {
+        self.paint("32", s)
+    }
+}
+
+/// A value as people read it: the decimal of `(-1)^neg · sig · 2^exp` (shortest f64 digits,
+/// exact for every format up to f64), with its hex word when it has one.
+pub fn num_text(n: &Num) -> String {
+    let v = match n.class {
+        "zero" => if n.neg { "-0" } else { "0" }.to_string(),
+        "inf" => if n.neg { "-inf" } else { "inf" }.to_string(),
+        "nan" => "nan".to_string(),
+        _ => {
+            let m = ldexp(n.sig as f64, n.exp);
+            format!("{}{}", if n.neg { "-" } else { "" }, m)
+        }
+    };
+    match n.bits {
+        Some(b) => format!("{v} [{} {b:#x}]", n.format),
+        None => v,
+    }
+}
+
+/// An exact value as a decimal (through f64, shortest digits) and, when inexact in f64, a
+/// note that it is rounded for display.
+fn exact_text(x: &ExactInfo) -> String {
+    let mag = ldexp(x.mag as f64, x.exp);
+    let sign = if x.neg { "-" } else { "" };
+    let approx = if (x.mag >> 53) != 0 || x.sticky {
+        "≈ "
+    } else {
+        ""
+    };
+    format!(
+        "{approx}{sign}{mag} (= {sign}{:#b}·2^{}{})",
+        x.mag,
+        x.exp,
+        if x.sticky { " + sticky" } else { "" }
+    )
+}
+
+/// What a term is called in the output, given the element indices its block and subset map
+/// product indices to.
+fn label(src: Source, k0: usize, subset: Option<&[usize]>) -> String {
+    match src {
+        Source::Product(i) => {
+            let k = k0 + subset.and_then(|s| s.get(i).copied()).unwrap_or(i);
+            format!("a{k}·b{k}")
+        }
+        Source::C => "c".into(),
+        Source::Group(g) => format!("group {g}"),
+        Source::Partial => "partial".into(),
+    }
+}
+
+/// The bit of weight `2^p` of a term's magnitude.
+fn bit(t: &TermInfo, p: i32) -> char {
+    let s = p - t.lsb;
+    if !(0..64).contains(&s) || (t.sig >> s) & 1 == 0 {
+        '0'
+    } else {
+        '1'
+    }
+}
+
+/// Most dropped bits shown per term.
+const MAX_DROPPED: i32 = 24;
+
+/// Aligned binary columns: two integer bits, the point, `f` fraction bits, `|`, then the bits
+/// truncation dropped (red on a terminal).
+fn align_lines(
+    out: &mut String,
+    st: &Style,
+    terms: &[TermInfo],
+    (e_max, f, quantum): (i32, u32, i32),
+    kept: &[i128],
+    names: &dyn Fn(Source) -> String,
+) {
+    let low = terms
+        .iter()
+        .filter(|t| t.sig != 0)
+        .map(|t| t.lsb)
+        .min()
+        .unwrap_or(quantum)
+        .max(quantum - MAX_DROPPED);
+    let width = terms
+        .iter()
+        .map(|t| names(t.source).len())
+        .max()
+        .unwrap_or(1);
+    let _ = writeln!(
+        out,
+        "  aligned to e_max = {e_max}, truncated toward zero to F = {f} fraction bits (quantum 2^{quantum}):"
+    );
+    for (t, &k) in terms.iter().zip(kept) {
+        let mut s = String::new();
+        for p in (quantum..=e_max + 1).rev() {
+            s.push(bit(t, p));
+            if p == e_max {
+                s.push('.');
+            }
+        }
+        let mut d = String::new();
+        for p in (low..quantum).rev() {
+            d.push(bit(t, p));
+        }
+        let shift = quantum - t.lsb;
+        let lost = t.sig != 0 && shift > 0 && (shift >= 64 || t.sig & ((1u64 << shift) - 1) != 0);
+        let note = if t.sig != 0 && k == 0 {
+            st.dropped("  dropped entirely")
+        } else if lost {
+            st.dropped("  truncated")
+        } else {
+            String::new()
+        };
+        let more = if t.sig != 0 && t.lsb < low { "…" } else { "" };
+        let _ = writeln!(
+            out,
+            "    {:<width$} {} e={:<5} {s}|{}{more}{note}",
+            names(t.source),
+            if t.neg { '-' } else { '+' },
+            t.e,
+            st.dropped(&d),
+        );
+    }
+    let sum: i128 = kept.iter().sum();
+    let _ = writeln!(out, "    {:<width$} = {} · 2^{quantum}", "sum", sum);
+}
+
+/// The text rendering of an explanation.
+pub fn render(title: &str, e: &Explanation, st: &Style) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", st.head(&format!("{title}: {}", e.unit)));
+    let mut k0 = 0;
+    let mut subset: Option<Vec<usize>> = None;
+    for s in &e.steps {
+        let sub = subset.clone();
+        let names = move |src: Source| label(src, k0, sub.as_deref());
+        match s {
+            Step::Block {
+                index,
+                k0: b0,
+                k1,
+                a,
+                b,
+                c,
+                scale_a,
+                scale_b,
+            } => {
+                k0 = *b0;
+                subset = None;
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    st.head(&format!("block {index}: elements {b0}..{k1}"))
+                );
+                for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                    let k = b0 + i;
+                    let _ = writeln!(out, "  a{k} = {}   b{k} = {}", num_text(x), num_text(y));
+                }
+                for (i, (x, y)) in scale_a.iter().zip(scale_b).enumerate() {
+                    let _ = writeln!(
+                        out,
+                        "  scale_a{i} = {}   scale_b{i} = {}",
+                        num_text(x),
+                        num_text(y)
+                    );
+                }
+                let _ = writeln!(out, "  c = {}", num_text(c));
+            }
+            Step::Special { result, why } => {
+                let _ = writeln!(out, "  special: {why} → {}", num_text(result));
+            }
+            Step::Flush { what, from } => {
+                let _ = writeln!(out, "  flush {what} = {} → +0", num_text(from));
+            }
+            Step::Align {
+                terms,
+                e_max,
+                f,
+                quantum,
+                kept,
+            } => align_lines(&mut out, st, terms, (*e_max, *f, *quantum), kept, &names),
+            Step::ExactTerms { terms } => {
+                let _ = writeln!(out, "  terms summed exactly (no alignment loss):");
+                for t in terms {
+                    let n = Num {
+                        bits: None,
+                        format: "",
+                        class: if t.sig == 0 { "zero" } else { "finite" },
+                        neg: t.neg,
+                        sig: t.sig,
+                        exp: t.lsb,
+                    };
+                    let _ = writeln!(
+                        out,
+                        "    {} = {} (e={})",
+                        names(t.source),
+                        num_text(&n),
+                        t.e
+                    );
+                }
+            }
+            Step::Group {
+                index,
+                k0: g0,
+                k1: g1,
+                term,
+            } => {
+                let what = if subset.is_some() {
+                    format!("group {index} (every other element from {g0})")
+                } else {
+                    format!("group {index} (elements {}..{})", k0 + g0, k0 + g1)
+                };
+                subset = None;
+                let _ = writeln!(
+                    out,
+                    "  {what}: {}{}·2^{} (e={})",
+                    if term.neg { "-" } else { "" },
+                    term.sig,
+                    term.lsb,
+                    term.e
+                );
+            }
+            Step::Groups { e, f, sums, sum } => {
+                let _ = writeln!(
+                    out,
+                    "  group sums re-aligned to e = {e}, rounded down to F = {f}: {sums:?} → {sum} · 2^{}",
+                    e - *f as i32
+                );
+            }
+            Step::Subset {
+                kind,
+                index,
+                elements,
+            } => {
+                let ks: Vec<usize> = elements.iter().map(|i| k0 + i).collect();
+                let _ = writeln!(out, "  {} {index}: elements {ks:?}", st.head(kind));
+                subset = Some(elements.clone());
+            }
+            Step::LateC {
+                c,
+                e_dot,
+                e_max,
+                q2,
+                dot_part,
+                q3,
+                c_part,
+                c_dropped,
+            } => {
+                let ed = e_dot.map_or("none (all products zero)".into(), |e| e.to_string());
+                let _ = writeln!(
+                    out,
+                    "  C joins late: e_dot = {ed}, e_c = {}, e_max = {e_max}",
+                    c.e
+                );
+                let _ = writeln!(
+                    out,
+                    "    product sum rounded down to 2^{q2}: {dot_part} · 2^{q2}"
+                );
+                if *c_dropped {
+                    let _ = writeln!(out, "    {}", st.dropped("C dropped (too far below e_max)"));
+                } else {
+                    let _ = writeln!(out, "    C rounded down to 2^{q3}: {} · 2^{q2}", c_part);
+                }
+            }
+            Step::Op {
+                what,
+                x,
+                y,
+                z,
+                result,
+            } => {
+                let z = z
+                    .as_ref()
+                    .map_or(String::new(), |z| format!(", {}", num_text(z)));
+                let _ = writeln!(
+                    out,
+                    "  {what}: ({}, {}{z}) → {}",
+                    num_text(x),
+                    num_text(y),
+                    num_text(result)
+                );
+            }
+            Step::Sum { exact } => {
+                let _ = writeln!(out, "  exact sum before rounding: {}", exact_text(exact));
+            }
+            Step::Round {
+                format,
+                mode,
+                quantum,
+                kept,
+                guard,
+                sticky,
+                up,
+                result,
+                ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "  round to {format} ({}): kept {kept:#b} · 2^{quantum}, guard {}, sticky {} → {} → {}",
+                    mode.to_uppercase(),
+                    *guard as u8,
+                    *sticky as u8,
+                    if *up { "round up" } else { "keep" },
+                    st.result(&num_text(result))
+                );
+            }
+            Step::BlockResult { d } => {
+                subset = None;
+                let _ = writeln!(out, "  result: {}", st.result(&num_text(d)));
+            }
+        }
+    }
+    let d = format!("d = {:#x} ({})", e.d, e.d_format);
+    let _ = writeln!(out, "{}", st.head(&d));
+    out
+}
