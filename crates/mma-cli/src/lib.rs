@@ -14,4 +14,7 @@
 //! - `oracle`: the `error-report` command (the exact MPFR oracle, GMP/MPFR built from source).
 //!   Without it the command is listed and exits 2 saying how to build it.
 
+pub mod decimal;
+pub mod exact;
+pub mod operand;
 pub mod values;
