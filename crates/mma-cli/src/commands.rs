@@ -362,71 +362,9 @@ pub fn hw_check(dir: &Path, show: usize) -> Result<bool> {
     Ok(tf == 0 && errors.is_empty())
 }
 
-/// Where `mma dot` finds its instruction: a catalog name or a unit file.
-pub enum DotTarget<'a> {
-    Catalog {
-        vendor: &'a str,
-        arch: &'a str,
-        op: Option<&'a str>,
-        instr: &'a str,
-    },
-    Unit(&'a cases::Target),
-}
-
-pub fn dot(
-    target: DotTarget,
-    a: &str,
-    b: &str,
-    c: &str,
-    sa: Option<&str>,
-    sb: Option<&str>,
-) -> Result<bool> {
-    let list = |s: &str| {
-        serde_json::Value::Array(
-            mma_cli::values::word_list(s)
-                .into_iter()
-                .map(serde_json::Value::String)
-                .collect(),
-        )
-    };
-    let mut m = serde_json::Map::new();
-    let fixed = match target {
-        DotTarget::Catalog {
-            vendor,
-            arch,
-            op,
-            instr,
-        } => {
-            m.insert("vendor".into(), vendor.into());
-            m.insert("arch".into(), arch.into());
-            if let Some(op) = op {
-                m.insert("op".into(), op.into());
-            }
-            m.insert("instr".into(), instr.into());
-            None
-        }
-        DotTarget::Unit(t) => Some(t),
-    };
-    m.insert("a".into(), list(a));
-    m.insert("b".into(), list(b));
-    m.insert("c".into(), c.into());
-    if let Some(s) = sa {
-        m.insert("scale_a".into(), list(s));
-    }
-    if let Some(s) = sb {
-        m.insert("scale_b".into(), list(s));
-    }
-    let line = serde_json::Value::Object(m).to_string();
-    let (_, t, d) = eval_line("<command line>", 1, &line, fixed)
-        .map_err(|e| anyhow::anyhow!("{}", in_flags(e.error)))?;
-    let fmt = &t.unit.formats.d;
-    println!("d = {} ({})", cases::hex(d, fmt), fmt.decode(d).to_f64());
-    Ok(true)
-}
-
 /// A case-file error in the words of `mma dot`'s command line: fields become flags
 /// (`scale_a` is `--scale-a`) and element indices count from 1.
-fn in_flags(e: CaseError) -> String {
+pub(crate) fn in_flags(e: CaseError) -> String {
     let flag = |f: &str| format!("--{}", f.replace('_', "-"));
     match e {
         CaseError::Word {

@@ -2,6 +2,7 @@
 
 mod bench;
 mod commands;
+mod dot;
 #[cfg(feature = "oracle")]
 mod error_report;
 mod probe;
@@ -100,6 +101,19 @@ enum Cmd {
         show: usize,
     },
     /// Evaluate one dot product given on the command line.
+    ///
+    /// Example: mma dot --arch H100 --instr m64n8k16.f32.f16.f16 --a 1,-0.75,0x1.8p-3 --b 1,1,1 --c 0
+    /// (fewer values than K: the rest must be given too; see the README).
+    ///
+    /// Operands: a decimal (-0.75, 1e-3, inf, -inf, nan), a C99 hex-float with its p exponent
+    /// (0x1.8p-3), raw bits (bits:3c00), or a case-file word of exactly the storage width's hex
+    /// digits (3c00, 0x3c00). A word that is both a decimal and such a word (1000 for f16, 38
+    /// for fp8) is an error unless both readings give the same bits (0000). A value the format
+    /// cannot hold exactly is an error naming its neighbours, unless --round is given.
+    ///
+    /// Prints D as a hex word and its shortest round-trip decimal, the exact result (the
+    /// exact sum of the products of the decoded operands and C) as a hex-float and a decimal,
+    /// and D's error in ulps of D's format at the exact value's binade.
     Dot {
         /// nvidia or amd (default: whichever catalog knows the architecture).
         #[arg(long)]
@@ -118,21 +132,31 @@ enum Cmd {
         /// A unit file instead of --arch and --instr.
         #[arg(long, conflicts_with_all = ["arch", "instr", "vendor", "op"])]
         unit: Option<PathBuf>,
-        /// A row as comma-separated hex words.
-        #[arg(long)]
+        /// A row: comma-separated values (-0.75, 1e-3, 0x1.8p-3, inf, nan, bits:3c00 or a
+        /// case-file hex word such as 3c00; see "Operands" below).
+        #[arg(long, allow_hyphen_values = true)]
         a: String,
-        /// B column as comma-separated hex words.
-        #[arg(long)]
+        /// B column: comma-separated values, as --a.
+        #[arg(long, allow_hyphen_values = true)]
         b: String,
-        /// C as one hex word (raw storage bits of the C format).
-        #[arg(long)]
+        /// C: one value of the C format, as --a.
+        #[arg(long, allow_hyphen_values = true)]
         c: String,
-        /// Block scale factors of A as comma-separated hex words (block-scaled instructions).
-        #[arg(long)]
+        /// Block scale factors of A, comma-separated values of the scale format (block-scaled
+        /// instructions).
+        #[arg(long, allow_hyphen_values = true)]
         scale_a: Option<String>,
-        /// Block scale factors of B as comma-separated hex words (block-scaled instructions).
-        #[arg(long)]
+        /// Block scale factors of B (block-scaled instructions).
+        #[arg(long, allow_hyphen_values = true)]
         scale_b: Option<String>,
+        /// Round decimal and hex-float operands that their format cannot hold exactly: rne,
+        /// rz, ru, rd or rna (default: such an operand is an error naming its neighbours).
+        #[arg(long, value_parser = mma_cli::operand::rounding)]
+        round: Option<mma::core::Rounding>,
+        /// Print one JSON object: the case line with "d", "d_decimal", "exact", "exact_hex"
+        /// and "error_ulps" (null when infinite).
+        #[arg(long)]
+        json: bool,
     },
     /// Error distribution of instructions against the exact (MPFR) oracle.
     ///
@@ -322,11 +346,13 @@ fn main() -> ExitCode {
             c,
             scale_a,
             scale_b,
+            round,
+            json,
         } => unit_target(unit.as_deref()).and_then(|fixed| {
             let arch = arch.unwrap_or_default();
             let target = match &fixed {
-                Some(t) => commands::DotTarget::Unit(t),
-                None => commands::DotTarget::Catalog {
+                Some(t) => dot::DotTarget::Unit(t),
+                None => dot::DotTarget::Catalog {
                     vendor: vendor
                         .as_deref()
                         .unwrap_or_else(|| mma::cases::vendor_of(&arch)),
@@ -335,7 +361,22 @@ fn main() -> ExitCode {
                     instr: instr.as_deref().unwrap_or_default(),
                 },
             };
-            commands::dot(target, &a, &b, &c, scale_a.as_deref(), scale_b.as_deref())
+            dot::dot(
+                target,
+                &dot::DotArgs {
+                    a: &a,
+                    b: &b,
+                    c: &c,
+                    scale_a: scale_a.as_deref(),
+                    scale_b: scale_b.as_deref(),
+                    round,
+                    output: if json {
+                        dot::Output::Json
+                    } else {
+                        dot::Output::Text
+                    },
+                },
+            )
         }),
         #[cfg(feature = "oracle")]
         Cmd::ErrorReport {

@@ -53,7 +53,7 @@ pub enum Number {
 pub enum OperandError {
     #[error("{0:?} is not a number (decimal such as -0.75 or 1e-3, hex-float such as 0x1.8p-3, inf, nan, or bits:HEX)")]
     Syntax(String),
-    #[error("{word:?} is ambiguous for {format}: as a decimal it is {decimal}, as a {format} word it is {bits:#x}; write bits:{word} or a decimal point ({word}.0)")]
+    #[error("{word:?} is ambiguous for {format}: as a decimal it is {decimal}, as a case-file word of {format} it is {bits:#x}; write bits:{word} or a decimal point ({word}.0)")]
     Ambiguous {
         word: String,
         format: &'static str,
@@ -253,12 +253,20 @@ pub fn describe(fmt: &Format, v: Value) -> String {
         return "nothing".into();
     }
     let bits = fmt.encode(v, fmt.default_nan());
-    format!(
-        "{:#0w$x} ({})",
-        bits,
-        crate::decimal::shortest(fmt, bits),
-        w = fmt.hex_digits() + 2
-    )
+    let text = match v {
+        // The exact value where it is short (the neighbours of a value differ in the last
+        // digits, which the shortest round-trip form would hide), else the shortest form.
+        Value::Finite { neg, sig, exp } => {
+            let full = crate::decimal::exact_decimal(neg, &BigUint::from(sig), exp as i64);
+            if full.len() <= 24 {
+                full
+            } else {
+                crate::decimal::shortest(fmt, bits)
+            }
+        }
+        _ => crate::decimal::shortest(fmt, bits),
+    };
+    format!("{:#0w$x} ({text})", bits, w = fmt.hex_digits() + 2)
 }
 
 /// Rounds a number to `fmt` with `mode`, IEEE overflow rules (Inf where the format has it,
