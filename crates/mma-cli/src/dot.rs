@@ -233,7 +233,12 @@ fn approx(x: &exact::ExactSum) -> String {
     let neg = mant.starts_with('-');
     let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
     let lead = digits.len() - digits.trim_start_matches('0').len();
-    let int_len = mant.trim_start_matches('-').split('.').next().unwrap_or("").len() as i64;
+    let int_len = mant
+        .trim_start_matches('-')
+        .split('.')
+        .next()
+        .unwrap_or("")
+        .len() as i64;
     let sig = &digits[lead..];
     let e10 = exp.parse::<i64>().unwrap_or(0) + int_len - 1 - lead as i64;
     let keep = &sig[..sig.len().min(17)];

@@ -16,5 +16,6 @@
 
 pub mod decimal;
 pub mod exact;
+pub mod npy;
 pub mod operand;
 pub mod values;

@@ -11,6 +11,7 @@
 //! - One module per arithmetic model (`fma`, `e_fdpa`, `t_fdpa`, ...), each a parameterised
 //!   type implementing [`model::BlockModel`].
 //! - [`unit_file`]: units as data (serde), for units no catalog holds.
+//! - [`split_k`]: the split-K matrix driver and its IEEE reduction in D's format.
 //! - [`unit`](mod@unit): a whole instruction (formats, block length, model) with the
 //!   K-chaining and the matrix-level drivers.
 //! - [`fast`]: [`Kernel`], the prepared per-dot and lane paths, bit-identical to the models.
@@ -67,6 +68,7 @@ pub mod gtr_fdpa;
 pub mod model;
 pub mod round;
 pub mod sliced_fdpa;
+pub mod split_k;
 pub mod st_fdpa;
 pub mod t_fdpa;
 pub mod term;
