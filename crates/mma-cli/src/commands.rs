@@ -243,7 +243,26 @@ fn known_archs() -> String {
     )
 }
 
-pub fn list(arch: Option<&str>, filter: Option<&str>) -> Result<bool> {
+/// Which vendors `mma list` shows.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Vendor {
+    Nvidia,
+    Amd,
+}
+
+/// How `mma list` prints the catalog.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ListOutput {
+    Table,
+    Json,
+}
+
+pub fn list(
+    arch: Option<&str>,
+    filter: Option<&str>,
+    vendor: Option<Vendor>,
+    output: ListOutput,
+) -> Result<bool> {
     let (nv_arch, amd_arch) = match arch {
         Some(a) => (mma::nvidia::parse_arch(a), mma::amd::parse_arch(a).ok()),
         None => (None, None),
@@ -257,7 +276,8 @@ pub fn list(arch: Option<&str>, filter: Option<&str>) -> Result<bool> {
         Some(f) => name.to_ascii_lowercase().contains(f),
     };
     let mut rows: Vec<[String; 7]> = Vec::new();
-    if arch.is_none() || nv_arch.is_some() {
+    let show = |v: Vendor| vendor.is_none_or(|w| w == v);
+    if (arch.is_none() || nv_arch.is_some()) && show(Vendor::Nvidia) {
         for i in mma::nvidia::catalog() {
             if nv_arch.is_some_and(|a| a != i.arch) || !keep(&i.name) {
                 continue;
@@ -273,7 +293,7 @@ pub fn list(arch: Option<&str>, filter: Option<&str>) -> Result<bool> {
             ]);
         }
     }
-    if arch.is_none() || amd_arch.is_some() {
+    if (arch.is_none() || amd_arch.is_some()) && show(Vendor::Amd) {
         for i in mma::amd::catalog() {
             if amd_arch.is_some_and(|a| a != i.arch) || !keep(i.name) {
                 continue;
@@ -296,6 +316,34 @@ pub fn list(arch: Option<&str>, filter: Option<&str>) -> Result<bool> {
             arch.map(|a| format!(" of {a}")).unwrap_or_default(),
             filter.unwrap_or_default()
         );
+    }
+    if output == ListOutput::Json {
+        let keys = [
+            "vendor",
+            "arch",
+            "op",
+            "instruction",
+            "k",
+            "ptx_isa",
+            "model",
+        ];
+        let items: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                let mut m = serde_json::Map::new();
+                for (key, v) in keys.iter().zip(r) {
+                    let v = match *key {
+                        "k" => serde_json::Value::from(v.parse::<u64>().unwrap_or_default()),
+                        _ => serde_json::Value::from(v.as_str()),
+                    };
+                    m.insert((*key).into(), v);
+                }
+                serde_json::Value::Object(m)
+            })
+            .collect();
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", serde_json::Value::Array(items));
+        return Ok(true);
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
     let header = [

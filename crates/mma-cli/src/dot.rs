@@ -124,7 +124,7 @@ impl Slot {
     }
 }
 
-fn resolve(target: &DotTarget) -> Result<Target> {
+pub(crate) fn resolve(target: &DotTarget) -> Result<Target> {
     match target {
         DotTarget::Unit(t) => Ok(**t),
         DotTarget::Catalog {

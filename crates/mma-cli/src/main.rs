@@ -5,6 +5,7 @@ mod commands;
 mod dot;
 #[cfg(feature = "oracle")]
 mod error_report;
+mod gemm;
 mod probe;
 
 use anyhow::Result;
@@ -27,6 +28,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Write every case back with "d" set to the model's result.
+    ///
+    /// Example: mma eval vectors/rounding.jsonl -o out.jsonl
     Eval {
         /// Case file (JSON Lines, one dot product per line; see the README, "Case files").
         input: PathBuf,
@@ -38,6 +41,8 @@ enum Cmd {
         unit: Option<PathBuf>,
     },
     /// Compare the model with each case's "d"; exit non-zero on any failure.
+    ///
+    /// Example: mma check vectors/*.jsonl --show 3
     Check {
         /// Case files whose lines carry the expected "d".
         #[arg(required = true)]
@@ -54,7 +59,16 @@ enum Cmd {
         unit: Option<PathBuf>,
     },
     /// List the instruction catalog: instruction, model, parameters.
+    ///
+    /// Example: mma list --vendor amd --filter f16 --json
     List {
+        /// Only this vendor's catalog.
+        #[arg(long, value_enum)]
+        vendor: Option<commands::Vendor>,
+        /// Print a JSON array, one object per instruction (vendor, arch, op, instruction, k,
+        /// ptx_isa, model).
+        #[arg(long, conflicts_with = "unit_file")]
+        json: bool,
         /// Only this architecture (name, PTX target or GPU product).
         #[arg(long)]
         arch: Option<String>,
@@ -69,12 +83,16 @@ enum Cmd {
         unit_file: bool,
     },
     /// Probe inputs for a unit of given formats, to run on a device and feed to `mma infer`.
+    ///
+    /// Example: mma probe emit --a-format e4m3 --c-format f32 --d-format f32 --k 32 -o probes/
     Probe {
         #[command(subcommand)]
         cmd: ProbeCmd,
     },
     /// Infer a unit's model from records with the device's results: case files, a folder laid
     /// out like shared/hw, or one GPU's folder of it.
+    ///
+    /// Example: mma infer probes/probes.jsonl probes/random.jsonl --json
     Infer {
         /// Case files with the device's "d", folders laid out like shared/hw, or GPU folders.
         #[arg(required = true)]
@@ -93,6 +111,8 @@ enum Cmd {
         write_units: Option<PathBuf>,
     },
     /// Check a folder of hardware records laid out like shared/hw.
+    ///
+    /// Example: mma hw-check ../shared/hw --show 5
     HwCheck {
         /// Folder of <GPU>/<format>/{a,b,c,d}_*.txt record sets (e.g. ../shared/hw).
         dir: PathBuf,
@@ -158,12 +178,88 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// A whole matrix product from NumPy files, as a kernel issues it.
+    ///
+    /// Example: mma gemm --arch H100 --instr m64n8k16.f32.f16.f16 --a A.npy --b B.npy -o D.npy
+    ///
+    /// A is M×K, B is K×N, C (optional, +0 without it) and D are M×N. K is walked in steps of
+    /// the instruction's K, each step's D fed back as the next step's C (the library's
+    /// DotUnit::gemm), rows of D spread over threads; the result does not depend on the thread
+    /// count. With --split-k S, K is cut into S equal slices, each computed from a +0 C, and
+    /// the partial results are added into C in slice order, D = ((C + P0) + P1) + ..., each
+    /// addition IEEE 754 in D's format rounded to nearest even (for f32 D an fp32 reduction).
+    ///
+    /// Arrays: float16, float32 or float64, whose values must be exact in the operand's format
+    /// (the first that is not is named with its row and column), or with --a-bits, --b-bits,
+    /// --c-bits or --scale-bits unsigned-integer arrays of raw encodings (uint8 for 8-bit and
+    /// narrower formats, one element per byte in its low bits, uint16 for f16/bf16, uint32 for
+    /// f32/tf32). D is written as float16/float32/float64 when its format is one of those, else
+    /// as raw encodings.
+    Gemm {
+        /// nvidia or amd (default: whichever catalog knows the architecture).
+        #[arg(long)]
+        vendor: Option<String>,
+        /// Architecture: name (Hopper), PTX target (sm_90) or product (H100, MI300X).
+        #[arg(long, required_unless_present = "unit")]
+        arch: Option<String>,
+        /// NVIDIA operation, needed only when the instruction name alone is ambiguous.
+        #[arg(long)]
+        op: Option<String>,
+        /// Instruction, as `mma list` names it (or a PTX spelling or AMD mnemonic).
+        #[arg(long, required_unless_present = "unit")]
+        instr: Option<String>,
+        /// A unit file instead of --arch and --instr (its "k" is the instruction's K).
+        #[arg(long, conflicts_with_all = ["arch", "instr", "vendor", "op"])]
+        unit: Option<PathBuf>,
+        /// A, M×K (.npy).
+        #[arg(long)]
+        a: PathBuf,
+        /// B, K×N (.npy).
+        #[arg(long)]
+        b: PathBuf,
+        /// C, M×N (.npy; default all +0).
+        #[arg(long)]
+        c: Option<PathBuf>,
+        /// Where to write D, M×N (.npy).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// --a holds raw encodings of A's format (an unsigned-integer array).
+        #[arg(long)]
+        a_bits: bool,
+        /// --b holds raw encodings of B's format.
+        #[arg(long)]
+        b_bits: bool,
+        /// --c holds raw encodings of C's format.
+        #[arg(long)]
+        c_bits: bool,
+        /// Block scales of A, M×(K/block) (block-scaled instructions).
+        #[arg(long)]
+        scale_a: Option<PathBuf>,
+        /// Block scales of B, (K/block)×N (block-scaled instructions).
+        #[arg(long)]
+        scale_b: Option<PathBuf>,
+        /// --scale-a and --scale-b hold raw encodings of the scale format (uint8).
+        #[arg(long)]
+        scale_bits: bool,
+        /// Cut K into this many slices, reduced in D's format in slice order (see above).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
+        split_k: u32,
+        /// Threads (default: all available).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=4096))]
+        threads: Option<u16>,
+        /// Print the max and mean error of D against the exact product, in ulps of D's format
+        /// (needs the oracle feature).
+        #[arg(long)]
+        report: bool,
+    },
     /// Error distribution of instructions against the exact (MPFR) oracle.
     ///
     /// Runs random (or file) dot products through the model and the oracle and prints the
     /// error in ulps (mean, median, 99th percentile, maximum), the share of correctly rounded
     /// results, the Table V bound beside the observed maximum and the worst input as an
     /// `mma dot` command. Several --arch (or a comma list) overlay their histograms in --plot.
+    ///
+    /// Example: mma error-report --arch Hopper --instr m64n8k16.f32.f16.f16 --samples 1000
     #[cfg(feature = "oracle")]
     ErrorReport {
         /// Architecture(s): repeat or give a comma list.
@@ -195,6 +291,8 @@ enum Cmd {
     ///
     /// This binary was built without the `oracle` feature (GMP/MPFR through rug). Rebuild with
     /// `cargo run --release --features oracle --bin mma -- error-report ...`.
+    ///
+    /// Example: mma error-report --arch Hopper --instr m64n8k16.f32.f16.f16 --samples 1000
     #[cfg(not(feature = "oracle"))]
     ErrorReport {
         /// The arguments of the oracle build's error-report (see its --help).
@@ -203,6 +301,8 @@ enum Cmd {
     },
     /// Dot products per second of the models against a native f32 FMA chain (single thread),
     /// and optionally a threaded GEMM.
+    ///
+    /// Example: mma bench --filter bf16 --seconds 0.5
     Bench {
         /// Print one JSON document instead of the table.
         #[arg(long)]
@@ -230,6 +330,8 @@ fn unit_target(path: Option<&std::path::Path>) -> Result<Option<mma::cases::Targ
 #[derive(Subcommand)]
 enum ProbeCmd {
     /// Write probes.jsonl (targeted probes) and random.jsonl (random records) without "d".
+    ///
+    /// Example: mma probe emit --a-format e4m3 --c-format f32 --d-format f32 --k 32 -o probes/
     Emit {
         /// A's format, as `mma list` names formats (f16, bf16, tf32, e4m3, e2m1, ...).
         #[arg(long)]
@@ -292,9 +394,20 @@ fn main() -> ExitCode {
             filter,
             instr,
             unit_file,
+            vendor,
+            json,
         } => match (arch, instr) {
             (Some(arch), Some(instr)) if unit_file => commands::unit_file(&arch, &instr),
-            (arch, _) => commands::list(arch.as_deref(), filter.as_deref()),
+            (arch, _) => commands::list(
+                arch.as_deref(),
+                filter.as_deref(),
+                vendor,
+                if json {
+                    commands::ListOutput::Json
+                } else {
+                    commands::ListOutput::Table
+                },
+            ),
         },
         Cmd::Probe {
             cmd:
@@ -378,6 +491,68 @@ fn main() -> ExitCode {
                 },
             )
         }),
+        Cmd::Gemm {
+            vendor,
+            arch,
+            op,
+            instr,
+            unit,
+            a,
+            b,
+            c,
+            output,
+            a_bits,
+            b_bits,
+            c_bits,
+            scale_a,
+            scale_b,
+            scale_bits,
+            split_k,
+            threads,
+            report,
+        } => unit_target(unit.as_deref()).and_then(|fixed| {
+            let arch = arch.unwrap_or_default();
+            let target = match &fixed {
+                Some(t) => dot::DotTarget::Unit(t),
+                None => dot::DotTarget::Catalog {
+                    vendor: vendor
+                        .as_deref()
+                        .unwrap_or_else(|| mma::cases::vendor_of(&arch)),
+                    arch: &arch,
+                    op: op.as_deref(),
+                    instr: instr.as_deref().unwrap_or_default(),
+                },
+            };
+            let input = |bits: bool| {
+                if bits {
+                    mma_cli::npy::Input::Bits
+                } else {
+                    mma_cli::npy::Input::Values
+                }
+            };
+            gemm::gemm(
+                target,
+                &gemm::GemmArgs {
+                    a,
+                    b,
+                    c,
+                    output,
+                    a_input: input(a_bits),
+                    b_input: input(b_bits),
+                    c_input: input(c_bits),
+                    scale_a,
+                    scale_b,
+                    scale_input: input(scale_bits),
+                    split_k: split_k as usize,
+                    threads: threads.map_or(0, usize::from),
+                    report: if report {
+                        gemm::Report::Yes
+                    } else {
+                        gemm::Report::No
+                    },
+                },
+            )
+        }),
         #[cfg(feature = "oracle")]
         Cmd::ErrorReport {
             arch,
@@ -427,7 +602,12 @@ fn main() -> ExitCode {
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            // Exit 2: the input was wrong (arguments, files, shapes, values); exit 1: the
+            // command could not finish on good input (its output could not be written).
+            match e.downcast_ref::<mma_cli::npy::NpyError>() {
+                Some(mma_cli::npy::NpyError::Write { .. }) => ExitCode::FAILURE,
+                _ => ExitCode::from(2),
+            }
         }
     }
 }

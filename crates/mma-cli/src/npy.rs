@@ -73,8 +73,20 @@ fn bits_bytes(fmt: &Format) -> usize {
     (fmt.storage_bits as usize).div_ceil(8).next_power_of_two()
 }
 
+/// NumPy's name of a dtype (`uint8`, `float32`), or its descriptor for other kinds.
 fn dtype_name(d: &DType) -> String {
-    d.descr()
+    let DType::Plain(ts) = d else {
+        return d.descr();
+    };
+    let bits = 8 * ts.size_field();
+    match ts.type_char() {
+        TypeChar::Uint => format!("uint{bits}"),
+        TypeChar::Int => format!("int{bits}"),
+        TypeChar::Float => format!("float{bits}"),
+        TypeChar::Complex => format!("complex{bits}"),
+        TypeChar::Bool => "bool".into(),
+        _ => d.descr(),
+    }
 }
 
 /// Reads a 2-D `.npy` as words of `fmt` (see the module docs).
