@@ -122,8 +122,7 @@ enum Cmd {
     },
     /// Evaluate one dot product given on the command line.
     ///
-    /// Example: mma dot --arch H100 --instr m64n8k16.f32.f16.f16 --a 1,-0.75,0x1.8p-3 --b 1,1,1 --c 0
-    /// (fewer values than K: the rest must be given too; see the README).
+    /// Example: mma dot --arch MI300X --instr f32_32x32x4_2b_f16 --a 1,-0.75,0x1.8p-3,bits:3c00 --b 1,1,1,1 --c 0
     ///
     /// Operands: a decimal (-0.75, 1e-3, inf, -inf, nan), a C99 hex-float with its p exponent
     /// (0x1.8p-3), raw bits (bits:3c00), or a case-file word of exactly the storage width's hex
