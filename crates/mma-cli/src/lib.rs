@@ -1,6 +1,8 @@
 //! The command-line tool's library part: value parsers shared by the binary and the fuzz
-//! targets of `cargo xtask fuzz`. The tool itself is the `mma` binary (`src/main.rs`; its
-//! documentation is `mma --help` and the README).
+//! targets of `cargo xtask fuzz` ([`values`]), operands as people write them converted exactly
+//! ([`operand`]), values as text ([`decimal`]), the exact dot-product result and the error in
+//! ulps ([`exact`]) and `.npy` matrices ([`npy`]). The tool itself is the `mma` binary
+//! (`src/main.rs`; its documentation is `mma --help` and the README).
 //!
 //! ```
 //! use mma_cli::values::{seconds, word_list};

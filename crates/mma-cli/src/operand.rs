@@ -338,29 +338,76 @@ pub fn encode_word(
                     });
                 }
             }
-            let lo = round_to(fmt, x, Rounding::Down, word);
-            let hi = round_to(fmt, x, Rounding::Up, word);
-            match (lo, hi) {
-                (Ok(a), Ok(b)) if a == b || (a.is_zero() && b.is_zero()) => a,
-                (lo, hi) => {
-                    let show = |r: Result<Value, OperandError>| match r {
-                        Ok(v) if v.is_nan() => {
-                            format!("the overflow ({} has no infinity)", fmt.name)
-                        }
-                        Ok(v) => describe(fmt, v),
-                        Err(_) => "nothing".into(),
-                    };
-                    return Err(OperandError::Inexact {
-                        word: word.into(),
-                        format: fmt.name,
-                        below: show(lo),
-                        above: show(hi),
-                    });
+            let exact = match x {
+                Number::Finite {
+                    neg,
+                    mag,
+                    exp2,
+                    exp10,
+                } => {
+                    let e = to_exact(*neg, mag, *exp2, *exp10);
+                    is_exactly(&e, round(fmt, e, Rounding::NearestEven, RoundOpts::IEEE))
                 }
+                _ => true,
+            };
+            if exact {
+                round_to(fmt, x, Rounding::NearestEven, word)?
+            } else {
+                let lo = round_to(fmt, x, Rounding::Down, word);
+                let hi = round_to(fmt, x, Rounding::Up, word);
+                let saturated = matches!((&lo, &hi), (Ok(a), Ok(b)) if a == b);
+                let show = |r: Result<Value, OperandError>, top: bool| match r {
+                    Ok(v) if v.is_nan() => format!("the overflow ({} has no infinity)", fmt.name),
+                    Ok(_) if top && saturated => {
+                        format!("the overflow ({} has no infinity or NaN)", fmt.name)
+                    }
+                    Ok(v) => describe(fmt, v),
+                    Err(_) => "nothing".into(),
+                };
+                let (below, above) = if x_neg(x) && saturated {
+                    (show(lo, true), show(hi, false))
+                } else {
+                    (show(lo, false), show(hi, true))
+                };
+                return Err(OperandError::Inexact {
+                    word: word.into(),
+                    format: fmt.name,
+                    below,
+                    above,
+                });
             }
         }
     };
     Ok(fmt.encode(v, fmt.default_nan()))
+}
+
+/// Whether a rounded value equals the exact value it came from.
+fn is_exactly(x: &Exact, v: Value) -> bool {
+    // (m, e) with m odd (or zero): the canonical form of m·2^e.
+    let canon = |m: u128, e: i64| {
+        if m == 0 {
+            (0, 0)
+        } else {
+            (m >> m.trailing_zeros(), e + m.trailing_zeros() as i64)
+        }
+    };
+    if x.sticky {
+        return false;
+    }
+    match v {
+        Value::Zero { .. } => x.mag == 0,
+        Value::Finite { sig, exp, .. } => {
+            canon(x.mag, x.exp as i64) == canon(sig as u128, exp as i64)
+        }
+        _ => false,
+    }
+}
+
+fn x_neg(x: &Number) -> bool {
+    matches!(
+        x,
+        Number::Finite { neg: true, .. } | Number::Inf { neg: true }
+    )
 }
 
 /// A number as a short message text (the word itself is usually at hand instead).

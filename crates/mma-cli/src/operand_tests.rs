@@ -159,6 +159,17 @@ fn overflow_by_format() {
     assert_eq!(exact(&E2M1, "6"), Ok(0x7));
     assert_eq!(exact(&E2M1, "-0.5"), Ok(0x9));
     assert_eq!(rounded(&E2M1, "100", Rounding::NearestEven), 0x7);
+    // Without a mode, a value above fp4's 6 is an error although RD and RU both give 6.
+    let e = exact(&E2M1, "22").unwrap_err().to_string();
+    assert!(
+        e.contains("0x07 (6)") && e.contains("no infinity or NaN"),
+        "{e}"
+    );
+    let e = exact(&E3M2, "-29").unwrap_err().to_string();
+    assert!(
+        e.contains("0x3f (-28)") && e.contains("no infinity or NaN"),
+        "{e}"
+    );
     assert!(exact(&E2M1, "0.25").is_err());
 }
 
