@@ -90,7 +90,8 @@ const EXP_CLAMP: i64 = 1 << 40;
 /// (the caller may try it as bits). Signs `+`/`-` are accepted in front.
 pub fn parse_number(word: &str) -> Result<Option<Number>, OperandError> {
     if word.len() > MAX_LEN {
-        return Err(OperandError::Syntax(format!("{}…", &word[..32])));
+        let head: String = word.chars().take(32).collect();
+        return Err(OperandError::Syntax(format!("{head}…")));
     }
     let (neg, body) = match word.as_bytes().first() {
         Some(b'-') => (true, &word[1..]),

@@ -230,6 +230,8 @@ fn words_bits_and_ambiguity() {
         Ok(Operand::Bits(0xf))
     );
     assert!(classify("bits:1f", &E2M1, 2, plain, None).is_err());
+    // Overlong words are refused without slicing inside a character.
+    assert!(parse_number(&"é".repeat(3000)).is_err());
     assert_eq!(rounding("RNE"), Ok(Rounding::NearestEven));
     assert!(rounding("nearest").is_err());
 }
