@@ -329,3 +329,52 @@ fn report_needs_the_oracle_or_gives_max_and_mean() {
         assert!(err.contains("--report needs the exact oracle"), "{err}");
     }
 }
+
+#[test]
+fn a_unit_file_runs_a_gemm_too() {
+    // The catalog unit written as a unit file runs the same GEMM as the catalog name.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let (code, unit, err) = mma(&[
+        "list",
+        "--arch",
+        "H100",
+        "--instr",
+        "m64n8k16.f32.f16.f16",
+        "--unit-file",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let u = d.join("unit.json");
+    std::fs::write(&u, unit).expect("write unit");
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+    let a = random(&FP16, &mut rng, 4 * 32);
+    let b = random(&FP16, &mut rng, 32 * 2);
+    let s = |p: PathBuf| p.display().to_string();
+    let (pa, pb) = (
+        s(save(d, "a.npy", &FP16, 4, 32, &a)),
+        s(save(d, "b.npy", &FP16, 32, 2, &b)),
+    );
+    let (d1, d2) = (s(d.join("d1.npy")), s(d.join("d2.npy")));
+    let (c1, _, e1) = mma(&["gemm", "--unit", &s(u), "--a", &pa, "--b", &pb, "-o", &d1]);
+    let (c2, _, e2) = mma(&[
+        "gemm",
+        "--arch",
+        "H100",
+        "--instr",
+        "m64n8k16.f32.f16.f16",
+        "--a",
+        &pa,
+        "--b",
+        &pb,
+        "-o",
+        &d2,
+        "--threads",
+        "1",
+    ]);
+    assert_eq!((c1, c2), (0, 0), "{e1}{e2}");
+    let read = |p: &str| npy::read(Path::new(p), "-o", &FP32, npy::Input::Values).expect("D");
+    let t = cases::resolve("nvidia", "H100", None, "m64n8k16.f32.f16.f16").expect("instr");
+    let want = per_dot(&t, (4, 2, 32), &a, &b, &[0; 8]);
+    assert_eq!(read(&d1).words, want);
+    assert_eq!(read(&d2).words, want);
+}
