@@ -9,7 +9,7 @@
 //! Out: float16/float32/float64 arrays when the format is f16/f32/f64 (the words are those
 //! numbers' encodings), else unsigned-integer arrays of the raw encodings.
 
-use crate::operand::{encode_word, Number};
+use crate::operand::{encode_word, Number, OperandError};
 use half::f16;
 use mma::core::format::{FP16, FP32, FP64};
 use mma::core::{Format, Value};
@@ -222,7 +222,19 @@ fn convert(to: &Format, from: &Format, bits: u64) -> Result<u64, String> {
         },
     };
     let text = crate::decimal::shortest(from, bits);
-    encode_word(to, &n, None, &text).map_err(|e| e.to_string())
+    encode_word(to, &n, None, &text).map_err(|e| match e {
+        // Arrays are not rounded: say so instead of pointing at `mma dot`'s --round.
+        OperandError::Inexact {
+            word,
+            format,
+            below,
+            above,
+        } => format!(
+            "{word} ({} {bits:#x}) is not exactly representable in {format}: it lies between {below} and {above}",
+            from.name
+        ),
+        other => other.to_string(),
+    })
 }
 
 /// Writes `m` (words of `fmt`) as a 2-D `.npy` (see the module docs).
