@@ -378,3 +378,100 @@ fn a_unit_file_runs_a_gemm_too() {
     assert_eq!(read(&d1).words, want);
     assert_eq!(read(&d2).words, want);
 }
+
+#[test]
+fn block_scaled_gemm_takes_scale_arrays() {
+    // Blackwell mxf4: e2m1 A and B as raw codes (uint8), ue8m0 scales (uint8), one per 32
+    // elements: M×(K/32) for A, (K/32)×N for B. K = 2·64 (two instructions).
+    let instr = "m128n8k64.kind::mxf4.block32.f32.e2m1.e2m1.ue8m0";
+    let t = cases::resolve("nvidia", "B200", None, instr).expect("instruction");
+    let f = t.unit.formats;
+    let (sf, per) = f.scale.expect("block-scaled");
+    let (m, n, k) = (3, 2, 2 * t.k);
+    let s = k / per;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let a: Vec<u64> = (0..m * k).map(|_| rng.random_range(0..16)).collect();
+    let b: Vec<u64> = (0..k * n).map(|_| rng.random_range(0..16)).collect();
+    // Scales 2^-3 .. 2^3 (ue8m0 code 127 ± 3).
+    let sa: Vec<u64> = (0..m * s).map(|_| rng.random_range(124..=130)).collect();
+    let sb: Vec<u64> = (0..s * n).map(|_| rng.random_range(124..=130)).collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let p = |x: PathBuf| x.display().to_string();
+    let (pa, pb) = (
+        p(save(d, "a.npy", &f.a, m, k, &a)),
+        p(save(d, "b.npy", &f.b, k, n, &b)),
+    );
+    let (psa, psb) = (
+        p(save(d, "sa.npy", &sf, m, s, &sa)),
+        p(save(d, "sb.npy", &sf, s, n, &sb)),
+    );
+    let out = p(d.join("d.npy"));
+    let (code, _, err) = mma(&[
+        "gemm",
+        "--arch",
+        "B200",
+        "--instr",
+        instr,
+        "--a",
+        &pa,
+        "--a-bits",
+        "--b",
+        &pb,
+        "--b-bits",
+        "--scale-a",
+        &psa,
+        "--scale-b",
+        &psb,
+        "--scale-bits",
+        "-o",
+        &out,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let got = npy::read(Path::new(&out), "-o", &f.d, npy::Input::Values).expect("D");
+    let spi = t.k / per; // scales per instruction
+    for i in 0..m {
+        for j in 0..n {
+            let col: Vec<u64> = (0..k).map(|r| b[r * n + j]).collect();
+            let scol: Vec<u64> = (0..s).map(|r| sb[r * n + j]).collect();
+            let mut acc = 0;
+            for step in 0..k / t.k {
+                let (k0, s0) = (step * t.k, step * spi);
+                acc = t.unit.dot(
+                    &a[i * k + k0..i * k + k0 + t.k],
+                    &col[k0..k0 + t.k],
+                    acc,
+                    &sa[i * s + s0..i * s + s0 + spi],
+                    &scol[s0..s0 + spi],
+                );
+            }
+            assert_eq!(got.words[i * n + j], acc, "D[{i}][{j}]");
+        }
+    }
+    // A scale array of the wrong shape is named.
+    let (code, _, err) = mma(&[
+        "gemm",
+        "--arch",
+        "B200",
+        "--instr",
+        instr,
+        "--a",
+        &pa,
+        "--a-bits",
+        "--b",
+        &pb,
+        "--b-bits",
+        "--scale-a",
+        &psb,
+        "--scale-b",
+        &psb,
+        "--scale-bits",
+        "-o",
+        &out,
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&format!("--scale-a: expected {m}×{s}")),
+        "{err}"
+    );
+}
