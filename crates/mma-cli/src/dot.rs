@@ -215,7 +215,11 @@ pub fn dot(target: DotTarget, x: &DotArgs) -> Result<bool> {
                 format!("≈ {}", approx(&ex))
             };
             println!("d = {} ({d_dec})", cases::hex(d, fd));
-            println!("exact = {} ({shown})", ex.hex());
+            match ex.hex() {
+                // inf, -inf, nan: one spelling.
+                h if h == shown => println!("exact = {h}"),
+                h => println!("exact = {h} ({shown})"),
+            }
             match ulps {
                 Some(u) => println!("error = {u} ulp of {} (d − exact)", fd.name),
                 None => println!("error = infinite (d and the exact result differ in kind)"),
