@@ -243,7 +243,26 @@ fn known_archs() -> String {
     )
 }
 
-pub fn list(arch: Option<&str>, filter: Option<&str>) -> Result<bool> {
+/// Which vendors `mma list` shows.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Vendor {
+    Nvidia,
+    Amd,
+}
+
+/// How `mma list` prints the catalog.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ListOutput {
+    Table,
+    Json,
+}
+
+pub fn list(
+    arch: Option<&str>,
+    filter: Option<&str>,
+    vendor: Option<Vendor>,
+    output: ListOutput,
+) -> Result<bool> {
     let (nv_arch, amd_arch) = match arch {
         Some(a) => (mma::nvidia::parse_arch(a), mma::amd::parse_arch(a).ok()),
         None => (None, None),
@@ -257,7 +276,8 @@ pub fn list(arch: Option<&str>, filter: Option<&str>) -> Result<bool> {
         Some(f) => name.to_ascii_lowercase().contains(f),
     };
     let mut rows: Vec<[String; 7]> = Vec::new();
-    if arch.is_none() || nv_arch.is_some() {
+    let show = |v: Vendor| vendor.is_none_or(|w| w == v);
+    if (arch.is_none() || nv_arch.is_some()) && show(Vendor::Nvidia) {
         for i in mma::nvidia::catalog() {
             if nv_arch.is_some_and(|a| a != i.arch) || !keep(&i.name) {
                 continue;
@@ -273,7 +293,7 @@ pub fn list(arch: Option<&str>, filter: Option<&str>) -> Result<bool> {
             ]);
         }
     }
-    if arch.is_none() || amd_arch.is_some() {
+    if (arch.is_none() || amd_arch.is_some()) && show(Vendor::Amd) {
         for i in mma::amd::catalog() {
             if amd_arch.is_some_and(|a| a != i.arch) || !keep(i.name) {
                 continue;
@@ -296,6 +316,34 @@ pub fn list(arch: Option<&str>, filter: Option<&str>) -> Result<bool> {
             arch.map(|a| format!(" of {a}")).unwrap_or_default(),
             filter.unwrap_or_default()
         );
+    }
+    if output == ListOutput::Json {
+        let keys = [
+            "vendor",
+            "arch",
+            "op",
+            "instruction",
+            "k",
+            "ptx_isa",
+            "model",
+        ];
+        let items: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                let mut m = serde_json::Map::new();
+                for (key, v) in keys.iter().zip(r) {
+                    let v = match *key {
+                        "k" => serde_json::Value::from(v.parse::<u64>().unwrap_or_default()),
+                        _ => serde_json::Value::from(v.as_str()),
+                    };
+                    m.insert((*key).into(), v);
+                }
+                serde_json::Value::Object(m)
+            })
+            .collect();
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", serde_json::Value::Array(items));
+        return Ok(true);
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
     let header = [
@@ -362,99 +410,9 @@ pub fn hw_check(dir: &Path, show: usize) -> Result<bool> {
     Ok(tf == 0 && errors.is_empty())
 }
 
-/// Where `mma dot` finds its instruction: a catalog name or a unit file.
-pub enum DotTarget<'a> {
-    Catalog {
-        vendor: &'a str,
-        arch: &'a str,
-        op: Option<&'a str>,
-        instr: &'a str,
-    },
-    Unit(&'a cases::Target),
-}
-
-/// The operands of `mma dot` (and `mma explain`, `mma compare`) as a case line for `target`:
-/// the one place where the command line's operand flags are read.
-pub fn dot_case(
-    target: &DotTarget,
-    a: &str,
-    b: &str,
-    c: &str,
-    sa: Option<&str>,
-    sb: Option<&str>,
-) -> Result<Case> {
-    let list = |s: &str| {
-        serde_json::Value::Array(
-            mma_cli::values::word_list(s)
-                .into_iter()
-                .map(serde_json::Value::String)
-                .collect(),
-        )
-    };
-    let mut m = serde_json::Map::new();
-    let fixed = match *target {
-        DotTarget::Catalog {
-            vendor,
-            arch,
-            op,
-            instr,
-        } => {
-            m.insert("vendor".into(), vendor.into());
-            m.insert("arch".into(), arch.into());
-            if let Some(op) = op {
-                m.insert("op".into(), op.into());
-            }
-            m.insert("instr".into(), instr.into());
-            None
-        }
-        DotTarget::Unit(t) => Some(t),
-    };
-    m.insert("a".into(), list(a));
-    m.insert("b".into(), list(b));
-    m.insert("c".into(), c.into());
-    if let Some(s) = sa {
-        m.insert("scale_a".into(), list(s));
-    }
-    if let Some(s) = sb {
-        m.insert("scale_b".into(), list(s));
-    }
-    let line = serde_json::Value::Object(m).to_string();
-    cases::parse_line_for(&line, fixed).map_err(|e| anyhow::anyhow!("{}", in_flags(e)))
-}
-
-/// The instruction and operands of a case from [`dot_case`].
-pub fn dot_operands(case: &Case, target: &DotTarget) -> Result<(cases::Target, cases::Operands)> {
-    let flags = |e| anyhow::anyhow!("{}", in_flags(e));
-    let t = match *target {
-        DotTarget::Unit(t) => *t,
-        DotTarget::Catalog { .. } => {
-            cases::resolve(&case.vendor, &case.arch, case.op.as_deref(), &case.instr)
-                .map_err(flags)?
-        }
-    };
-    let o = cases::operands(case, &t).map_err(flags)?;
-    Ok((t, o))
-}
-
-pub fn dot(
-    target: DotTarget,
-    a: &str,
-    b: &str,
-    c: &str,
-    sa: Option<&str>,
-    sb: Option<&str>,
-) -> Result<bool> {
-    let case = dot_case(&target, a, b, c, sa, sb)?;
-    let (t, o) = dot_operands(&case, &target)?;
-    let d = t.unit.dot(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
-    let fmt = &t.unit.formats.d;
-    println!("d = {} ({})", cases::hex(d, fmt), fmt.decode(d).to_f64());
-    Ok(true)
-}
-
 /// A case-file error in the words of `mma dot`'s command line: fields become flags
 /// (`scale_a` is `--scale-a`) and element indices count from 1.
-pub fn in_flags(e: CaseError) -> String {
+pub(crate) fn in_flags(e: CaseError) -> String {
     let flag = |f: &str| format!("--{}", f.replace('_', "-"));
     match e {
         CaseError::Word {

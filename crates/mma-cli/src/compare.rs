@@ -8,7 +8,7 @@
 //! its instruction of the family whose K divides the number of elements given (the largest
 //! such K), issued K_given / K times with D fed back as C, as a kernel walks K.
 
-use crate::commands::{dot_case, DotTarget};
+use crate::dot::{dot_case, DotTarget};
 use anyhow::{anyhow, bail, Result};
 use mma::cases::{self, Packing, Target};
 use mma::core::trace::{Source, Step};

@@ -1,8 +1,8 @@
 //! `mma explain`: one dot product step by step, as the plain model computes it
 //! (`DotUnit::explain`), rendered for people (aligned binary columns) or as JSON.
 
-use crate::commands::{dot_case, dot_operands, DotTarget};
 use crate::compare_exact::ldexp;
+use crate::dot::{dot_case, dot_operands, DotTarget};
 use anyhow::Result;
 use mma::cases;
 use mma::core::trace::{ExactInfo, Num, Source, Step, TermInfo};

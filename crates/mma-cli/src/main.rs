@@ -4,9 +4,11 @@ mod bench;
 mod commands;
 mod compare;
 mod compare_exact;
+mod dot;
 #[cfg(feature = "oracle")]
 mod error_report;
 mod explain;
+mod gemm;
 mod probe;
 
 use anyhow::Result;
@@ -29,6 +31,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Write every case back with "d" set to the model's result.
+    ///
+    /// Example: mma eval vectors/rounding.jsonl -o out.jsonl
     Eval {
         /// Case file (JSON Lines, one dot product per line; see the README, "Case files").
         input: PathBuf,
@@ -40,6 +44,8 @@ enum Cmd {
         unit: Option<PathBuf>,
     },
     /// Compare the model with each case's "d"; exit non-zero on any failure.
+    ///
+    /// Example: mma check vectors/*.jsonl --show 3
     Check {
         /// Case files whose lines carry the expected "d".
         #[arg(required = true)]
@@ -56,7 +62,16 @@ enum Cmd {
         unit: Option<PathBuf>,
     },
     /// List the instruction catalog: instruction, model, parameters.
+    ///
+    /// Example: mma list --vendor amd --filter f16 --json
     List {
+        /// Only this vendor's catalog.
+        #[arg(long, value_enum)]
+        vendor: Option<commands::Vendor>,
+        /// Print a JSON array, one object per instruction (vendor, arch, op, instruction, k,
+        /// ptx_isa, model).
+        #[arg(long, conflicts_with = "unit_file")]
+        json: bool,
         /// Only this architecture (name, PTX target or GPU product).
         #[arg(long)]
         arch: Option<String>,
@@ -71,12 +86,16 @@ enum Cmd {
         unit_file: bool,
     },
     /// Probe inputs for a unit of given formats, to run on a device and feed to `mma infer`.
+    ///
+    /// Example: mma probe emit --a-format e4m3 --c-format f32 --d-format f32 --k 32 -o probes/
     Probe {
         #[command(subcommand)]
         cmd: ProbeCmd,
     },
     /// Infer a unit's model from records with the device's results: case files, a folder laid
     /// out like shared/hw, or one GPU's folder of it.
+    ///
+    /// Example: mma infer probes/probes.jsonl probes/random.jsonl --json
     Infer {
         /// Case files with the device's "d", folders laid out like shared/hw, or GPU folders.
         #[arg(required = true)]
@@ -95,6 +114,8 @@ enum Cmd {
         write_units: Option<PathBuf>,
     },
     /// Check a folder of hardware records laid out like shared/hw.
+    ///
+    /// Example: mma hw-check ../shared/hw --show 5
     HwCheck {
         /// Folder of <GPU>/<format>/{a,b,c,d}_*.txt record sets (e.g. ../shared/hw).
         dir: PathBuf,
@@ -103,6 +124,18 @@ enum Cmd {
         show: usize,
     },
     /// Evaluate one dot product given on the command line.
+    ///
+    /// Example: mma dot --arch MI300X --instr f32_32x32x4_2b_f16 --a 1,-0.75,0x1.8p-3,bits:3c00 --b 1,1,1,1 --c 0
+    ///
+    /// Operands: a decimal (-0.75, 1e-3, inf, -inf, nan), a C99 hex-float with its p exponent
+    /// (0x1.8p-3), raw bits (bits:3c00), or a case-file word of exactly the storage width's hex
+    /// digits (3c00, 0x3c00). A word that is both a decimal and such a word (1000 for f16, 38
+    /// for fp8) is an error unless both readings give the same bits (0000). A value the format
+    /// cannot hold exactly is an error naming its neighbours, unless --round is given.
+    ///
+    /// Prints D as a hex word and its shortest round-trip decimal, the exact result (the
+    /// exact sum of the products of the decoded operands and C) as a hex-float and a decimal,
+    /// and D's error in ulps of D's format at the exact value's binade.
     Dot {
         /// nvidia or amd (default: whichever catalog knows the architecture).
         #[arg(long)]
@@ -121,21 +154,105 @@ enum Cmd {
         /// A unit file instead of --arch and --instr.
         #[arg(long, conflicts_with_all = ["arch", "instr", "vendor", "op"])]
         unit: Option<PathBuf>,
-        /// A row as comma-separated hex words.
-        #[arg(long)]
+        /// A row: comma-separated values (-0.75, 1e-3, 0x1.8p-3, inf, nan, bits:3c00 or a
+        /// case-file hex word such as 3c00; see "Operands" below).
+        #[arg(long, allow_hyphen_values = true)]
         a: String,
-        /// B column as comma-separated hex words.
-        #[arg(long)]
+        /// B column: comma-separated values, as --a.
+        #[arg(long, allow_hyphen_values = true)]
         b: String,
-        /// C as one hex word (raw storage bits of the C format).
-        #[arg(long)]
+        /// C: one value of the C format, as --a.
+        #[arg(long, allow_hyphen_values = true)]
         c: String,
-        /// Block scale factors of A as comma-separated hex words (block-scaled instructions).
-        #[arg(long)]
+        /// Block scale factors of A, comma-separated values of the scale format (block-scaled
+        /// instructions).
+        #[arg(long, allow_hyphen_values = true)]
         scale_a: Option<String>,
-        /// Block scale factors of B as comma-separated hex words (block-scaled instructions).
-        #[arg(long)]
+        /// Block scale factors of B (block-scaled instructions).
+        #[arg(long, allow_hyphen_values = true)]
         scale_b: Option<String>,
+        /// Round decimal and hex-float operands that their format cannot hold exactly: rne,
+        /// rz, ru, rd or rna (default: such an operand is an error naming its neighbours).
+        #[arg(long, value_parser = mma_cli::operand::rounding)]
+        round: Option<mma::core::Rounding>,
+        /// Print one JSON object: the case line with "d", "d_decimal", "exact", "exact_hex"
+        /// and "error_ulps" (null when infinite).
+        #[arg(long)]
+        json: bool,
+    },
+    /// A whole matrix product from NumPy files, as a kernel issues it.
+    ///
+    /// Example: mma gemm --arch H100 --instr m64n8k16.f32.f16.f16 --a A.npy --b B.npy -o D.npy
+    ///
+    /// A is M×K, B is K×N, C (optional, +0 without it) and D are M×N. K is walked in steps of
+    /// the instruction's K, each step's D fed back as the next step's C (the library's
+    /// DotUnit::gemm), rows of D spread over threads; the result does not depend on the thread
+    /// count. With --split-k S, K is cut into S equal slices, each computed from a +0 C, and
+    /// the partial results are added into C in slice order, D = ((C + P0) + P1) + ..., each
+    /// addition IEEE 754 in D's format rounded to nearest even (for f32 D an fp32 reduction).
+    ///
+    /// Arrays: float16, float32 or float64, whose values must be exact in the operand's format
+    /// (the first that is not is named with its row and column), or with --a-bits, --b-bits,
+    /// --c-bits or --scale-bits unsigned-integer arrays of raw encodings (uint8 for 8-bit and
+    /// narrower formats, one element per byte in its low bits, uint16 for f16/bf16, uint32 for
+    /// f32/tf32). D is written as float16/float32/float64 when its format is one of those, else
+    /// as raw encodings.
+    Gemm {
+        /// nvidia or amd (default: whichever catalog knows the architecture).
+        #[arg(long)]
+        vendor: Option<String>,
+        /// Architecture: name (Hopper), PTX target (sm_90) or product (H100, MI300X).
+        #[arg(long, required_unless_present = "unit")]
+        arch: Option<String>,
+        /// NVIDIA operation, needed only when the instruction name alone is ambiguous.
+        #[arg(long)]
+        op: Option<String>,
+        /// Instruction, as `mma list` names it (or a PTX spelling or AMD mnemonic).
+        #[arg(long, required_unless_present = "unit")]
+        instr: Option<String>,
+        /// A unit file instead of --arch and --instr (its "k" is the instruction's K).
+        #[arg(long, conflicts_with_all = ["arch", "instr", "vendor", "op"])]
+        unit: Option<PathBuf>,
+        /// A, M×K (.npy).
+        #[arg(long)]
+        a: PathBuf,
+        /// B, K×N (.npy).
+        #[arg(long)]
+        b: PathBuf,
+        /// C, M×N (.npy; default all +0).
+        #[arg(long)]
+        c: Option<PathBuf>,
+        /// Where to write D, M×N (.npy).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// --a holds raw encodings of A's format (an unsigned-integer array).
+        #[arg(long)]
+        a_bits: bool,
+        /// --b holds raw encodings of B's format.
+        #[arg(long)]
+        b_bits: bool,
+        /// --c holds raw encodings of C's format.
+        #[arg(long)]
+        c_bits: bool,
+        /// Block scales of A, M×(K/block) (block-scaled instructions).
+        #[arg(long)]
+        scale_a: Option<PathBuf>,
+        /// Block scales of B, (K/block)×N (block-scaled instructions).
+        #[arg(long)]
+        scale_b: Option<PathBuf>,
+        /// --scale-a and --scale-b hold raw encodings of the scale format (uint8).
+        #[arg(long)]
+        scale_bits: bool,
+        /// Cut K into this many slices, reduced in D's format in slice order (see above).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
+        split_k: u32,
+        /// Threads (default: all available).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=4096))]
+        threads: Option<u16>,
+        /// Print the max and mean error of D against the exact product, in ulps of D's format
+        /// (needs the oracle feature).
+        #[arg(long)]
+        report: bool,
     },
     /// One dot product step by step, as the model computes it.
     ///
@@ -239,6 +356,8 @@ enum Cmd {
     /// error in ulps (mean, median, 99th percentile, maximum), the share of correctly rounded
     /// results, the Table V bound beside the observed maximum and the worst input as an
     /// `mma dot` command. Several --arch (or a comma list) overlay their histograms in --plot.
+    ///
+    /// Example: mma error-report --arch Hopper --instr m64n8k16.f32.f16.f16 --samples 1000
     #[cfg(feature = "oracle")]
     ErrorReport {
         /// Architecture(s): repeat or give a comma list.
@@ -270,6 +389,8 @@ enum Cmd {
     ///
     /// This binary was built without the `oracle` feature (GMP/MPFR through rug). Rebuild with
     /// `cargo run --release --features oracle --bin mma -- error-report ...`.
+    ///
+    /// Example: mma error-report --arch Hopper --instr m64n8k16.f32.f16.f16 --samples 1000
     #[cfg(not(feature = "oracle"))]
     ErrorReport {
         /// The arguments of the oracle build's error-report (see its --help).
@@ -278,6 +399,8 @@ enum Cmd {
     },
     /// Dot products per second of the models against a native f32 FMA chain (single thread),
     /// and optionally a threaded GEMM.
+    ///
+    /// Example: mma bench --filter bf16 --seconds 0.5
     Bench {
         /// Print one JSON document instead of the table.
         #[arg(long)]
@@ -305,6 +428,8 @@ fn unit_target(path: Option<&std::path::Path>) -> Result<Option<mma::cases::Targ
 #[derive(Subcommand)]
 enum ProbeCmd {
     /// Write probes.jsonl (targeted probes) and random.jsonl (random records) without "d".
+    ///
+    /// Example: mma probe emit --a-format e4m3 --c-format f32 --d-format f32 --k 32 -o probes/
     Emit {
         /// A's format, as `mma list` names formats (f16, bf16, tf32, e4m3, e2m1, ...).
         #[arg(long)]
@@ -367,9 +492,20 @@ fn main() -> ExitCode {
             filter,
             instr,
             unit_file,
+            vendor,
+            json,
         } => match (arch, instr) {
             (Some(arch), Some(instr)) if unit_file => commands::unit_file(&arch, &instr),
-            (arch, _) => commands::list(arch.as_deref(), filter.as_deref()),
+            (arch, _) => commands::list(
+                arch.as_deref(),
+                filter.as_deref(),
+                vendor,
+                if json {
+                    commands::ListOutput::Json
+                } else {
+                    commands::ListOutput::Table
+                },
+            ),
         },
         Cmd::Probe {
             cmd:
@@ -421,11 +557,13 @@ fn main() -> ExitCode {
             c,
             scale_a,
             scale_b,
+            round,
+            json,
         } => unit_target(unit.as_deref()).and_then(|fixed| {
             let arch = arch.unwrap_or_default();
             let target = match &fixed {
-                Some(t) => commands::DotTarget::Unit(t),
-                None => commands::DotTarget::Catalog {
+                Some(t) => dot::DotTarget::Unit(t),
+                None => dot::DotTarget::Catalog {
                     vendor: vendor
                         .as_deref()
                         .unwrap_or_else(|| mma::cases::vendor_of(&arch)),
@@ -434,7 +572,84 @@ fn main() -> ExitCode {
                     instr: instr.as_deref().unwrap_or_default(),
                 },
             };
-            commands::dot(target, &a, &b, &c, scale_a.as_deref(), scale_b.as_deref())
+            dot::dot(
+                target,
+                &dot::DotArgs {
+                    a: &a,
+                    b: &b,
+                    c: &c,
+                    scale_a: scale_a.as_deref(),
+                    scale_b: scale_b.as_deref(),
+                    round,
+                    output: if json {
+                        dot::Output::Json
+                    } else {
+                        dot::Output::Text
+                    },
+                },
+            )
+        }),
+        Cmd::Gemm {
+            vendor,
+            arch,
+            op,
+            instr,
+            unit,
+            a,
+            b,
+            c,
+            output,
+            a_bits,
+            b_bits,
+            c_bits,
+            scale_a,
+            scale_b,
+            scale_bits,
+            split_k,
+            threads,
+            report,
+        } => unit_target(unit.as_deref()).and_then(|fixed| {
+            let arch = arch.unwrap_or_default();
+            let target = match &fixed {
+                Some(t) => dot::DotTarget::Unit(t),
+                None => dot::DotTarget::Catalog {
+                    vendor: vendor
+                        .as_deref()
+                        .unwrap_or_else(|| mma::cases::vendor_of(&arch)),
+                    arch: &arch,
+                    op: op.as_deref(),
+                    instr: instr.as_deref().unwrap_or_default(),
+                },
+            };
+            let input = |bits: bool| {
+                if bits {
+                    mma_cli::npy::Input::Bits
+                } else {
+                    mma_cli::npy::Input::Values
+                }
+            };
+            gemm::gemm(
+                target,
+                &gemm::GemmArgs {
+                    a,
+                    b,
+                    c,
+                    output,
+                    a_input: input(a_bits),
+                    b_input: input(b_bits),
+                    c_input: input(c_bits),
+                    scale_a,
+                    scale_b,
+                    scale_input: input(scale_bits),
+                    split_k: split_k as usize,
+                    threads: threads.map_or(0, usize::from),
+                    report: if report {
+                        gemm::Report::Yes
+                    } else {
+                        gemm::Report::No
+                    },
+                },
+            )
         }),
         Cmd::Explain {
             vendor,
@@ -452,8 +667,8 @@ fn main() -> ExitCode {
         } => unit_target(unit.as_deref()).and_then(|fixed| {
             let arch = arch.unwrap_or_default();
             let target = match &fixed {
-                Some(t) => commands::DotTarget::Unit(t),
-                None => commands::DotTarget::Catalog {
+                Some(t) => dot::DotTarget::Unit(t),
+                None => dot::DotTarget::Catalog {
                     vendor: vendor
                         .as_deref()
                         .unwrap_or_else(|| mma::cases::vendor_of(&arch)),
@@ -550,7 +765,12 @@ fn main() -> ExitCode {
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            // Exit 2: the input was wrong (arguments, files, shapes, values); exit 1: the
+            // command could not finish on good input (its output could not be written).
+            match e.downcast_ref::<mma_cli::npy::NpyError>() {
+                Some(mma_cli::npy::NpyError::Write { .. }) => ExitCode::FAILURE,
+                _ => ExitCode::from(2),
+            }
         }
     }
 }

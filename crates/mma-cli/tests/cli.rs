@@ -105,10 +105,11 @@ fn check_counts_passes_and_failures() {
 #[test]
 fn names_users_type_resolve_to_the_same_instruction() {
     // PTX spelling, product name and the mmasim short form must give the same bits:
-    // 1·1 + 1·2 = 3.0 (0x40400000) on Ampere's bf16 path.
+    // 1·1 + 1·2 = 3.0 (0x40400000) on Ampere's bf16 path. (A bare `4000` would be ambiguous,
+    // bf16 bits or the decimal 4000: `0x4000` is the case-file word.)
     let z = ",0000".repeat(14);
     let a = format!("3f80,3f80{z}");
-    let b = format!("3f80,4000{z}");
+    let b = format!("3f80,0x4000{z}");
     for (arch, instr) in [
         ("Ampere", "m16n8k16.f32.bf16.bf16.f32"),
         (

@@ -156,27 +156,42 @@ fn did_you_mean_offers_the_names_with_every_part_typed() {
 }
 
 #[test]
-fn the_readme_dot_example_prints_what_the_readme_says() {
+fn the_readme_dot_examples_print_what_the_readme_says() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
         .expect("README.md");
     let lines: Vec<&str> = readme.lines().map(str::trim).collect();
-    let start = lines
-        .iter()
-        .position(|l| l.starts_with("mma dot --arch A100"))
-        .expect("the README's dot example");
-    // The command runs over lines ending in `\`; the line after it is the output.
-    let mut words = Vec::new();
-    let mut i = start;
-    loop {
-        let l = lines[i];
-        words.extend(l.trim_end_matches('\\').split_whitespace());
-        i += 1;
-        if !l.ends_with('\\') {
-            break;
+    // Every example that starts `mma dot` (or `$ mma dot`) and is complete (no `...`): the
+    // command runs over lines ending in `\`; the lines after it, up to a blank line or the
+    // next `$` prompt, are its output (standard output, or `error: ...` on standard error).
+    let mut checked = 0;
+    for start in 0..lines.len() {
+        let first = lines[start].trim_start_matches("$ ");
+        if !first.starts_with("mma dot --arch") {
+            continue;
         }
+        let mut words = Vec::new();
+        let mut i = start;
+        loop {
+            let l = lines[i].trim_start_matches("$ ");
+            words.extend(l.trim_end_matches('\\').split_whitespace());
+            i += 1;
+            if !l.ends_with('\\') {
+                break;
+            }
+        }
+        if words.contains(&"...") {
+            continue;
+        }
+        let want: Vec<&str> = lines[i..]
+            .iter()
+            .take_while(|l| !l.is_empty() && !l.starts_with('$'))
+            .copied()
+            .collect();
+        let (code, out, err) = mma(&words[1..]);
+        assert_eq!(code, 0, "{words:?}: {err}");
+        let got: Vec<&str> = out.lines().collect();
+        assert_eq!(got, want, "README example at line {}", start + 1);
+        checked += 1;
     }
-    assert_eq!(words[0], "mma");
-    let (code, out, err) = mma(&words[1..]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(out.trim_end(), lines[i], "README says {:?}", lines[i]);
+    assert!(checked >= 3, "the README's dot examples were not found");
 }

@@ -201,8 +201,9 @@ fn messages_name_flags_operations_and_alternatives() {
     assert!(err.contains("it is a WGMMA instruction there"), "{err}");
     let (_, _, err) = run(&["--op", "WGMA", "--a", &ones, "--b", &ones, "--c", "0"]);
     assert!(err.contains("did you mean WGMMA?"), "{err}");
-    // Block-scaled: the scale flags are named as flags.
-    let a32 = ["22"; 32].join(",");
+    // Block-scaled: the scale flags are named as flags. (`0x22`, not `22`, which is also the
+    // decimal 22: the bare word would be ambiguous.)
+    let a32 = ["0x22"; 32].join(",");
     let (_, _, err) = mma(&[
         "dot",
         "--arch",
@@ -216,9 +217,9 @@ fn messages_name_flags_operations_and_alternatives() {
         "--c",
         "00000000",
         "--scale-a",
-        "38,38,38",
+        "0x38,0x38,0x38",
         "--scale-b",
-        "38,38,38,38",
+        "0x38,0x38,0x38,0x38",
     ]);
     assert!(err.contains("--scale-a: 3 words, but"), "{err}");
     // An AMD line's op is checked.

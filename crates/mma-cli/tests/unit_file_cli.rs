@@ -67,10 +67,11 @@ fn a_unit_no_gpu_has_runs_from_its_file() {
     )
     .unwrap();
     let u = unit.to_str().unwrap();
-    // a = (1.0, 2^-11, 0...), b = (1.0, 2^-10, 0...), c = 1.0.
-    let a = "3c00,1000,0000,0000,0000,0000,0000,0000";
-    let b = "3c00,1400,0000,0000,0000,0000,0000,0000";
-    let (rc, out, err) = mma(&["dot", "--unit", u, "--a", a, "--b", b, "--c", "3f800000"]);
+    // a = (1.0, 2^-11, 0...), b = (1.0, 2^-10, 0...), c = 1.0 (f16 words 3c00, 0x1000 and
+    // 0x1400: a bare 1000 would also be the decimal 1000).
+    let a = "3c00,0x1000,0000,0000,0000,0000,0000,0000";
+    let b = "1,0x1p-10,0,0,0,0,0,0";
+    let (rc, out, err) = mma(&["dot", "--unit", u, "--a", a, "--b", b, "--c", "1.0"]);
     assert_eq!(rc, 0, "{err}");
     assert!(out.contains("d = 40000000"), "{out}");
     // A misspelt parameter is refused with its name.

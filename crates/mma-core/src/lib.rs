@@ -13,6 +13,7 @@
 //! - [`trace`]: the steps a model takes, recorded by the plain models for
 //!   [`DotUnit::explain`].
 //! - [`unit_file`]: units as data (serde), for units no catalog holds.
+//! - [`split_k`]: the split-K matrix driver and its IEEE reduction in D's format.
 //! - [`unit`](mod@unit): a whole instruction (formats, block length, model) with the
 //!   K-chaining and the matrix-level drivers.
 //! - [`Kernel`]: a unit prepared once, with per-dot and lane paths bit-identical to the models
@@ -65,6 +66,7 @@ mod kernel;
 pub mod model;
 pub mod models;
 pub mod round;
+pub mod split_k;
 pub mod term;
 pub mod trace;
 pub mod unit;

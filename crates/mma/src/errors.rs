@@ -265,7 +265,16 @@ fn shell_word(s: &str) -> String {
     }
 }
 
-/// The `mma dot` command line that replays `x` on `job`'s instruction.
+/// Case-file words with a `0x` in front: `mma dot` reads `0x` followed by hex digits only as a
+/// case-file word, where a bare all-digit word such as `4000` could also be a decimal.
+fn with_0x(list: String) -> String {
+    list.split(',')
+        .map(|w| format!("0x{w}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The `mma dot` command line that replays `x` on `job`'s instruction (words with `0x`).
 pub fn dot_command(job: &Job, x: &Inputs) -> String {
     let f = &job.target.unit.formats;
     let p = job.target.packing;
@@ -274,15 +283,15 @@ pub fn dot_command(job: &Job, x: &Inputs) -> String {
         job.vendor,
         shell_word(&job.arch),
         shell_word(&job.instr),
-        packed(&x.a, &f.a, p),
-        packed(&x.b, &f.b, p),
-        cases::hex(x.c, &f.c)
+        with_0x(packed(&x.a, &f.a, p)),
+        with_0x(packed(&x.b, &f.b, p)),
+        with_0x(cases::hex(x.c, &f.c))
     );
     if let Some((sf, _)) = f.scale {
         s += &format!(
             " --scale-a {} --scale-b {}",
-            hexes(&x.scale_a, &sf),
-            hexes(&x.scale_b, &sf)
+            with_0x(hexes(&x.scale_a, &sf)),
+            with_0x(hexes(&x.scale_b, &sf))
         );
     }
     s

@@ -245,6 +245,15 @@ pub fn values_step(ctx: &mut Ctx) {
             let _ = mma_cli::values::samples(&s);
             let _ = mma_cli::values::gemm_size(&s);
             let _ = mma_cli::values::word_list(&s);
+            let _ = mma_cli::operand::rounding(&s);
+            for fmt in mma::core::format::ALL {
+                let mode = Some(mma::core::Rounding::NearestEven);
+                let _ = mma_cli::operand::classify(&s, fmt, fmt.hex_digits(), Some, None);
+                if let Ok(Some(n)) = mma_cli::operand::parse_number(&s) {
+                    let _ = mma_cli::operand::encode(fmt, &n, None);
+                    let _ = mma_cli::operand::encode(fmt, &n, mode);
+                }
+            }
             let _ = mma::nvidia::parse_arch(&s);
             let _ = mma::amd::parse_arch(&s);
             let _ = mma::cases::vendor_of(&s);

@@ -1,0 +1,257 @@
+//! The exact result of a dot product, `Σ a_k·b_k·scale_a[k/n]·scale_b[k/n] + c` over the
+//! decoded operands, as one big integer times a power of two (`num-bigint`; no MPFR needed),
+//! and the error of a model's D against it in ulps of D's format.
+
+use mma::core::{Formats, Value};
+use num_bigint::{BigInt, BigUint, Sign};
+use num_traits::{Signed, ToPrimitive, Zero};
+
+/// An exact dot-product result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExactSum {
+    Nan,
+    Inf {
+        neg: bool,
+    },
+    /// `value · 2^exp` (zero when `value` is 0).
+    Finite {
+        value: BigInt,
+        exp: i64,
+    },
+}
+
+/// One term `±sig·2^exp`, or a special.
+#[derive(Clone, Copy)]
+enum Term {
+    Nan,
+    Inf(bool),
+    Fin(bool, u64, i64),
+}
+
+fn term(v: Value) -> Term {
+    match v {
+        Value::Nan => Term::Nan,
+        Value::Inf { neg } => Term::Inf(neg),
+        Value::Zero { neg } => Term::Fin(neg, 0, 0),
+        Value::Finite { neg, sig, exp } => Term::Fin(neg, sig, exp as i64),
+    }
+}
+
+/// Product of terms as (neg, big significand, exp), or a special (Inf·0 is NaN).
+fn product(ts: &[Term]) -> Result<(bool, BigUint, i64), Term> {
+    let neg = ts.iter().fold(false, |n, t| match t {
+        Term::Inf(s) | Term::Fin(s, _, _) => n ^ s,
+        Term::Nan => n,
+    });
+    if ts.iter().any(|t| matches!(t, Term::Nan)) {
+        return Err(Term::Nan);
+    }
+    let zero = ts.iter().any(|t| matches!(t, Term::Fin(_, 0, _)));
+    if ts.iter().any(|t| matches!(t, Term::Inf(_))) {
+        return Err(if zero { Term::Nan } else { Term::Inf(neg) });
+    }
+    let mut mag = BigUint::from(1u32);
+    let mut exp = 0i64;
+    for t in ts {
+        if let Term::Fin(_, s, e) = t {
+            mag *= *s;
+            exp += e;
+        }
+    }
+    Ok((neg, mag, exp))
+}
+
+/// The exact sum of the products of `a` and `b` (with block scales) and `c`, for storage words
+/// of `formats` (`formats.c` for `c`).
+pub fn exact_dot(f: &Formats, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> ExactSum {
+    let mut finite: Vec<(bool, BigUint, i64)> = Vec::with_capacity(a.len() + 1);
+    let (mut nan, mut pos_inf, mut neg_inf) = (false, false, false);
+    let mut push = |r: Result<(bool, BigUint, i64), Term>| match r {
+        Ok(x) => finite.push(x),
+        Err(Term::Nan) => nan = true,
+        Err(Term::Inf(true)) => neg_inf = true,
+        Err(_) => pos_inf = true,
+    };
+    for (k, (&x, &y)) in a.iter().zip(b).enumerate() {
+        let mut ts = vec![term(f.a.decode(x)), term(f.b.decode(y))];
+        if let Some((sf, per)) = &f.scale {
+            ts.push(term(sf.decode(sa[k / per])));
+            ts.push(term(sf.decode(sb[k / per])));
+        }
+        push(product(&ts));
+    }
+    push(product(&[term(f.c.decode(c))]));
+    if nan || (pos_inf && neg_inf) {
+        return ExactSum::Nan;
+    }
+    if pos_inf || neg_inf {
+        return ExactSum::Inf { neg: neg_inf };
+    }
+    let lo = finite
+        .iter()
+        .filter(|t| !t.1.is_zero())
+        .map(|t| t.2)
+        .min()
+        .unwrap_or(0);
+    let mut sum = BigInt::zero();
+    for (neg, mag, exp) in finite {
+        if mag.is_zero() {
+            continue;
+        }
+        let v = BigInt::from_biguint(
+            if neg { Sign::Minus } else { Sign::Plus },
+            mag << (exp - lo) as usize,
+        );
+        sum += v;
+    }
+    ExactSum::Finite {
+        value: sum,
+        exp: lo,
+    }
+}
+
+impl ExactSum {
+    /// The exact value as a decimal (`nan`, `inf`, or every digit).
+    pub fn decimal(&self) -> String {
+        match self {
+            ExactSum::Nan => "nan".into(),
+            ExactSum::Inf { neg } => if *neg { "-inf" } else { "inf" }.into(),
+            ExactSum::Finite { value, exp } => {
+                crate::decimal::exact_decimal(value.is_negative(), value.magnitude(), *exp)
+            }
+        }
+    }
+
+    /// The exact value as a C99 hex-float.
+    pub fn hex(&self) -> String {
+        match self {
+            ExactSum::Finite { value, exp } => {
+                crate::decimal::hex_float(value.is_negative(), value.magnitude(), *exp)
+            }
+            other => other.decimal(),
+        }
+    }
+}
+
+/// `x·2^e` as an `f64` for display (a few ulps of f64 off at most).
+fn scaled(x: &BigInt, e: i64) -> f64 {
+    let bits = x.bits() as i64;
+    let drop = (bits - 64).max(0);
+    let top = (x >> drop as usize).to_f64().unwrap_or(f64::NAN);
+    let mut e = e + drop;
+    let mut r = top;
+    while e > 0 {
+        let s = e.min(1000);
+        r *= 2f64.powi(s as i32);
+        e -= s;
+    }
+    while e < 0 {
+        let s = (-e).min(1000);
+        r /= 2f64.powi(s as i32);
+        e += s;
+    }
+    r
+}
+
+/// `(D − exact)` in ulps of D's format at the exact value's binade (the subnormal quantum at
+/// the bottom), signed. Zeros are equal whatever their sign; NaN against NaN and an infinity
+/// against the same infinity are 0; any other mismatch with a special is infinite (`None`).
+pub fn ulp_error(d_fmt: &mma::core::Format, d: u64, exact: &ExactSum) -> Option<f64> {
+    let dv = d_fmt.decode(d);
+    match (exact, dv) {
+        (ExactSum::Nan, Value::Nan) => Some(0.0),
+        (ExactSum::Inf { neg }, Value::Inf { neg: m }) if *neg == m => Some(0.0),
+        (ExactSum::Finite { value, exp }, Value::Zero { .. } | Value::Finite { .. }) => {
+            let (dm, de) = match dv {
+                Value::Finite { neg, sig, exp } => {
+                    let s = BigInt::from(sig);
+                    (if neg { -s } else { s }, exp as i64)
+                }
+                _ => (BigInt::zero(), *exp),
+            };
+            let lo = de.min(*exp);
+            let diff = (dm << (de - lo) as usize) - (value << (exp - lo) as usize);
+            // Quantum exponent: floor(log2 |exact|) - m, at least emin - m.
+            let floor_log2 = if value.is_zero() {
+                i64::MIN
+            } else {
+                value.bits() as i64 - 1 + exp
+            };
+            let q = floor_log2.max(d_fmt.emin() as i64) - d_fmt.man_bits as i64;
+            Some(scaled(&diff, lo - q))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mma::core::format::{E4M3, FP16, FP32, UE8M0};
+
+    fn f(a: mma::core::Format, c: mma::core::Format) -> Formats {
+        Formats {
+            a,
+            b: a,
+            c,
+            d: c,
+            scale: None,
+        }
+    }
+
+    #[test]
+    fn sums_are_exact() {
+        // 1·1 + 2^-24·1 + f32 2^24 (0x4b800000) = 2^24 + 1 + 2^-24: 49 bits, no rounding.
+        let x = exact_dot(
+            &f(FP16, FP32),
+            &[0x3c00, 0x0001],
+            &[0x3c00, 0x3c00],
+            0x4b80_0000,
+            &[],
+            &[],
+        );
+        assert_eq!(x.hex(), "0x1.000001000001p+24");
+        assert_eq!(x.decimal(), "16777217.000000059604644775390625");
+        // Inf·0 is NaN; +Inf and -Inf together are NaN; one Inf wins over finite terms.
+        let ff = f(FP16, FP32);
+        assert_eq!(
+            exact_dot(&ff, &[0x7c00], &[0x0000], 0, &[], &[]),
+            ExactSum::Nan
+        );
+        assert_eq!(
+            exact_dot(&ff, &[0x7c00, 0xfc00], &[0x3c00, 0x3c00], 0, &[], &[]),
+            ExactSum::Nan
+        );
+        assert_eq!(
+            exact_dot(&ff, &[0xfc00], &[0x3c00], 0x3f80_0000, &[], &[]),
+            ExactSum::Inf { neg: true }
+        );
+        // Scales: e4m3 1.0 (0x38) times ue8m0 2^1 (0x80) and 2^-1 (0x7e): 1.
+        let sc = Formats {
+            scale: Some((UE8M0, 32)),
+            ..f(E4M3, FP32)
+        };
+        let x = exact_dot(&sc, &[0x38], &[0x38], 0, &[0x80], &[0x7e]);
+        assert_eq!(x.decimal(), "1");
+    }
+
+    #[test]
+    fn ulps_at_the_exact_binade() {
+        // exact 1 + 2^-30; f32 D = 1 (0x3f800000): error -2^-30 / 2^-23 = -2^-7.
+        let x = ExactSum::Finite {
+            value: BigInt::from((1u64 << 30) + 1),
+            exp: -30,
+        };
+        assert_eq!(ulp_error(&FP32, 0x3f80_0000, &x), Some(-1.0 / 128.0));
+        // D one ulp up (0x3f800001 = 1 + 2^-23): (2^-23 - 2^-30)/2^-23 = 1 - 2^-7.
+        assert_eq!(ulp_error(&FP32, 0x3f80_0001, &x), Some(1.0 - 1.0 / 128.0));
+        assert_eq!(ulp_error(&FP32, 0x7f80_0000, &x), None);
+        let z = ExactSum::Finite {
+            value: BigInt::zero(),
+            exp: 0,
+        };
+        // Zero exact: the quantum is the subnormal one, 2^-149; D = +0 is 0 ulps.
+        assert_eq!(ulp_error(&FP32, 0x8000_0000, &z), Some(0.0));
+        assert_eq!(ulp_error(&FP32, 0x0000_0001, &z), Some(1.0));
+    }
+}

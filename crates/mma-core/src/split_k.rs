@@ -1,0 +1,173 @@
+//! Split-K: a matrix product whose K is cut into `S` equal slices, each walked by the
+//! instruction as [`DotUnit::gemm`] does (starting from +0), and the `S` partial results
+//! reduced in a fixed order in D's format with IEEE 754 addition rounded to nearest even:
+//! `D = ((C + P_0) + P_1) + … + P_{S-1}`. This is the serial reduction a split-K kernel
+//! performs in its epilogue (for f32 D, an fp32 reduction); it is deterministic and does not
+//! depend on the thread count.
+
+use crate::format::Format;
+use crate::gemm::GemmIn;
+use crate::round::{round, Exact, RoundOpts, Rounding};
+use crate::unit::{DotUnit, ShapeError};
+use crate::value::Value;
+
+/// `x + y` for two words of `fmt`, exactly summed and rounded once to nearest even (IEEE 754
+/// addition). NaN operands and Inf − Inf give `fmt`'s default NaN; an exact zero sum is +0
+/// unless both addends are −0; overflow follows IEEE rules (Inf, or NaN/the largest value in
+/// formats without Inf).
+pub fn add_rne(fmt: &Format, x: u64, y: u64) -> u64 {
+    let v = add_values(fmt, fmt.decode(x), fmt.decode(y));
+    fmt.encode(v, fmt.default_nan())
+}
+
+fn add_values(fmt: &Format, a: Value, b: Value) -> Value {
+    use Value::*;
+    match (a, b) {
+        (Nan, _) | (_, Nan) => Nan,
+        (Inf { neg: p }, Inf { neg: q }) if p != q => Nan,
+        (Inf { neg }, _) | (_, Inf { neg }) => Inf { neg },
+        (Zero { neg: p }, Zero { neg: q }) => Zero { neg: p && q },
+        (Zero { .. }, v) | (v, Zero { .. }) => v,
+        (
+            Finite {
+                neg: na,
+                sig: sa,
+                exp: ea,
+            },
+            Finite {
+                neg: nb,
+                sig: sb,
+                exp: eb,
+            },
+        ) => {
+            // (big, small) by the exponent of the least significant bit.
+            let ((nh, sh, eh), (nl, sl, el)) = if ea >= eb {
+                ((na, sa, ea), (nb, sb, eb))
+            } else {
+                ((nb, sb, eb), (na, sa, ea))
+            };
+            let diff = (eh - el) as u32;
+            let x = if diff <= 64 {
+                // Both fit on the finer grid: significands have at most 53 bits.
+                let hi = (sh as i128) << diff;
+                let lo = sl as i128;
+                let s = if nh { -hi } else { hi } + if nl { -lo } else { lo };
+                if s == 0 {
+                    return Zero { neg: false };
+                }
+                Exact {
+                    neg: s < 0,
+                    mag: s.unsigned_abs(),
+                    exp: el,
+                    sticky: false,
+                }
+            } else {
+                // The small addend lies below 2^(eh-11): keep two guard bits of the big one and
+                // let the small one be the sticky remainder (subtracted: one unit less).
+                let m = (sh as u128) << 2;
+                Exact {
+                    neg: nh,
+                    mag: if nh == nl { m } else { m - 1 },
+                    exp: eh - 2,
+                    sticky: true,
+                }
+            };
+            round(fmt, x, Rounding::NearestEven, RoundOpts::IEEE)
+        }
+    }
+}
+
+impl DotUnit {
+    /// [`DotUnit::gemm`] with K cut into `splits` slices of `k / splits` (each a multiple of
+    /// `k_step`), every slice's partial product computed from a +0 C, and the partials reduced
+    /// into C in slice order with [`add_rne`] in D's format (see the module docs). C and D must
+    /// share a format. `splits == 1` is [`DotUnit::gemm`].
+    pub fn gemm_split_k(
+        &self,
+        (m, n, k): (usize, usize, usize),
+        k_step: usize,
+        splits: usize,
+        x: &GemmIn<'_>,
+        d: &mut [u64],
+        threads: usize,
+    ) -> Result<(), ShapeError> {
+        if splits <= 1 {
+            return self.gemm((m, n, k), k_step, x, d, threads);
+        }
+        let ks = k / splits;
+        if ks == 0 || k % splits != 0 || k_step == 0 || ks % k_step != 0 {
+            return Err(ShapeError::Ragged {
+                k,
+                block: k_step.max(1) * splits,
+            });
+        }
+        if self.formats.c != self.formats.d {
+            return Err(ShapeError::Feedback {
+                c: self.formats.c.name,
+                d: self.formats.d.name,
+            });
+        }
+        let s = self.scales_for(k);
+        crate::unit::check_lengths(&[
+            ("A", x.a.len(), m, k),
+            ("B", x.b_cols.len(), k, n),
+            ("C", x.c.len(), m, n),
+            ("D", d.len(), m, n),
+            ("scale_a", x.scale_a.len(), m, s),
+            ("scale_b", x.scale_b.len(), n, s),
+        ])?;
+        let ss = self.scales_for(ks);
+        let slice = |src: &[u64], rows: usize, width: usize, part: usize, w: usize| -> Vec<u64> {
+            (0..rows)
+                .flat_map(|r| src[r * width + part * w..r * width + (part + 1) * w].iter())
+                .copied()
+                .collect()
+        };
+        let zeros = vec![0u64; m * n];
+        d.copy_from_slice(x.c);
+        let mut part = vec![0u64; m * n];
+        for p in 0..splits {
+            let (a, b) = (slice(x.a, m, k, p, ks), slice(x.b_cols, n, k, p, ks));
+            let (sa, sb) = if s == 0 {
+                (Vec::new(), Vec::new())
+            } else {
+                (slice(x.scale_a, m, s, p, ss), slice(x.scale_b, n, s, p, ss))
+            };
+            let xin = GemmIn {
+                a: &a,
+                b_cols: &b,
+                c: &zeros,
+                scale_a: &sa,
+                scale_b: &sb,
+            };
+            self.gemm((m, n, ks), k_step, &xin, &mut part, threads)?;
+            for (di, &pi) in d.iter_mut().zip(&part) {
+                *di = add_rne(&self.formats.d, *di, pi);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{FP16, FP32};
+
+    #[test]
+    fn ieee_addition() {
+        // 1 + 2^-24 in f32: the tie between 1 and 1 + 2^-23 goes to even 1 (0x3f800000).
+        assert_eq!(add_rne(&FP32, 0x3f80_0000, 0x3380_0000), 0x3f80_0000);
+        // 1 + 3·2^-25 (0x33c00000) is above the tie: 1 + 2^-23 (0x3f800001).
+        assert_eq!(add_rne(&FP32, 0x3f80_0000, 0x33c0_0000), 0x3f80_0001);
+        // Far apart: 1 - 2^-100 (0x0d800000 is 2^-100) is below 1 by far less than half an
+        // ulp: RNE gives 1; 2^-149 does not change 2^100 either.
+        assert_eq!(add_rne(&FP32, 0x3f80_0000, 0x8d80_0000), 0x3f80_0000);
+        assert_eq!(add_rne(&FP32, 0x7180_0000, 0x0000_0001), 0x7180_0000);
+        // x + (-x) = +0; -0 + -0 = -0; Inf - Inf = NaN; max + max = Inf.
+        assert_eq!(add_rne(&FP16, 0x3c00, 0xbc00), 0x0000);
+        assert_eq!(add_rne(&FP16, 0x8000, 0x8000), 0x8000);
+        assert_eq!(add_rne(&FP16, 0x7c00, 0xfc00), FP16.default_nan());
+        assert_eq!(add_rne(&FP16, 0x7bff, 0x7bff), 0x7c00);
+    }
+}
