@@ -424,10 +424,94 @@ fn catalog<'py>(
     Ok(out)
 }
 
+fn format_named(name: &str) -> PyResult<Format> {
+    mma::core::format::by_name(name).ok_or_else(|| {
+        let known: Vec<&str> = mma::core::format::ALL.iter().map(|f| f.name).collect();
+        PyKeyError::new_err(format!(
+            "fmt: unknown format {name:?}; expected one of {}",
+            known.join(", ")
+        ))
+    })
+}
+
+/// The values of storage words of a format (`NaN` for every NaN encoding); a word with bits
+/// outside the format is a `ValueError` naming its index.
+#[pyfunction]
+fn decode<'py>(
+    py: Python<'py>,
+    fmt: &str,
+    words: numpy::PyReadonlyArray1<'py, u64>,
+) -> PyResult<Bound<'py, numpy::PyArray1<f64>>> {
+    let f = format_named(fmt)?;
+    let w = words
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(format!("words: {e}")))?;
+    let mut out = Vec::with_capacity(w.len());
+    for (i, &x) in w.iter().enumerate() {
+        if !f.is_valid_encoding(x) {
+            return Err(PyValueError::new_err(format!(
+                "words[{i}] = {x:#x} is not a valid {} word",
+                f.name
+            )));
+        }
+        out.push(f.decode(x).to_f64());
+    }
+    Ok(out.into_pyarray(py))
+}
+
+/// The storage words of values, each exactly representable in the format (NaN becomes the
+/// format's default NaN); otherwise a `ValueError` naming the first value that is not.
+#[pyfunction]
+fn encode<'py>(
+    py: Python<'py>,
+    fmt: &str,
+    values: numpy::PyReadonlyArray1<'py, f64>,
+) -> PyResult<Bound<'py, numpy::PyArray1<u64>>> {
+    let f = format_named(fmt)?;
+    let v = values
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(format!("values: {e}")))?;
+    let mut out = Vec::with_capacity(v.len());
+    for (i, &x) in v.iter().enumerate() {
+        out.push(values::encode_exact(&f, x).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "values[{i}] = {x:?} is not exactly representable in {}",
+                f.name
+            ))
+        })?);
+    }
+    Ok(out.into_pyarray(py))
+}
+
+/// The documented difference class from mmasim 2.1.1 (`mma::amd::known_difference`) of one
+/// AMD dot product, by name, or None; `a`, `b`, `c` are the instruction's words.
+#[pyfunction]
+fn amd_known_difference(
+    arch: &str,
+    instr: &str,
+    a: Vec<u64>,
+    b: Vec<u64>,
+    c: u64,
+) -> PyResult<Option<String>> {
+    let i = mma::amd::find(arch, instr).map_err(|e| PyKeyError::new_err(e.to_string()))?;
+    if a.len() != i.k || b.len() != i.k {
+        return Err(PyValueError::new_err(format!(
+            "a, b: expected {} words each, got {} and {}",
+            i.k,
+            a.len(),
+            b.len()
+        )));
+    }
+    Ok(mma::amd::known_difference(i, &a, &b, c).map(|d| format!("{d:?}")))
+}
+
 #[pymodule]
 fn _mma(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyUnit>()?;
     m.add_function(wrap_pyfunction!(find, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(decode, m)?)?;
+    m.add_function(wrap_pyfunction!(encode, m)?)?;
+    m.add_function(wrap_pyfunction!(amd_known_difference, m)?)?;
     Ok(())
 }

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _mma
 
-__all__ = ["Unit", "find", "catalog"]
+__all__ = ["Unit", "find", "catalog", "decode", "encode", "formats"]
 
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 _SINT = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
@@ -416,3 +416,33 @@ def catalog(vendor: Optional[str] = None, arch: Optional[str] = None) -> List[Di
         KeyError: an unknown vendor or architecture.
     """
     return _mma.catalog(vendor, arch)
+
+
+def formats() -> List[str]:
+    """The names of every number format (``"f16"``, ``"e4m3"``, ``"ue8m0"``, ...)."""
+    return ["f64", "f32", "tf32", "f16", "bf16", "e5m2", "e4m3", "e4m3fnuz", "e5m2fnuz",
+            "e3m2", "e2m3", "e2m1", "ue8m0", "ue4m3"]
+
+
+def decode(fmt: str, words: Any) -> np.ndarray:
+    """The values (float64, NaN for every NaN encoding) of storage words of format ``fmt``.
+
+    ``words``: an array of unsigned integers, any shape; sub-byte formats take their code in
+    the low bits. Raises KeyError for an unknown format, TypeError for a non-integer array and
+    ValueError for a word with bits outside the format.
+    """
+    w = np.asarray(words)
+    if w.dtype.kind not in "ui":
+        raise TypeError(f"words: expected an array of unsigned integers, got {w.dtype}")
+    if w.size and w.min() < 0:
+        raise ValueError("words: expected unsigned integers, got a negative value")
+    flat = np.ascontiguousarray(w.reshape(-1).astype(np.uint64))
+    return _mma.decode(fmt, flat).reshape(w.shape)
+
+
+def encode(fmt: str, values: Any) -> np.ndarray:
+    """The storage words (uint64) of ``values`` in format ``fmt``; every value must be exactly
+    representable (NaN becomes the format's default NaN), else ValueError naming the first
+    one that is not."""
+    v = np.asarray(values, dtype=np.float64)
+    return _mma.encode(fmt, np.ascontiguousarray(v.reshape(-1))).reshape(v.shape)
