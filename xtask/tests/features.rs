@@ -5,8 +5,8 @@
 //! used; once `mma_amd::catalog()` exists its families are checked through the `"expect"`
 //! fields as well.
 
-use mma_core::e_fdpa::EFdpa;
 use mma_core::format::{FP16, FP32};
+use mma_core::models::e_fdpa::EFdpa;
 use mma_core::{DotUnit, Model, NanStyle, Output, OutputRounding, RoundOpts, Rounding, Value};
 use mma_oracle::{correctly_rounded, exact_dot, ExactResult};
 use xtask::families::{families, Family};

@@ -5,12 +5,12 @@
 //! renamed with `_Nb` on CDNA3).
 
 use crate::{Arch, Instruction};
-use mma_core::e_fdpa::EFdpa;
-use mma_core::fma::Fma;
 use mma_core::format::{Format, BF16, E4M3_FNUZ, E5M2_FNUZ, FP16, FP32, FP64, TF32};
-use mma_core::ftz_mul_add::FtzMulAdd;
-use mma_core::gtr_fdpa::GtrFdpa;
-use mma_core::tr_fdpa::TrFdpa;
+use mma_core::models::e_fdpa::EFdpa;
+use mma_core::models::fma::Fma;
+use mma_core::models::ftz_mul_add::FtzMulAdd;
+use mma_core::models::gtr_fdpa::GtrFdpa;
+use mma_core::models::tr_fdpa::TrFdpa;
 use mma_core::{DotUnit, Formats, Model, NanStyle, Output, OutputRounding, RoundOpts, Rounding};
 
 /// Which model an instruction uses, with the parameters that vary between instructions.

@@ -48,7 +48,7 @@ fn amd_fast_paths_match_plain() {
             _ => continue,
         };
         assert_eq!(kern.is_fast(), fast_expected, "{}", ins.name);
-        if mma_core::fast::Isa::detect() == mma_core::fast::Isa::Avx2
+        if mma_core::Isa::detect() == mma_core::Isa::Avx2
             && matches!(ins.name, "f32_32x32x8_f16" | "f32_16x16x32_fp8_fp8")
         {
             // The vector TR-FDPA / GTR-FDPA blocks and their lane-wise batch (AVX2 builds).
@@ -56,9 +56,7 @@ fn amd_fast_paths_match_plain() {
             assert!(kern.is_batched(), "{}", ins.name);
             vector += 1;
         }
-        if mma_core::fast::Isa::detect() == mma_core::fast::Isa::Avx2
-            && ins.name == "f32_32x32x8bf16_1k"
-        {
+        if mma_core::Isa::detect() == mma_core::Isa::Avx2 && ins.name == "f32_32x32x8bf16_1k" {
             assert!(kern.is_batched(), "{}", ins.name);
         }
         // Cases by K (the instruction's or twice it), for `Kernel::dots` after the loop.
@@ -127,7 +125,7 @@ fn amd_fast_paths_match_plain() {
         }
     }
     assert!(checked >= 30, "{checked}");
-    if mma_core::fast::Isa::detect() == mma_core::fast::Isa::Avx2 {
+    if mma_core::Isa::detect() == mma_core::Isa::Avx2 {
         assert_eq!(vector, 2);
     }
 }

@@ -2,8 +2,8 @@
 //! same random inputs, and the threaded matrix driver.
 
 use anyhow::{bail, Context, Result};
-use mma::core::fast::Kernel;
 use mma::core::gemm::GemmIn;
+use mma::core::Kernel;
 use mma::core::{format, DotUnit, Format, Value};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -164,7 +164,7 @@ fn rate(seconds: f64, mut pass: impl FnMut()) -> f64 {
     (n * DOTS) as f64 / (thread_time() - t0).as_secs_f64()
 }
 
-/// One pass of the model over the data set through [`mma::core::fast::Kernel::dots`], the
+/// One pass of the model over the data set through [`mma::core::Kernel::dots`], the
 /// library's way to evaluate many dot products (eight at a time across vector lanes where the
 /// model allows).
 #[inline(never)]

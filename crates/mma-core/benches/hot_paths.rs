@@ -1,19 +1,17 @@
-//! Criterion benches of the hot paths: decoding, the T-FDPA align-and-truncate block, the
-//! final rounding, and whole dot products of a few instructions (plain model, per-dot kernel,
+//! Criterion benches of the hot paths: plain decoding, the T-FDPA align-and-truncate block, the
+//! rounding routine, and whole dot products of a few instructions (plain model, per-dot kernel,
 //! and the batch evaluation `Kernel::dots`, eight dot products across vector lanes).
 //!
 //!     cargo bench -p mma-core --bench hot_paths
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use mma_core::fast::round::FastRound;
-use mma_core::fast::table::{self, Dec, F16Dec, Table8};
 use mma_core::format::{self, Format};
-use mma_core::ftz_mul_add::FtzMulAdd;
-use mma_core::gst_fdpa::GstFdpa;
 use mma_core::model::{NanStyle, Output, OutputRounding};
-use mma_core::t_fdpa::{truncated_sum, TFdpa};
+use mma_core::models::ftz_mul_add::FtzMulAdd;
+use mma_core::models::gst_fdpa::GstFdpa;
+use mma_core::models::t_fdpa::{truncated_sum, TFdpa};
+use mma_core::models::tr_fdpa::TrFdpa;
 use mma_core::term::Term;
-use mma_core::tr_fdpa::TrFdpa;
 use mma_core::{round, DotUnit, Exact, Formats, Model, RoundOpts, Rounding, Value};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -169,32 +167,6 @@ fn decode(c: &mut Criterion) {
                 .sum::<u32>()
         })
     });
-    g.bench_function("f16_arithmetic", |b| {
-        b.iter(|| {
-            words
-                .iter()
-                .map(|&w| table::sig(F16Dec {}.get(black_box(w))))
-                .sum::<u32>()
-        })
-    });
-    let t16 = table::table(&format::FP16).unwrap();
-    g.bench_function("f16_table", |b| {
-        b.iter(|| {
-            words
-                .iter()
-                .map(|&w| table::sig(t16.get(black_box(w))))
-                .sum::<u32>()
-        })
-    });
-    let t8 = Table8::of(&format::E4M3).unwrap();
-    g.bench_function("e4m3_table", |b| {
-        b.iter(|| {
-            words
-                .iter()
-                .map(|&w| table::sig(t8.get(black_box(w))))
-                .sum::<u32>()
-        })
-    });
     g.bench_function("e4m3_plain_decode", |b| {
         b.iter(|| {
             words
@@ -235,7 +207,6 @@ fn rounding(c: &mut Criterion) {
         .map(|_| ((rng.random::<i64>() >> 20), rng.random_range(-160..100)))
         .collect();
     let o = out(format::FP32, Rounding::TowardZero);
-    let fr = FastRound::new(&o, &format::FP32).unwrap();
     let mut g = c.benchmark_group("round_1024");
     g.bench_function("round_encode", |b| {
         b.iter(|| {
@@ -271,13 +242,6 @@ fn rounding(c: &mut Criterion) {
                     .is_neg() as u64
                 })
                 .sum::<u64>()
-        })
-    });
-    g.bench_function("fast_round", |b| {
-        b.iter(|| {
-            xs.iter()
-                .map(|&(s, e)| fr.round(black_box(s), e, false))
-                .fold(0, |a, b| a ^ b)
         })
     });
     g.finish();

@@ -4,7 +4,7 @@
 //! `parallel`, on by default, with rayon); every element is computed by the same sequence of
 //! operations whatever the thread count, so the result is identical for any number of threads.
 
-use crate::fast::{Kernel, Rows};
+use crate::kernel::{Kernel, Rows};
 use crate::unit::{DotUnit, ShapeError};
 
 /// Operands of [`DotUnit::gemm`]: `a` is `m×k` row-major, `b_cols` is B given column by column

@@ -8,12 +8,13 @@
 //! - [`format`](mod@format): number formats as descriptors, decode and encode.
 //! - [`round`]: the single rounding routine.
 //! - [`term`], [`wide`]: exact products and exact wide sums.
-//! - One module per arithmetic model (`fma`, `e_fdpa`, `t_fdpa`, ...), each a parameterised
-//!   type implementing [`model::BlockModel`].
+//! - [`models`]: one module per arithmetic model (`fma`, `e_fdpa`, `t_fdpa`, ...), each a
+//!   parameterised type implementing [`model::BlockModel`].
 //! - [`unit_file`]: units as data (serde), for units no catalog holds.
 //! - [`unit`](mod@unit): a whole instruction (formats, block length, model) with the
 //!   K-chaining and the matrix-level drivers.
-//! - [`fast`]: [`Kernel`], the prepared per-dot and lane paths, bit-identical to the models.
+//! - [`Kernel`]: a unit prepared once, with per-dot and lane paths bit-identical to the models
+//!   (the crate-private `kernel` module).
 //!
 //! # Example
 //!
@@ -21,7 +22,7 @@
 //! blocks of 16, round toward zero), built by hand:
 //!
 //! ```
-//! use mma_core::t_fdpa::TFdpa;
+//! use mma_core::models::t_fdpa::TFdpa;
 //! use mma_core::{format, DotUnit, Formats, Model, NanStyle, Output, OutputRounding};
 //! use mma_core::{RoundOpts, Rounding};
 //!
@@ -53,32 +54,23 @@
 //! - `parallel` (default): [`DotUnit::gemm`] and [`Kernel::dots_threaded`] spread work over
 //!   threads with rayon; without it they run on the calling thread, with the same results.
 //!
-//! The lane paths of [`fast`] are chosen at run time ([`fast::Isa::detect`]): on AVX2 CPUs in
+//! The lane paths of [`Kernel`] are chosen at run time ([`Isa::detect`]): on AVX2 CPUs in
 //! every build, the portable kernels elsewhere, with identical results.
 
-pub mod e_fdpa;
-pub mod fast;
-pub mod fma;
 pub mod format;
-pub mod ftz_mul_add;
 pub mod gemm;
-pub mod gst_fdpa;
-pub mod gtr_fdpa;
+mod kernel;
 pub mod model;
+pub mod models;
 pub mod round;
-pub mod sliced_fdpa;
-pub mod st_fdpa;
-pub mod t_fdpa;
 pub mod term;
-pub mod tr_fdpa;
-pub mod typed;
 pub mod unit;
 pub mod unit_file;
 pub mod value;
 pub mod wide;
 
-pub use fast::Kernel;
 pub use format::Format;
+pub use kernel::{Isa, Kernel, Rows};
 pub use model::{BlockModel, Formats, NanStyle, Output, OutputRounding};
 pub use round::{Exact, Overflow, RoundOpts, Rounding};
 pub use unit::{DotUnit, Model, ShapeError};

@@ -1,18 +1,18 @@
 //! A whole instruction's arithmetic: the model, its block length, and the K-chaining and
 //! matrix-level drivers.
 
-use crate::e_fdpa::EFdpa;
-use crate::fast::Kernel;
-use crate::fma::Fma;
 use crate::format::Format;
-use crate::ftz_mul_add::FtzMulAdd;
-use crate::gst_fdpa::GstFdpa;
-use crate::gtr_fdpa::GtrFdpa;
+use crate::kernel::Kernel;
 use crate::model::{BlockIn, BlockModel, Formats};
-use crate::sliced_fdpa::SlicedFdpa;
-use crate::st_fdpa::StFdpa;
-use crate::t_fdpa::TFdpa;
-use crate::tr_fdpa::TrFdpa;
+use crate::models::e_fdpa::EFdpa;
+use crate::models::fma::Fma;
+use crate::models::ftz_mul_add::FtzMulAdd;
+use crate::models::gst_fdpa::GstFdpa;
+use crate::models::gtr_fdpa::GtrFdpa;
+use crate::models::sliced_fdpa::SlicedFdpa;
+use crate::models::st_fdpa::StFdpa;
+use crate::models::t_fdpa::TFdpa;
+use crate::models::tr_fdpa::TrFdpa;
 
 /// Every arithmetic model of the family, with its parameters as data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -33,18 +33,18 @@
 //! `DotUnit` implements `Serialize` and `Deserialize` through [`UnitFile`]; the `k` field is
 //! not part of a `DotUnit` (read it from [`UnitFile`] where the instruction's K matters).
 
-use crate::e_fdpa::EFdpa;
-use crate::fma::Fma;
 use crate::format::{self, Format};
-use crate::ftz_mul_add::FtzMulAdd;
-use crate::gst_fdpa::GstFdpa;
-use crate::gtr_fdpa::GtrFdpa;
 use crate::model::{Formats, NanStyle, Output, OutputRounding};
+use crate::models::e_fdpa::EFdpa;
+use crate::models::fma::Fma;
+use crate::models::ftz_mul_add::FtzMulAdd;
+use crate::models::gst_fdpa::GstFdpa;
+use crate::models::gtr_fdpa::GtrFdpa;
+use crate::models::sliced_fdpa::SlicedFdpa;
+use crate::models::st_fdpa::StFdpa;
+use crate::models::t_fdpa::TFdpa;
+use crate::models::tr_fdpa::TrFdpa;
 use crate::round::{Overflow, RoundOpts, Rounding};
-use crate::sliced_fdpa::SlicedFdpa;
-use crate::st_fdpa::StFdpa;
-use crate::t_fdpa::TFdpa;
-use crate::tr_fdpa::TrFdpa;
 use crate::unit::{DotUnit, Model};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

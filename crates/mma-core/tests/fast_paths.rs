@@ -1,17 +1,15 @@
-//! The fast paths against the plain ones: decode tables, the direct rounding, and whole dot
-//! products of hand-built units on random inputs with specials, zeros and subnormals, and for
+//! The fast paths against the plain ones: whole dot products of hand-built units on random inputs with specials, zeros and subnormals, and for
 //! the AMD models (FTZ-MulAdd, TR-FDPA, GTR-FDPA) inputs built for their corner cases:
 //! cancellations, large exponent spreads, products near `2^128`, C near the drop threshold.
-//! (The whole AMD catalog is checked the same way in mma-amd's `fast_catalog` test.)
+//! (The whole AMD catalog is checked the same way in mma-amd's `fast_catalog` test; the decode
+//! tables and the direct rounding are tested inside the crate, `src/kernel/tests.rs`.)
 
-use mma_core::fast::round::{reference, FastRound};
-use mma_core::fast::table::{self, Bf16Dec, Dec, F16Dec, Table8};
 use mma_core::format::{self, Format, Specials};
-use mma_core::ftz_mul_add::FtzMulAdd;
-use mma_core::gst_fdpa::GstFdpa;
-use mma_core::gtr_fdpa::GtrFdpa;
 use mma_core::model::{NanStyle, Output, OutputRounding};
-use mma_core::tr_fdpa::TrFdpa;
+use mma_core::models::ftz_mul_add::FtzMulAdd;
+use mma_core::models::gst_fdpa::GstFdpa;
+use mma_core::models::gtr_fdpa::GtrFdpa;
+use mma_core::models::tr_fdpa::TrFdpa;
 use mma_core::{DotUnit, Formats, Model, RoundOpts, Rounding, Value};
 
 mod common;
@@ -20,95 +18,10 @@ use common::{compare_batch, nv_out, tfdpa, word};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-#[test]
-fn tables_match_decode() {
-    for fmt in format::ALL {
-        let Some(t) = table::table(fmt) else {
-            assert!(!table::tabulable(fmt), "{}", fmt.name);
-            continue;
-        };
-        for bits in 0..1u64 << fmt.storage_bits {
-            assert_eq!(
-                t.get(bits),
-                table::pack(fmt.decode(bits), fmt),
-                "{} {bits:#x}",
-                fmt.name
-            );
-            // Bits above the storage width are ignored, as decode ignores them.
-            assert_eq!(t.get(bits | 1 << 40), t.get(bits));
-        }
-        if fmt.storage_bits <= 8 {
-            let t8 = Table8::of(fmt).unwrap();
-            for bits in 0..256u64 {
-                assert_eq!(t8.get(bits), table::pack(fmt.decode(bits), fmt));
-            }
-        }
-    }
-}
-
-fn ieee16_matches<D: Dec>(d: D, fmt: &Format) {
-    for bits in 0..1u64 << 16 {
-        let want = table::pack(fmt.decode(bits), fmt);
-        let got = d.get(bits);
-        assert_eq!(got & table::SPECIAL, want & table::SPECIAL, "{bits:#x}");
-        if want & table::SPECIAL != 0 {
-            continue;
-        }
-        assert_eq!(table::sig(got), table::sig(want), "{bits:#x}");
-        assert_eq!(table::neg(got), table::neg(want), "{bits:#x}");
-        if table::sig(want) != 0 {
-            assert_eq!(got, want, "{bits:#x}");
-        }
-    }
-}
-
-#[test]
-fn arithmetic_16_bit_decoders_match_tables() {
-    ieee16_matches(F16Dec {}, &format::FP16);
-    ieee16_matches(Bf16Dec {}, &format::BF16);
-}
-
-#[test]
-fn fast_round_matches_round_encode() {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
-    let cases = [
-        (format::FP32, format::FP32, Rounding::TowardZero),
-        (format::E8M13, format::FP32, Rounding::TowardZero),
-        (format::FP16, format::FP16, Rounding::NearestEven),
-        (format::FP32, format::FP32, Rounding::NearestEven),
-        (format::BF16, format::FP32, Rounding::NearestEven),
-    ];
-    for (rho, d, mode) in cases {
-        for nz in [true, false] {
-            let out = nv_out(rho, mode, nz);
-            let fr = FastRound::new(&out, &d).expect("fast rounding");
-            for i in 0..200_000 {
-                let bits = rng.random_range(1..58);
-                let mut sum = (rng.random::<u64>() >> (64 - bits)) as i64;
-                if i % 3 == 0 {
-                    // Near ties and carries: runs of ones and zeros.
-                    sum |= (1i64 << rng.random_range(0..40)) - 1;
-                }
-                if rng.random::<bool>() {
-                    sum = -sum;
-                }
-                let exp = rng.random_range(-240..140);
-                let zn = rng.random::<bool>();
-                assert_eq!(
-                    fr.round(sum, exp, zn),
-                    reference(&out, &d, sum, exp, zn),
-                    "{} {mode:?} sum {sum} exp {exp}",
-                    rho.name
-                );
-            }
-        }
-    }
-}
-
 fn compare(unit: &DotUnit, k: usize, n: usize, seed: u64) {
     let kern = unit.kernel();
     // tf32 has lane paths only (no per-dot kernel: it has no decode table).
-    let avx2 = mma_core::fast::Isa::detect() == mma_core::fast::Isa::Avx2;
+    let avx2 = mma_core::Isa::detect() == mma_core::Isa::Avx2;
     assert!(
         kern.is_fast() || (avx2 && kern.is_batched()) || (!avx2 && unit.formats.a == format::TF32),
         "{unit:?}"
@@ -217,7 +130,7 @@ fn gst_fast_matches_plain() {
                 out: rz32,
             }),
         };
-        let avx2 = mma_core::fast::Isa::detect() == mma_core::fast::Isa::Avx2;
+        let avx2 = mma_core::Isa::detect() == mma_core::Isa::Avx2;
         assert_eq!(unit.kernel().is_vector(), avx2);
         // The lane path (`Kernel::dots`) takes a scale per 16 or 32 elements.
         assert_eq!(unit.kernel().is_batched(), avx2);
@@ -528,7 +441,7 @@ fn tr_fdpa_fast_matches_plain() {
     ];
     // The vector block (AVX2 builds) runs these format pairs for blocks of 8 and 16.
     for u in &units {
-        let want = mma_core::fast::Isa::detect() == mma_core::fast::Isa::Avx2 && u.block % 8 == 0;
+        let want = mma_core::Isa::detect() == mma_core::Isa::Avx2 && u.block % 8 == 0;
         assert_eq!(u.kernel().is_vector(), want, "{}", u.describe());
     }
     for (i, u) in units.iter().enumerate() {
@@ -567,7 +480,7 @@ fn gtr_fdpa_fast_matches_plain() {
         gtr(e4, e4, 4, 25, -126),
     ];
     for u in &units {
-        let want = mma_core::fast::Isa::detect() == mma_core::fast::Isa::Avx2 && u.block % 8 == 0;
+        let want = mma_core::Isa::detect() == mma_core::Isa::Avx2 && u.block % 8 == 0;
         assert_eq!(u.kernel().is_vector(), want, "{}", u.describe());
     }
     for (i, u) in units.iter().enumerate() {

@@ -2,12 +2,12 @@
 //! counts, with the per-dot kernels and the lane-wise ones (eight columns at a time).
 
 use mma_core::format;
-use mma_core::ftz_mul_add::FtzMulAdd;
 use mma_core::gemm::GemmIn;
-use mma_core::gst_fdpa::GstFdpa;
 use mma_core::model::{NanStyle, Output, OutputRounding};
-use mma_core::t_fdpa::TFdpa;
-use mma_core::tr_fdpa::TrFdpa;
+use mma_core::models::ftz_mul_add::FtzMulAdd;
+use mma_core::models::gst_fdpa::GstFdpa;
+use mma_core::models::t_fdpa::TFdpa;
+use mma_core::models::tr_fdpa::TrFdpa;
 use mma_core::{DotUnit, Formats, Model, RoundOpts, Rounding, ShapeError};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -184,7 +184,7 @@ fn gemm_matches_serial_mma_for_any_thread_count() {
     for u in [&u, &ftz, &tr] {
         assert_eq!(
             u.kernel().is_batched(),
-            mma_core::fast::Isa::detect() == mma_core::fast::Isa::Avx2
+            mma_core::Isa::detect() == mma_core::Isa::Avx2
         );
     }
 }

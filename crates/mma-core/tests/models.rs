@@ -1,12 +1,12 @@
 //! Hand-derived cases for each model, with the derivation next to each case.
 
-use mma_core::e_fdpa::EFdpa;
-use mma_core::fma::Fma;
 use mma_core::format::{self, Format};
-use mma_core::gst_fdpa::GstFdpa;
-use mma_core::sliced_fdpa::SlicedFdpa;
-use mma_core::st_fdpa::StFdpa;
-use mma_core::t_fdpa::TFdpa;
+use mma_core::models::e_fdpa::EFdpa;
+use mma_core::models::fma::Fma;
+use mma_core::models::gst_fdpa::GstFdpa;
+use mma_core::models::sliced_fdpa::SlicedFdpa;
+use mma_core::models::st_fdpa::StFdpa;
+use mma_core::models::t_fdpa::TFdpa;
 use mma_core::{DotUnit, Formats, Model, NanStyle, Output, OutputRounding, RoundOpts, Rounding};
 
 fn nv_out(fmt: Format, mode: Rounding) -> Output {

@@ -8,11 +8,11 @@
 
 use crate::arch::Arch;
 use mma_core::format::{self, Format};
-use mma_core::gst_fdpa::GstFdpa;
-use mma_core::st_fdpa::StFdpa;
+use mma_core::models::gst_fdpa::GstFdpa;
+use mma_core::models::st_fdpa::StFdpa;
 use mma_core::{
-    fma::Fma, t_fdpa::TFdpa, DotUnit, Formats, Model, NanStyle, Output, OutputRounding, RoundOpts,
-    Rounding,
+    models::fma::Fma, models::t_fdpa::TFdpa, DotUnit, Formats, Model, NanStyle, Output,
+    OutputRounding, RoundOpts, Rounding,
 };
 use std::fmt;
 

@@ -6,7 +6,7 @@
 //!   reproduces 2500/2500 records per format. The records match C = 0, not their `c_` file
 //!   (`shared/hw/README.md`); this is taken as a property of the measurement, not of the unit,
 //!   and the model adds C like `wgmma` does.
-//! - Hopper and Blackwell, fp16 output: [`mma_core::sliced_fdpa`] with the architecture's f16
+//! - Hopper and Blackwell, fp16 output: [`mma_core::models::sliced_fdpa`] with the architecture's f16
 //!   HMMA parameters (F = 25, e_zero = -21, each pass rounded to nearest even in fp16, C added
 //!   last): 2500/2500 per format and GPU, where every other order of passes, rounding
 //!   direction or place for C tried scores at most 2144 (`crates/mma-nvidia/docs/fp8-mma-sync.md`).
@@ -26,8 +26,8 @@
 use crate::arch::Arch;
 use crate::catalog::{Instruction, Layout, Op};
 use mma_core::format::{self, Format};
-use mma_core::sliced_fdpa::SlicedFdpa;
-use mma_core::t_fdpa::TFdpa;
+use mma_core::models::sliced_fdpa::SlicedFdpa;
+use mma_core::models::t_fdpa::TFdpa;
 use mma_core::{DotUnit, Formats, Model, NanStyle, Output, OutputRounding, RoundOpts, Rounding};
 
 const HOPPER_NOTE: &str = "not in mmasim: fixed by the H100 records of shared/hw";

@@ -483,7 +483,7 @@ pub fn load_dir(root: &Path) -> (Vec<RecordSet>, Vec<HwError>) {
 }
 
 /// Evaluates every record of a set with its instruction's model, both one dot product at a
-/// time ([`mma_core::fast::Kernel::dot`]) and as one batch ([`mma_core::fast::Kernel::dots`],
+/// time ([`mma_core::Kernel::dot`]) and as one batch ([`mma_core::Kernel::dots`],
 /// eight at a time across vector lanes where the model has it): a record passes when both
 /// give its D.
 pub fn check_set(set: &RecordSet) -> SetResult {
@@ -503,9 +503,9 @@ pub fn check_set(set: &RecordSet) -> SetResult {
     res
 }
 
-/// The records' results through [`mma_core::fast::Kernel::dots`], records grouped by K (a set
+/// The records' results through [`mma_core::Kernel::dots`], records grouped by K (a set
 /// normally has one).
-fn batch_results(kernel: &mma_core::fast::Kernel, records: &[Record]) -> Vec<u64> {
+fn batch_results(kernel: &mma_core::Kernel, records: &[Record]) -> Vec<u64> {
     let mut out = vec![0u64; records.len()];
     let mut ks: Vec<usize> = records.iter().map(|r| r.a.len()).collect();
     ks.sort_unstable();

@@ -12,8 +12,8 @@
 //! 0xc10ddf7d.
 
 use mma_core::format::{self, Format};
+use mma_core::models::sliced_fdpa::SlicedFdpa;
 use mma_core::round::convert;
-use mma_core::sliced_fdpa::SlicedFdpa;
 use mma_core::{DotUnit, Model, RoundOpts, Rounding};
 
 const A: [u32; 32] = [

@@ -168,7 +168,7 @@ fn check_block(unit: &DotUnit, blk: &Block<'_>) -> Step {
 
 /// An FMA chain, one fused multiply-add at a time (each within one rounding of its own exact
 /// result), so that an intermediate overflow is judged where it happens.
-fn check_fma_chain(m: &mma_core::fma::Fma, f: &Formats, x: &BlockIn<'_>, out: u64) -> Step {
+fn check_fma_chain(m: &mma_core::models::fma::Fma, f: &Formats, x: &BlockIn<'_>, out: u64) -> Step {
     let kind = ModelKind::Fma { mode: m.mode };
     let mut acc = x.c;
     let mut c_fmt = *x.c_fmt;
@@ -209,7 +209,7 @@ fn check_fma_chain(m: &mma_core::fma::Fma, f: &Formats, x: &BlockIn<'_>, out: u6
 /// Sliced-FDPA: every pass is a T-FDPA step on the previous pass's rounded result, then C is
 /// added with one rounding.
 fn check_sliced(
-    s: &mma_core::sliced_fdpa::SlicedFdpa,
+    s: &mma_core::models::sliced_fdpa::SlicedFdpa,
     f: &Formats,
     x: &BlockIn<'_>,
     out: u64,

@@ -6,10 +6,10 @@
 mod common;
 
 use common::rng;
-use mma_core::e_fdpa::EFdpa;
 use mma_core::format::{BF16, E4M3, FP16, FP32, UE4M3, UE8M0};
 use mma_core::model::{BlockIn, BlockModel};
-use mma_core::t_fdpa::TFdpa;
+use mma_core::models::e_fdpa::EFdpa;
+use mma_core::models::t_fdpa::TFdpa;
 use mma_core::{Formats, NanStyle, Output, OutputRounding, RoundOpts, Rounding};
 use mma_oracle::exact::pow2;
 use mma_oracle::{bound_for, correctly_rounded, error_report, exact_dot, ExactResult, ModelKind};

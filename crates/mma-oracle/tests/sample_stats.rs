@@ -2,7 +2,7 @@
 //! `evaluate` catching a model that is less accurate than its bound.
 
 use mma_core::format::{self, Format, BF16, E2M1, E2M3, E4M3, FP16, FP32, TF32, UE4M3, UE8M0};
-use mma_core::t_fdpa::TFdpa;
+use mma_core::models::t_fdpa::TFdpa;
 use mma_core::{
     DotUnit, Formats, Model, NanStyle, Output, OutputRounding, RoundOpts, Rounding, Value,
 };

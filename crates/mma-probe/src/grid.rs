@@ -28,17 +28,17 @@
 //! {emin(C) - 7, emin(C) - 13, -10000}; for TR/GTR `e_zero_c` in {emin(d), -10000}; for
 //! Sliced-FDPA `e_zero` in {emin(d) - 7, -10000}.
 
-use mma_core::e_fdpa::EFdpa;
-use mma_core::fma::Fma;
 use mma_core::format::{self, Format};
-use mma_core::ftz_mul_add::FtzMulAdd;
-use mma_core::gst_fdpa::GstFdpa;
-use mma_core::gtr_fdpa::GtrFdpa;
 use mma_core::model::MAX_BLOCK;
-use mma_core::sliced_fdpa::SlicedFdpa;
-use mma_core::st_fdpa::StFdpa;
-use mma_core::t_fdpa::TFdpa;
-use mma_core::tr_fdpa::TrFdpa;
+use mma_core::models::e_fdpa::EFdpa;
+use mma_core::models::fma::Fma;
+use mma_core::models::ftz_mul_add::FtzMulAdd;
+use mma_core::models::gst_fdpa::GstFdpa;
+use mma_core::models::gtr_fdpa::GtrFdpa;
+use mma_core::models::sliced_fdpa::SlicedFdpa;
+use mma_core::models::st_fdpa::StFdpa;
+use mma_core::models::t_fdpa::TFdpa;
+use mma_core::models::tr_fdpa::TrFdpa;
 use mma_core::{
     DotUnit, Formats, Model, NanStyle, Output, OutputRounding, Overflow, RoundOpts, Rounding,
 };

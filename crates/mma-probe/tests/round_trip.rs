@@ -76,7 +76,7 @@ fn a_unit_no_gpu_has_comes_back_exactly() {
             scale: None,
         },
         block: 8,
-        model: Model::TFdpa(mma_core::t_fdpa::TFdpa {
+        model: Model::TFdpa(mma_core::models::t_fdpa::TFdpa {
             f: 20,
             e_zero: -133,
             out: Output {

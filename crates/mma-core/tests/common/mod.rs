@@ -5,7 +5,7 @@
 
 use mma_core::format::Format;
 use mma_core::model::{NanStyle, Output, OutputRounding};
-use mma_core::t_fdpa::TFdpa;
+use mma_core::models::t_fdpa::TFdpa;
 use mma_core::{DotUnit, Formats, Model, RoundOpts, Rounding};
 use rand::Rng;
 

@@ -7,7 +7,7 @@
 //! Table III.
 
 use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
-use crate::t_fdpa::truncated_sum;
+use crate::models::t_fdpa::truncated_sum;
 use crate::term::Term;
 use crate::value::Value;
 

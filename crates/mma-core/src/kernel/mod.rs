@@ -17,24 +17,26 @@
 //! `2^(F+2)`; C's is below `2^(F+1)`. With at most [`MAX_BLOCK`]` = 64` products the sum stays
 //! below `2^(F+9)`, and the kernel is only chosen for `F <= 48`.
 
-pub mod amd;
+mod amd;
 #[cfg(target_arch = "x86_64")]
-pub mod batch;
+mod batch;
 mod isa;
 pub use isa::Isa;
 mod dots;
 mod gst;
 pub use dots::Rows;
-pub mod round;
+mod round;
 #[cfg(target_arch = "x86_64")]
-pub mod simd;
+mod simd;
 #[cfg(target_arch = "x86_64")]
-pub mod stage;
-pub mod table;
+mod stage;
+mod table;
+#[cfg(test)]
+mod tests;
 
 use crate::format::{self, Format};
 use crate::model::{BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
-use crate::t_fdpa::TFdpa;
+use crate::models::t_fdpa::TFdpa;
 use crate::unit::{DotUnit, Model};
 use crate::value::Value;
 use gst::{gst_block, ts_man, values4};

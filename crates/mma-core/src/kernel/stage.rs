@@ -22,7 +22,7 @@
 #![allow(unused_unsafe)]
 
 use super::batch::Rows;
-use super::simd::{VDec, SP_ALL_ONES, SP_IEEE, SP_NEG_ZERO, SP_NONE, V};
+use super::simd::{VDec, SP_ALL_ONES, SP_IEEE, SP_NEG_ZERO, V};
 use core::arch::x86_64::*;
 
 /// The product stage of one block of `N` elements (a multiple of 8) in `G` groups (1, or 2:
@@ -263,14 +263,6 @@ impl<const EXP: i32, const MAN: i32, const SP: u8> WDec for V<EXP, MAN, SP> {
             }
         }
     }
-}
-
-/// Whether [`FloatStage`] decodes a format exactly: bf16, or at most 5 exponent bits and 10
-/// mantissa bits with the exponent field's top code an Inf/NaN code or out of f16's reach
-/// (not E5M2 FNUZ, whose field 31 is finite and would read as an f16 Inf).
-pub const fn float_exact(exp: i32, man: i32, sp: u8, bias: i32) -> bool {
-    (exp == 8 && man == 7 && sp == SP_IEEE)
-        || (exp <= 5 && man <= 10 && (exp < 5 || bias == 15 || sp == SP_NONE))
 }
 
 /// Two columns of 32-bit lanes as one vector of 16-bit lanes: the low half holds `x`, the high

@@ -1,6 +1,6 @@
 //! GTR-FDPA: grouped TR-FDPA (AMD CDNA3 fp8/bf8 matrix cores, `L_max = 16`).
 //!
-//! As [`crate::tr_fdpa`], except for the product stage: the even- and the odd-indexed products
+//! As [`crate::models::tr_fdpa`], except for the product stage: the even- and the odd-indexed products
 //! of the block (index counted from the block start) are summed separately, each group aligned
 //! to its own largest exponent and truncated toward zero to `F = 24` fraction bits; the two
 //! group sums are then aligned to the larger of the two exponents and each rounded down to
@@ -20,8 +20,8 @@
 //! follow it (see the mma-amd crate's DIFFERENCES).
 
 use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
+use crate::models::tr_fdpa::{floor_shift, late_c, truncated_dot, DotSum, LateC, TrFdpa};
 use crate::term::Term;
-use crate::tr_fdpa::{floor_shift, late_c, truncated_dot, DotSum, LateC, TrFdpa};
 
 /// Parameters of a GTR-FDPA unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -7,8 +7,8 @@ use super::simd;
 use super::table::{self, Dec, SPECIAL};
 use super::{c_aligned, c_term, finish, signed, GPath};
 use crate::format::Format;
-use crate::gst_fdpa::GstFdpa;
 use crate::model::{BlockIn, Formats, MAX_BLOCK};
+use crate::models::gst_fdpa::GstFdpa;
 
 /// GST-FDPA over one block with fp4-sized elements, all inputs finite, scales not NaN.
 #[inline(always)]

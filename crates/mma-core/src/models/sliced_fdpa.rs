@@ -21,10 +21,10 @@
 //! a separate add of C. Other orders, directions and places for C score 1550-2144 of 2500
 //! (mma-nvidia's `docs/fp8-mma-sync.md` lists them).
 
-use crate::e_fdpa::exact_sum;
 use crate::model::{BlockIn, BlockModel, Formats, Output, OutputRounding, MAX_BLOCK};
+use crate::models::e_fdpa::exact_sum;
+use crate::models::t_fdpa::TFdpa;
 use crate::round::Rounding;
-use crate::t_fdpa::TFdpa;
 use crate::term::Term;
 use crate::value::Value;
 

@@ -1,6 +1,6 @@
 //! Evaluation across dot products: eight independent dot products at a time, one per 32-bit
 //! lane of an AVX2 vector ([`super::Kernel::dots`] and the matrix driver, through
-//! `fast/dots.rs`).
+//! `kernel/dots.rs`).
 //!
 //! The per-dot kernels vectorise *within* one dot product and still pay, per dot, for the
 //! horizontal reductions, decoding C, the alignment of C, the rounding and the branches between
@@ -13,7 +13,7 @@
 //! - FTZ-MulAdd ([`ftz`]) uses the machine's fp32 multiply and add, exactly as the scalar
 //!   [`super::amd::ftz_block`] does (its module docs say why that is bit-exact), with the same
 //!   flushes as lane masks. It covers every input; there is no fallback.
-//! - T-FDPA ([`tfdpa`]) takes its products from a [`Stage`] (`fast/stage.rs`: the aligned,
+//! - T-FDPA ([`tfdpa`]) takes its products from a [`Stage`] (`kernel/stage.rs`: the aligned,
 //!   truncated product sum and the largest exponent, as `super::tfdpa_n` computes them), adds
 //!   C and rounds like [`super::round::FastRound`] for results in the normal range. A lane whose
 //!   dot product leaves that common case (an Inf/NaN operand or C, a sum beyond the 32-bit

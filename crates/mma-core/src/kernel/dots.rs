@@ -446,8 +446,8 @@ pub(super) fn eight_of(unit: &DotUnit, path: &Path, isa: Isa) -> Option<Eight> {
     if isa == Isa::Avx2 {
         use super::{fits32, simd, stage, VFmt};
         use crate::format;
-        use crate::gtr_fdpa::GtrFdpa;
-        use crate::tr_fdpa::TrFdpa;
+        use crate::models::gtr_fdpa::GtrFdpa;
+        use crate::models::tr_fdpa::TrFdpa;
         use crate::unit::Model;
         let f = &unit.formats;
         if f.scale.is_some() {

@@ -68,20 +68,10 @@ fn build(fmt: &Format) -> Box<[Entry]> {
         .collect()
 }
 
-/// A decode table: `entries[bits & mask]` is the packed decoding of storage word `bits`
-/// (bits above the storage width are ignored, as [`Format::decode`] ignores them).
+/// A decode table: `entries[bits]` is the packed decoding of storage word `bits`.
 #[derive(Clone, Copy, Debug)]
 pub struct Table {
     pub entries: &'static [Entry],
-    pub mask: u64,
-}
-
-impl Table {
-    #[inline(always)]
-    pub fn get(&self, bits: u64) -> Entry {
-        // The mask keeps the index inside the table, so the bounds check folds away.
-        self.entries[(bits & self.mask) as usize]
-    }
 }
 
 /// The table of `fmt`, built on first use and kept for the life of the process; `None` when the
@@ -94,10 +84,7 @@ pub fn table(fmt: &Format) -> Option<Table> {
     }
     let i = format::ALL.iter().position(|f| same_encoding(f, fmt))?;
     let entries: &'static [Entry] = TABLES[i].get_or_init(|| build(fmt));
-    Some(Table {
-        entries,
-        mask: (1u64 << fmt.storage_bits) - 1,
-    })
+    Some(Table { entries })
 }
 
 /// Whether two formats decode every word alike (all fields but the name).

@@ -10,9 +10,9 @@
 //! rounding mode against Berkeley SoftFloat (softfloat-wrapper). A NaN result is encoded with
 //! the path's [`NanStyle`], since the GPU's NaN payload is not the host's.
 
-use crate::e_fdpa::ZeroSigns;
 use crate::format::Format;
 use crate::model::{BlockIn, BlockModel, Formats, NanStyle};
+use crate::models::e_fdpa::ZeroSigns;
 use crate::round::{round, Exact, RoundOpts, Rounding};
 use crate::value::Value;
 use crate::wide::WideSum;

@@ -10,8 +10,8 @@
 //! (`gst_fdpa`) for the zero-group rule.
 
 use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
-use crate::st_fdpa::scale_pair;
-use crate::t_fdpa::truncated_sum;
+use crate::models::st_fdpa::scale_pair;
+use crate::models::t_fdpa::truncated_sum;
 use crate::term::Term;
 use crate::value::Value;
 

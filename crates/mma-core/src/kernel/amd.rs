@@ -8,7 +8,7 @@
 //!
 //! - Rust `f32` arithmetic is IEEE 754 binary32 with round-to-nearest-even and gradual underflow:
 //!   Rust never enables FTZ/DAZ, and x86-64 SSE/AVX arithmetic is IEEE in the default MXCSR.
-//!   The plain model's [`crate::ftz_mul_add::ftz_mul`] and [`crate::ftz_mul_add::ftz_add`] round
+//!   The plain model's [`crate::models::ftz_mul_add::ftz_mul`] and [`crate::models::ftz_mul_add::ftz_add`] round
 //!   the exact result with [`crate::round::round`] (RNE, subnormal grid, IEEE overflow to Inf)
 //!   and then flush a result whose rounded significand has no hidden bit to a zero of its sign.
 //!   The native operation rounds identically, so flushing its result when the biased exponent
@@ -47,10 +47,10 @@
 use super::round::FastRound;
 use super::table::{self, Dec, SPECIAL};
 use crate::format::Format;
-use crate::ftz_mul_add::FtzMulAdd;
-use crate::gtr_fdpa::GtrFdpa;
 use crate::model::{BlockIn, Output, MAX_BLOCK};
-use crate::tr_fdpa::TrFdpa;
+use crate::models::ftz_mul_add::FtzMulAdd;
+use crate::models::gtr_fdpa::GtrFdpa;
+use crate::models::tr_fdpa::TrFdpa;
 
 /// Exponent of "no non-zero product": far below any real exponent, without overflowing the
 /// differences taken from it.
@@ -116,7 +116,7 @@ pub fn flush(x: f32) -> f32 {
     })
 }
 
-/// `flush(x + y)`: [`crate::ftz_mul_add::ftz_add`] in fp32.
+/// `flush(x + y)`: [`crate::models::ftz_mul_add::ftz_add`] in fp32.
 #[inline(always)]
 fn add(x: f32, y: f32) -> f32 {
     flush(x + y)
@@ -254,7 +254,7 @@ impl NativeFloat for f64 {
     }
 }
 
-/// [`crate::fma::Fma`] with RNE when A, B, C and D are all fp32 or all fp64: `c = fma(a_k,
+/// [`crate::models::fma::Fma`] with RNE when A, B, C and D are all fp32 or all fp64: `c = fma(a_k,
 /// b_k, c)` in the machine's fused multiply-add, which is the IEEE operation the plain model
 /// computes exactly (Rust's `mul_add` is always fused: the FMA instruction in `x86-64-v3`
 /// builds, a correctly rounded library call otherwise; the default MXCSR rounds to nearest
@@ -356,7 +356,7 @@ fn c32(bits: u64, e_zero: i32) -> Option<(i64, i32, i32)> {
     }
 }
 
-/// Steps 3 and 4 of [`crate::tr_fdpa`] from the product sum `dot · 2^(e_dot - F)` (`e_dot =
+/// Steps 3 and 4 of [`crate::models::tr_fdpa`] from the product sum `dot · 2^(e_dot - F)` (`e_dot =
 /// NONE` when every product is zero) and the fp32 C word: the late C, the rounding down to
 /// `F2` fraction bits after a subnormal-aware normalisation, the final rounding and encoding.
 #[inline(always)]
