@@ -115,6 +115,8 @@ def main() -> None:
 
     torch.set_num_threads(1)
     import mmasim
+    import mmasim.amd  # noqa: F401  (mmasim does not import its submodules)
+    import mmasim.nv_ptx  # noqa: F401
 
     print(f"\n{'instruction':<70} {'mma dot/s':>11} {'mmasim dot/s':>13} {'ratio':>8}")
     for (vendor, arch, op, instr) in tools or [key]:

@@ -98,12 +98,30 @@ impl Src<'_> {
     #[inline]
     fn extend(&self, from: usize, to: usize, out: &mut Vec<u64>) {
         match self {
-            Src::U8(x) => out.extend(x[from..to].iter().map(|&w| u64::from(w))),
-            Src::U16(x) => out.extend(x[from..to].iter().map(|&w| u64::from(w))),
-            Src::U32(x) => out.extend(x[from..to].iter().map(|&w| u64::from(w))),
+            Src::U8(x) => widen8(&x[from..to], out),
+            Src::U16(x) => widen16(&x[from..to], out),
+            Src::U32(x) => widen32(&x[from..to], out),
             Src::U64(x) => out.extend_from_slice(&x[from..to]),
         }
     }
+}
+
+// Widening to the engine's u64 words costs about as much as the dot products themselves
+// (bench/bench.py): compiled once more for AVX2 (chosen at run time, like the kernels), it
+// takes one `vpmovzx` per four words.
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn widen8(x: &[u8], out: &mut Vec<u64>) {
+    out.extend(x.iter().map(|&w| u64::from(w)));
+}
+
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn widen16(x: &[u16], out: &mut Vec<u64>) {
+    out.extend(x.iter().map(|&w| u64::from(w)));
+}
+
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn widen32(x: &[u32], out: &mut Vec<u64>) {
+    out.extend(x.iter().map(|&w| u64::from(w)));
 }
 
 /// The first bad word met: operand, flat index into its array, the word, and why.
@@ -127,6 +145,30 @@ impl Bad {
     }
 }
 
+/// A word of D's storage width.
+pub trait Word: Copy + Default + Send + Sync {
+    /// The low bits of an engine word (D's words fit their storage width).
+    fn narrow(w: u64) -> Self;
+}
+
+impl Word for u16 {
+    fn narrow(w: u64) -> u16 {
+        w as u16
+    }
+}
+
+impl Word for u32 {
+    fn narrow(w: u64) -> u32 {
+        w as u32
+    }
+}
+
+impl Word for u64 {
+    fn narrow(w: u64) -> u64 {
+        w
+    }
+}
+
 /// One call of `Unit.dots`, its arrays flattened: `n = c.len()` rows.
 pub struct Job<'a> {
     pub kernel: &'a Kernel,
@@ -142,8 +184,10 @@ pub struct Job<'a> {
     pub k_step: usize,
 }
 
-/// Rows per task: small enough to keep a chunk's widened words in cache.
-const CHUNK: usize = 1024;
+/// Elements of A per task (B has as many): about 1 MiB of widened words each. Measured on
+/// Hopper f16 (bench/bench.py): smaller chunks call the kernel more often for little gain in
+/// cache, larger ones leave the caches.
+const CHUNK_ELEMENTS: usize = 1 << 17;
 
 fn storage_bits(f: &Format, layout: Layout) -> u32 {
     if layout == Layout::Plain {
@@ -238,8 +282,13 @@ impl Job<'_> {
         };
         let rw = self.row_words();
         let start = out.len();
+        if self.layout == Layout::Plain && (e0, e1) == (0, rw) {
+            // Whole rows: one contiguous run of words, widened in one pass.
+            src.extend(r0 * rw, r1 * rw, out);
+        }
         for r in r0..r1 {
             match self.layout {
+                Layout::Plain if (e0, e1) == (0, rw) => break,
                 Layout::Plain => src.extend(r * rw + e0, r * rw + e1, out),
                 Layout::PackedFp4 => {
                     for i in r * rw + e0 / 2..r * rw + e1 / 2 {
@@ -272,7 +321,10 @@ impl Job<'_> {
                 }
             }
         }
-        if self.layout == Layout::Plain {
+        // Every word of the source width is a valid encoding of most formats (f16 in uint16,
+        // f32 in uint32, ...): then there is nothing to check.
+        let all_valid = fmt.is_valid_encoding(u64::MAX >> (64 - src.bits()));
+        if self.layout == Layout::Plain && !all_valid {
             let per_row = e1 - e0;
             for (j, &w) in out[start..].iter().enumerate() {
                 if !fmt.is_valid_encoding(w) {
@@ -322,9 +374,11 @@ impl Job<'_> {
         Ok(())
     }
 
-    /// Rows `r0..r0 + d.len()` into `d`.
-    fn chunk(&self, r0: usize, d: &mut [u64]) -> Result<(), Bad> {
+    /// Rows `r0..r0 + out.len()` into `out`, D's words narrowed to its storage width.
+    fn chunk<T: Word>(&self, r0: usize, out: &mut [T]) -> Result<(), Bad> {
         let unit = &self.kernel.unit;
+        let mut d = vec![0u64; out.len()];
+        let d = &mut d[..];
         let r1 = r0 + d.len();
         let rows = (r0, r1);
         let steps = self.k / self.k_step;
@@ -332,8 +386,12 @@ impl Job<'_> {
         let s_row = s_step * steps;
         let c_fmt = &unit.formats.c;
         let mut acc = Vec::with_capacity(d.len());
-        for r in r0..r1 {
-            let w = self.c.get(r);
+        self.c.extend(r0, r1, &mut acc);
+        let c_all_valid = c_fmt.is_valid_encoding(u64::MAX >> (64 - self.c.bits()));
+        for (r, &w) in (r0..r1).zip(&acc) {
+            if c_all_valid {
+                break;
+            }
             if !c_fmt.is_valid_encoding(w) {
                 return Err(Bad {
                     field: "c",
@@ -342,7 +400,6 @@ impl Job<'_> {
                     msg: format!("not a valid {} encoding", c_fmt.name),
                 });
             }
-            acc.push(w);
         }
         let n = d.len();
         let (mut a, mut b) = (
@@ -371,27 +428,31 @@ impl Job<'_> {
                 })?;
             acc.copy_from_slice(d);
         }
+        for (o, &w) in out.iter_mut().zip(d.iter()) {
+            *o = T::narrow(w);
+        }
         Ok(())
     }
 
     /// Every row; the first bad word (in row-chunk order, so the same for any thread count)
     /// is the error.
-    pub fn run(&self, threads: usize) -> Result<Vec<u64>, Bad> {
+    pub fn run<T: Word>(&self, threads: usize) -> Result<Vec<T>, Bad> {
         use rayon::prelude::*;
         let n = self.c.len();
-        let mut d = vec![0u64; n];
-        let work = |d: &mut [u64]| -> Result<(), Bad> {
+        let chunk = (CHUNK_ELEMENTS / self.k_step.max(1)).max(64) / 8 * 8;
+        let mut d = vec![T::default(); n];
+        let work = |d: &mut [T]| -> Result<(), Bad> {
             let results: Vec<Result<(), Bad>> = d
-                .par_chunks_mut(CHUNK)
+                .par_chunks_mut(chunk)
                 .enumerate()
-                .map(|(i, ch)| self.chunk(i * CHUNK, ch))
+                .map(|(i, ch)| self.chunk(i * chunk, ch))
                 .collect();
             results.into_iter().collect()
         };
         match threads {
             1 => {
-                for (i, ch) in d.chunks_mut(CHUNK).enumerate() {
-                    self.chunk(i * CHUNK, ch)?;
+                for (i, ch) in d.chunks_mut(chunk).enumerate() {
+                    self.chunk(i * chunk, ch)?;
                 }
             }
             0 => work(&mut d)?,

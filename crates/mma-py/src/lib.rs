@@ -173,10 +173,24 @@ impl PyUnit {
             k_step,
         };
         job.check()?;
-        let d = py
-            .detach(|| job.run(threads))
-            .map_err(|e| e.into_py_err())?;
-        Ok(words_array(py, d, &self.unit.formats.d))
+        let err = |e: batch::Bad| e.into_py_err();
+        Ok(match self.unit.formats.d.storage_bits {
+            16 => py
+                .detach(|| job.run::<u16>(threads))
+                .map_err(err)?
+                .into_pyarray(py)
+                .into_any(),
+            32 => py
+                .detach(|| job.run::<u32>(threads))
+                .map_err(err)?
+                .into_pyarray(py)
+                .into_any(),
+            _ => py
+                .detach(|| job.run::<u64>(threads))
+                .map_err(err)?
+                .into_pyarray(py)
+                .into_any(),
+        })
     }
 
     /// `D = A·B + C` on real values (float64, row-major `m×k`, `k×n`, `m×n`), each checked to be

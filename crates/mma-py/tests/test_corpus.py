@@ -171,7 +171,7 @@ def test_thread_count_does_not_change_corpus_results(threads):
     (arch, op, instr), recs = max(groups.items(), key=lambda kv: len(kv[1]))
     unit = mma.find(arch, instr, "nvidia", op=op)
     a, b, c, sa, sb, want = _batch(unit, recs)
-    reps = 5000 // len(recs) + 1
+    reps = 40000 // len(recs) + 1  # several chunks of 131072 / K rows
     tile = lambda x: None if x is None else np.tile(x, (reps, 1) if x.ndim == 2 else reps)
     got1 = unit.dots(tile(a), tile(b), tile(c), tile(sa), tile(sb), threads=1)
     gotn = unit.dots(tile(a), tile(b), tile(c), tile(sa), tile(sb), threads=threads)
