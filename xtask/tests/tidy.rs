@@ -46,10 +46,10 @@ fn code(line: &str) -> &str {
     line.split("//").next().unwrap_or("")
 }
 
-/// Files allowed to hold `unsafe` (ARCHITECTURE.md, "Invariants"): the vector kernels, the
+/// Files allowed to hold `unsafe` (ARCHITECTURE.md, "Invariants"): the x86 vector kernels, the
 /// CLI's SIGPIPE reset and its native FMA baseline.
 const UNSAFE_ALLOWED: &[&str] = &[
-    "crates/mma-core/src/kernel/",
+    "crates/mma-core/src/kernel/x86/",
     "crates/mma-cli/src/main.rs",
     "crates/mma-cli/src/bench.rs",
 ];
@@ -87,6 +87,43 @@ fn unsafe_only_where_allowed_and_always_argued() {
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The kernel is crate-private: `mod kernel;` in the core's `lib.rs`, and its public face is
+/// exactly what `lib.rs` re-exports from it (ARCHITECTURE.md, "Crates").
+#[test]
+fn kernel_internals_stay_private() {
+    let lib = fs::read_to_string(root().join("crates/mma-core/src/lib.rs")).unwrap();
+    let mut decl = Vec::new();
+    let mut uses = Vec::new();
+    for l in lib.lines().map(code) {
+        let l = l.trim();
+        if l.ends_with("mod kernel;") {
+            decl.push(l.to_string());
+        }
+        if l.starts_with("pub use kernel::") {
+            uses.push(l.to_string());
+        }
+    }
+    assert_eq!(decl, ["mod kernel;"], "the kernel module must be private");
+    assert_eq!(
+        uses,
+        ["pub use kernel::{Isa, Kernel, Rows};"],
+        "the kernel's public face changed: update ARCHITECTURE.md and this list"
+    );
+    // Machine-specific code behind one gate: only `kernel/mod.rs` names `mod x86`.
+    let mut gates = Vec::new();
+    for p in rust_sources() {
+        let r = rel(&p);
+        let text = fs::read_to_string(&p).unwrap();
+        for (i, l) in text.lines().enumerate() {
+            if code(l).contains("core::arch::") && !r.starts_with("crates/mma-core/src/kernel/x86/")
+            {
+                gates.push(format!("{r}:{}: intrinsics outside kernel/x86/", i + 1));
+            }
+        }
+    }
+    assert!(gates.is_empty(), "{}", gates.join("\n"));
 }
 
 #[test]

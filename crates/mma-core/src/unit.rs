@@ -2,7 +2,6 @@
 //! matrix-level drivers.
 
 use crate::format::Format;
-use crate::kernel::Kernel;
 use crate::model::{BlockIn, BlockModel, Formats};
 use crate::models::e_fdpa::EFdpa;
 use crate::models::fma::Fma;
@@ -265,9 +264,9 @@ impl DotUnit {
     /// # Panics
     /// When A and B differ in length, or `sa`/`sb` do not hold [`DotUnit::scales_for`]`(K)`
     /// entries each; the message names the mismatch. [`DotUnit::check`] returns the same
-    /// condition as an error. Runs the fast paths of
-    /// [`Kernel`]; for many dot products prepare the kernel once with [`DotUnit::kernel`] and
-    /// evaluate them together with [`Kernel::dots`] (eight at a time across vector lanes).
+    /// condition as an error. Runs the fast paths of [`Kernel`](crate::Kernel); for many dot
+    /// products prepare the kernel once with [`DotUnit::kernel`] and evaluate them together
+    /// with [`Kernel::dots`](crate::Kernel::dots) (eight at a time across vector lanes).
     #[inline]
     pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
         self.kernel().dot(a, b, c, sa, sb)
@@ -290,11 +289,6 @@ impl DotUnit {
         if a.len() != b.len() || sa.len() != want || sb.len() != want {
             length_panic(a.len(), b.len(), sa.len(), sb.len(), want);
         }
-    }
-
-    /// The unit prepared for repeated evaluation (decode tables, fast block routine).
-    pub fn kernel(&self) -> Kernel {
-        Kernel::new(*self)
     }
 
     /// The K-chaining shared by every driver: splits K into blocks of `self.block`, feeds each

@@ -54,7 +54,7 @@ use crate::models::tr_fdpa::TrFdpa;
 
 /// Exponent of "no non-zero product": far below any real exponent, without overflowing the
 /// differences taken from it.
-const NONE: i32 = -(1 << 20);
+pub(super) const NONE: i32 = -(1 << 20);
 
 // ---------------------------------------------------------------------------------------------
 // FTZ-MulAdd
@@ -321,7 +321,7 @@ impl TrParams {
 
 /// `floor(x / 2^s)` for `s >= 0`, `x · 2^-s` for `s < 0` (the callers bound `-s` to a few bits).
 #[inline(always)]
-fn floor_shift(x: i64, s: i32) -> i64 {
+pub(super) fn floor_shift(x: i64, s: i32) -> i64 {
     if s <= 0 {
         x << (-s) as u32
     } else {
@@ -360,7 +360,7 @@ fn c32(bits: u64, e_zero: i32) -> Option<(i64, i32, i32)> {
 /// NONE` when every product is zero) and the fp32 C word: the late C, the rounding down to
 /// `F2` fraction bits after a subnormal-aware normalisation, the final rounding and encoding.
 #[inline(always)]
-fn late_c(
+pub(super) fn late_c(
     p: &TrParams,
     out: &Output,
     d: &Format,
@@ -560,51 +560,5 @@ fn gtr_n<const N: usize, const H: usize, DA: Dec, DB: Dec>(
     // larger exponent.
     let e_dot = e0.max(e1);
     let dot = floor_shift(s0, e_dot - e0) + floor_shift(s1, e_dot - e1);
-    late_c(p, out, d, fr, dot, e_dot, x.c)
-}
-
-/// TR-FDPA over one block of `N` (a multiple of 8) products through the AVX2 block
-/// ([`super::simd::tfdpa`] with C left out: zero products and the absent C both count at
-/// `NONE`, so its maximum is the largest product exponent `e_dot`, or `NONE`). The same
-/// integers as `tr_n`: the lanes' `srlv` gives 0 for counts of 32 or more, as the scalar
-/// shift with its count capped at 31 does for a value below `2^31`.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub fn tr_v<const N: usize, A: super::simd::VDec, B: super::simd::VDec>(
-    p: &TrParams,
-    out: &Output,
-    d: &Format,
-    fr: &Option<FastRound>,
-    x: &BlockIn<'_>,
-) -> Option<u64> {
-    let a: &[u64; N] = x.a.try_into().ok()?;
-    let b: &[u64; N] = x.b.try_into().ok()?;
-    let bias = A::BIAS + B::BIAS;
-    let r = super::simd::tfdpa::<N, A, B>(a, b, p.shift, NONE + bias, NONE + bias)?;
-    let e_dot = r.e_max - bias;
-    if e_dot >= p.e_prod_limit {
-        return None;
-    }
-    late_c(p, out, d, fr, r.sum, e_dot, x.c)
-}
-
-/// GTR-FDPA over one block of `N` (a multiple of 8) products through the AVX2 block
-/// ([`super::simd::gtr`]); the rest as `gtr_n`.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub fn gtr_v<const N: usize, A: super::simd::VDec, B: super::simd::VDec>(
-    p: &TrParams,
-    out: &Output,
-    d: &Format,
-    fr: &Option<FastRound>,
-    x: &BlockIn<'_>,
-) -> Option<u64> {
-    let a: &[u64; N] = x.a.try_into().ok()?;
-    let b: &[u64; N] = x.b.try_into().ok()?;
-    let bias = A::BIAS + B::BIAS;
-    let (s0, e0, s1, e1) = super::simd::gtr::<N, A, B>(a, b, p.shift, NONE + bias)?;
-    let (e0, e1) = (e0 - bias, e1 - bias);
-    let e_dot = e0.max(e1);
-    let dot = floor_shift(s0 as i64, e_dot - e0) + floor_shift(s1 as i64, e_dot - e1);
     late_c(p, out, d, fr, dot, e_dot, x.c)
 }

@@ -2,10 +2,8 @@
 //! `pshufb` lookups, or the exact product table), scale pairs, C, and one rounding.
 
 use super::round::FastRound;
-#[cfg(target_arch = "x86_64")]
-use super::simd;
 use super::table::{self, Dec, SPECIAL};
-use super::{c_aligned, c_term, finish, signed, GPath};
+use super::{c_aligned, c_term, finish, signed, x86, GPath};
 use crate::format::Format;
 use crate::model::{BlockIn, Formats, MAX_BLOCK};
 use crate::models::gst_fdpa::GstFdpa;
@@ -13,13 +11,10 @@ use crate::models::gst_fdpa::GstFdpa;
 /// GST-FDPA over one block with fp4-sized elements, all inputs finite, scales not NaN.
 #[inline(always)]
 pub(super) fn gst_block(m: &GstFdpa, f: &Formats, p: &GPath, x: &BlockIn<'_>) -> Option<u64> {
-    #[cfg(target_arch = "x86_64")]
+    // The vector group sums: planned (`vals`) only for `Isa::Avx2`.
     if let (Some((va, vb)), 16) = (&p.vals, m.g) {
-        match x.a.len() {
-            64 => return gst_v::<64, 4>(m, f, p, va, vb, x),
-            32 => return gst_v::<32, 2>(m, f, p, va, vb, x),
-            16 => return gst_v::<16, 1>(m, f, p, va, vb, x),
-            _ => {}
+        if let Some(d) = x86::gst_v(m, f, p, va, vb, x) {
+            return d;
         }
     }
     let GPath {
@@ -88,7 +83,7 @@ pub(super) fn gst_block(m: &GstFdpa, f: &Formats, p: &GPath, x: &BlockIn<'_>) ->
 /// The group terms `(|sum| · scale product, lsb exponent, scientific exponent of the scale
 /// product, sign)` of a GST-FDPA block with C added, rounded and encoded.
 #[inline(always)]
-fn gst_tail(
+pub(super) fn gst_tail(
     m: &GstFdpa,
     f: &Formats,
     round: &Option<FastRound>,
@@ -114,51 +109,6 @@ fn gst_tail(
         sum += signed(mag, neg);
     }
     Some(finish(&m.out, &f.d, round, sum, quantum, false))
-}
-
-/// GST-FDPA over one block of `N = 16 · G` fp4-sized elements in groups of 16 (formats
-/// without Inf/NaN codes), the group sums from the vector block; the rest as [`gst_block`].
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn gst_v<const N: usize, const G: usize>(
-    m: &GstFdpa,
-    f: &Formats,
-    p: &GPath,
-    va: &[i8; 16],
-    vb: &[i8; 16],
-    x: &BlockIn<'_>,
-) -> Option<u64> {
-    let a: &[u64; N] = x.a.try_into().ok()?;
-    let b: &[u64; N] = x.b.try_into().ok()?;
-    let (_, per) = f.scale?;
-    let (sums, nonzero) = simd::gst4::<N, G>(a, b, va, vb);
-    let (lsb0, ms) = (p.lsb0, p.ms);
-    let mut any = 0u32;
-    let mut terms = [(0u64, 0i32, 0i32, 0u32); G];
-    let mut e_max = i32::MIN;
-    for (j, (term, &sum)) in terms.iter_mut().zip(&sums).enumerate() {
-        let si = 16 * j / per;
-        let (qa, qb) = (p.ts.get(x.scale_a[si]), p.ts.get(x.scale_b[si]));
-        any |= qa | qb;
-        let ss = table::sig(qa) * table::sig(qb);
-        *term = if nonzero >> j & 1 == 0 || ss == 0 {
-            (0u64, m.e_zero, m.e_zero, 0u32)
-        } else {
-            let e_s = table::exp(qa) + table::exp(qb);
-            let neg = (sum < 0) as u32;
-            (
-                sum.unsigned_abs() as u64 * ss as u64,
-                lsb0 + e_s - ms,
-                e_s,
-                neg,
-            )
-        };
-        e_max = e_max.max(term.2);
-    }
-    if any & SPECIAL != 0 {
-        return None;
-    }
-    gst_tail(m, f, &p.round, &terms, e_max, x)
 }
 
 /// The vector GST-FDPA tables of A and B (`table::values4`), only where their products are

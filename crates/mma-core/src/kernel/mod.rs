@@ -7,7 +7,7 @@
 //! in `tests/fast_paths.rs` compare them on random inputs with specials and subnormals.
 //!
 //! Many dot products at once go through [`Kernel::dots`], which on AVX2 CPUs evaluates eight
-//! of them at a time across vector lanes (`batch`, `stage`, `dots`). The instruction set is
+//! of them at a time across vector lanes (`dots.rs`, and the routines of `x86/`). The instruction set is
 //! chosen when the kernel is made ([`Isa::detect`], run-time CPU detection): the AVX2 code is
 //! compiled with `#[target_feature]` in every build and taken only where the CPU has it.
 //!
@@ -18,24 +18,26 @@
 //! below `2^(F+9)`, and the kernel is only chosen for `F <= 48`.
 
 mod amd;
-#[cfg(target_arch = "x86_64")]
-mod batch;
-mod isa;
-pub use isa::Isa;
 mod dots;
 mod gst;
-pub use dots::Rows;
+mod isa;
 mod round;
-#[cfg(target_arch = "x86_64")]
-mod simd;
-#[cfg(target_arch = "x86_64")]
-mod stage;
 mod table;
+// The one gate of machine-specific code: `x86/` on x86-64, a stand-in without routines
+// elsewhere (same names; `Isa::detect` never returns `Isa::Avx2` there).
+#[cfg(target_arch = "x86_64")]
+mod x86;
+#[cfg(not(target_arch = "x86_64"))]
+#[path = "no_x86.rs"]
+mod x86;
+
+pub use dots::Rows;
+pub use isa::Isa;
 #[cfg(test)]
 mod tests;
 
 use crate::format::{self, Format};
-use crate::model::{BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
+use crate::model::{BlockIn, BlockModel, Formats, Output};
 use crate::models::t_fdpa::TFdpa;
 use crate::unit::{DotUnit, Model};
 use crate::value::Value;
@@ -67,7 +69,7 @@ struct TrPath {
     params: amd::TrParams,
     round: Option<FastRound>,
     /// The vector dot product, where the build has one for the formats and block.
-    vec: Option<VDot>,
+    vec: Option<x86::VDot>,
 }
 
 /// Decoders of A and B.
@@ -97,136 +99,7 @@ struct TPath {
     decs: Decs,
     shift: u32,
     round: Option<FastRound>,
-    vec: Option<VDot>,
-}
-
-/// A whole dot product through the vector block, monomorphised for a format pair and a block
-/// length: no per-block dispatch. Compiled for [`Isa::Avx2`] (hence `unsafe`): a kernel holds
-/// one only when the CPU has those features, which makes calling it sound (SAFETY at each
-/// call).
-type VDot = unsafe fn(&Kernel, &[u64], &[u64], u64) -> u64;
-
-/// Formats the vector T-FDPA block decodes arithmetically (`simd::V`); unused in builds
-/// without AVX2.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum VFmt {
-    F16,
-    Bf16,
-    E4M3,
-    E5M2,
-    E3M2,
-    E2M3,
-    E2M1,
-    E4M3Fnuz,
-    E5M2Fnuz,
-    /// tf32 (the lane paths only: `stage::Tf32Stage`).
-    Tf32,
-}
-
-impl VFmt {
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    fn of(f: &Format) -> Option<VFmt> {
-        let same = |g: &Format| table::same_encoding(f, g);
-        [
-            (format::FP16, VFmt::F16),
-            (format::BF16, VFmt::Bf16),
-            (format::E4M3, VFmt::E4M3),
-            (format::E5M2, VFmt::E5M2),
-            (format::E3M2, VFmt::E3M2),
-            (format::E2M3, VFmt::E2M3),
-            (format::E2M1, VFmt::E2M1),
-            (format::E4M3_FNUZ, VFmt::E4M3Fnuz),
-            (format::E5M2_FNUZ, VFmt::E5M2Fnuz),
-            (format::TF32, VFmt::Tf32),
-        ]
-        .into_iter()
-        .find_map(|(g, v)| same(&g).then_some(v))
-    }
-
-    /// The vector dot product for a unit's formats, block length and `F`, when the build has
-    /// the vector block and the block's products fit its 32-bit lanes.
-    #[allow(unused_variables)]
-    fn vdot(f: &Formats, block: usize, f_bits: u32, isa: Isa) -> Option<VDot> {
-        if isa != Isa::Avx2 || f.scale.is_some() || !fits32(block, f_bits) {
-            return None;
-        }
-        #[cfg(target_arch = "x86_64")]
-        {
-            use simd::*;
-            macro_rules! table {
-                ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
-                    match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, block) {
-                        $(
-                            (VFmt::$va, VFmt::$vb, 8) => Some(vdot::<8, $ta, $tb> as VDot),
-                            (VFmt::$va, VFmt::$vb, 16) => Some(vdot::<16, $ta, $tb> as VDot),
-                            (VFmt::$va, VFmt::$vb, 32) => Some(vdot::<32, $ta, $tb> as VDot),
-                            (VFmt::$va, VFmt::$vb, 64) => Some(vdot::<64, $ta, $tb> as VDot),
-                        )*
-                        _ => None,
-                    }
-                };
-            }
-            table!(
-                (F16, F16, VF16, VF16),
-                (Bf16, Bf16, VBf16, VBf16),
-                (E4M3, E4M3, VE4M3, VE4M3),
-                (E5M2, E5M2, VE5M2, VE5M2),
-                (E4M3, E5M2, VE4M3, VE5M2),
-                (E5M2, E4M3, VE5M2, VE4M3),
-                (E3M2, E3M2, VE3M2, VE3M2),
-                (E2M3, E2M3, VE2M3, VE2M3),
-                (E2M1, E2M1, VE2M1, VE2M1),
-            )
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        None
-    }
-
-    /// The vector dot product of a TR-FDPA (`gtr` false) or GTR-FDPA unit, as [`VFmt::vdot`].
-    #[allow(unused_variables)]
-    fn amd_vdot(f: &Formats, block: usize, f_bits: u32, is_gtr: bool, isa: Isa) -> Option<VDot> {
-        if isa != Isa::Avx2 || f.scale.is_some() || !fits32(block, f_bits) {
-            return None;
-        }
-        #[cfg(target_arch = "x86_64")]
-        {
-            use simd::*;
-            macro_rules! table {
-                ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
-                    match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, block, is_gtr) {
-                        $(
-                            (VFmt::$va, VFmt::$vb, 8, false) => Some(amd_dot::<8, false, $ta, $tb> as VDot),
-                            (VFmt::$va, VFmt::$vb, 16, false) => Some(amd_dot::<16, false, $ta, $tb> as VDot),
-                            (VFmt::$va, VFmt::$vb, 8, true) => Some(amd_dot::<8, true, $ta, $tb> as VDot),
-                            (VFmt::$va, VFmt::$vb, 16, true) => Some(amd_dot::<16, true, $ta, $tb> as VDot),
-                        )*
-                        _ => None,
-                    }
-                };
-            }
-            table!(
-                (F16, F16, VF16, VF16),
-                (Bf16, Bf16, VBf16, VBf16),
-                (E4M3Fnuz, E4M3Fnuz, VE4M3Fnuz, VE4M3Fnuz),
-                (E5M2Fnuz, E5M2Fnuz, VE5M2Fnuz, VE5M2Fnuz),
-                (E4M3Fnuz, E5M2Fnuz, VE4M3Fnuz, VE5M2Fnuz),
-                (E5M2Fnuz, E4M3Fnuz, VE5M2Fnuz, VE4M3Fnuz),
-                (E4M3, E4M3, VE4M3, VE4M3),
-                (E5M2, E5M2, VE5M2, VE5M2),
-                (E4M3, E5M2, VE4M3, VE5M2),
-                (E5M2, E4M3, VE5M2, VE4M3),
-            )
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        None
-    }
-}
-
-/// Whether `n` products with `F = f` sum within `i32` (the vector block's lanes): each
-/// aligned product is below `2^(F+2)`.
-fn fits32(n: usize, f: u32) -> bool {
-    n <= MAX_BLOCK && f <= 29 && ((n as u64) << (f + 2)) <= 1 << 31
+    vec: Option<x86::VDot>,
 }
 
 /// Prepared GST-FDPA: element and scale tables, the output rounding.
@@ -253,10 +126,17 @@ pub struct Kernel {
     pub unit: DotUnit,
     isa: Isa,
     path: Path,
-    eight: Option<dots::Eight>,
-    eight_scaled: Option<dots::EightScaled>,
-    #[cfg(target_arch = "x86_64")]
-    lanes: dots::Prepared,
+    eight: Option<x86::Eight>,
+    eight_scaled: Option<x86::EightScaled>,
+    lanes: x86::Prepared,
+}
+
+impl DotUnit {
+    /// The unit prepared for repeated evaluation (decode tables, fast block routine); defined
+    /// here so that `unit.rs` does not depend on the kernel.
+    pub fn kernel(&self) -> Kernel {
+        Kernel::new(*self)
+    }
 }
 
 impl Kernel {
@@ -289,7 +169,7 @@ impl Kernel {
                     decs,
                     shift: m.f - f.a.man_bits - f.b.man_bits,
                     round: FastRound::new(&m.out, &f.d),
-                    vec: VFmt::vdot(f, unit.block, m.f, isa),
+                    vec: x86::vdot_for(f, unit.block, m.f, isa),
                 })
             }
             (Model::GstFdpa(m), Some(Decs::T8(ta, tb))) if m.f <= MAX_FAST_F && m.g <= 16 => {
@@ -323,7 +203,7 @@ impl Kernel {
                     decs,
                     params: amd::TrParams::tr(m, f.a.man_bits, f.b.man_bits),
                     round: FastRound::new(&m.out, &f.d),
-                    vec: VFmt::amd_vdot(f, unit.block, m.f, false, isa),
+                    vec: x86::amd_vdot_for(f, unit.block, m.f, false, isa),
                 })
             }
             (Model::GtrFdpa(m), Some(decs))
@@ -333,7 +213,7 @@ impl Kernel {
                     decs,
                     params: amd::TrParams::gtr(m, f.a.man_bits, f.b.man_bits),
                     round: FastRound::new(&m.out, &f.d),
-                    vec: VFmt::amd_vdot(f, unit.block, m.f, true, isa),
+                    vec: x86::amd_vdot_for(f, unit.block, m.f, true, isa),
                 })
             }
             (Model::Fma(m), _) if m.mode == crate::round::Rounding::NearestEven => {
@@ -348,16 +228,15 @@ impl Kernel {
             }
             _ => Path::Plain,
         };
-        let eight = dots::eight_of(&unit, &path, isa);
-        let eight_scaled = dots::eight_scaled_of(&unit, isa);
+        let eight = x86::eight_of(&unit, &path, isa);
+        let eight_scaled = x86::eight_scaled_of(&unit, isa);
         Kernel {
             unit,
             isa,
             path,
             eight,
             eight_scaled,
-            #[cfg(target_arch = "x86_64")]
-            lanes: dots::prepare(&unit, &path, isa),
+            lanes: x86::prepare(&unit, &path, isa),
         }
     }
 
@@ -381,12 +260,7 @@ impl Kernel {
     /// One block, fast where possible.
     #[inline]
     pub fn block(&self, x: &BlockIn<'_>) -> u64 {
-        #[cfg(target_arch = "x86_64")]
-        if self.isa == Isa::Avx2 {
-            // SAFETY: the kernel was planned for `Isa::Avx2`, which this CPU supports.
-            return unsafe { v3::block(self, x) };
-        }
-        self.block_any(x)
+        x86::block(self, x)
     }
 
     /// [`Kernel::block`], inlined into each instruction set's copy.
@@ -442,12 +316,7 @@ impl Kernel {
     #[track_caller]
     pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
         self.unit.assert_lengths(a, b, sa, sb);
-        #[cfg(target_arch = "x86_64")]
-        if self.isa == Isa::Avx2 {
-            // SAFETY: the kernel was planned for `Isa::Avx2`, which this CPU supports.
-            return unsafe { v3::dot(self, a, b, c, sa, sb) };
-        }
-        self.dot_any(a, b, c, sa, sb)
+        x86::dot(self, a, b, c, sa, sb)
     }
 
     /// [`Kernel::dot`] after the length check, inlined into each instruction set's copy.
@@ -459,40 +328,9 @@ impl Kernel {
             _ => None,
         };
         if let Some(g) = vec {
-            // SAFETY: a vector routine is planned only for `Isa::Avx2` (`VFmt::vdot`), which
-            // this CPU supports.
-            return unsafe { g(self, a, b, c) };
+            return g.call(self, a, b, c);
         }
         self.unit.chain(a, b, c, sa, sb, |x| self.block_any(x))
-    }
-}
-
-/// The per-dot entry points compiled for [`Isa::Avx2`]: the same code as the portable ones,
-/// with the scalar kernels (inlined here) free to use BMI2 shifts, LZCNT, FMA and AVX2.
-#[cfg(target_arch = "x86_64")]
-mod v3 {
-    use super::Kernel;
-    use crate::model::BlockIn;
-
-    /// # Safety
-    /// The CPU must support [`super::Isa::Avx2`].
-    #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-    pub(super) unsafe fn dot(
-        k: &Kernel,
-        a: &[u64],
-        b: &[u64],
-        c: u64,
-        sa: &[u64],
-        sb: &[u64],
-    ) -> u64 {
-        k.dot_any(a, b, c, sa, sb)
-    }
-
-    /// # Safety
-    /// The CPU must support [`super::Isa::Avx2`].
-    #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-    pub(super) unsafe fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
-        k.block_any(x)
     }
 }
 
@@ -561,137 +399,6 @@ fn tfdpa_block(m: &TFdpa, f: &Formats, p: &TPath, x: &BlockIn<'_>) -> Option<u64
         Decs::F16 => tfdpa_len(m, f, p, F16Dec {}, F16Dec {}, x),
         Decs::Bf16 => tfdpa_len(m, f, p, Bf16Dec {}, Bf16Dec {}, x),
     }
-}
-
-/// `d = a·b + c` through the vector block (a [`VDot`]): K a multiple of the block `N`, each
-/// block with Inf/NaN handed to the plain model; any other K through [`DotUnit::chain`].
-/// # Safety
-/// The CPU must support [`Isa::Avx2`](super::Isa::Avx2): a kernel holds this routine only when
-/// it was planned for that instruction set.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
-    k: &Kernel,
-    a: &[u64],
-    b: &[u64],
-    c: u64,
-) -> u64 {
-    let (Path::TFdpa(p), Model::TFdpa(m)) = (&k.path, &k.unit.model) else {
-        return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
-    };
-    if a.is_empty() || a.len() % N != 0 || b.len() != a.len() {
-        return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
-    }
-    let f = &k.unit.formats;
-    let block = |x: &BlockIn<'_>| match tfdpa_v::<N, A, B>(m, f, p, x) {
-        Some(d) => d,
-        None => m.block(f, x),
-    };
-    chain_fixed::<N>(f, a, b, c, block)
-}
-
-/// Chains blocks of exactly `N` elements (the caller checked that `N` divides K), with the
-/// single-block case first; `block` is inlined into each monomorphised caller.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn chain_fixed<const N: usize>(
-    f: &Formats,
-    a: &[u64],
-    b: &[u64],
-    c: u64,
-    block: impl Fn(&BlockIn<'_>) -> u64,
-) -> u64 {
-    let one = |a, b, c, c_fmt| BlockIn {
-        a,
-        b,
-        c,
-        c_fmt,
-        scale_a: &[],
-        scale_b: &[],
-    };
-    if a.len() == N {
-        // One block, the common case (K equal to the block).
-        return block(&one(a, b, c, &f.c));
-    }
-    let mut acc = c;
-    let mut c_fmt = &f.c;
-    for (ca, cb) in a.chunks_exact(N).zip(b.chunks_exact(N)) {
-        acc = block(&one(ca, cb, acc, c_fmt));
-        c_fmt = &f.d;
-    }
-    acc
-}
-
-/// `d = a·b + c` through the vector TR-FDPA (`GTR` false) or GTR-FDPA block, as [`vdot`].
-/// # Safety
-/// The CPU must support [`Isa::Avx2`](super::Isa::Avx2): a kernel holds this routine only when
-/// it was planned for that instruction set.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
-    k: &Kernel,
-    a: &[u64],
-    b: &[u64],
-    c: u64,
-) -> u64 {
-    let (p, out) = match (&k.path, &k.unit.model) {
-        (Path::Tr(p), Model::TrFdpa(m)) if !GTR => (p, &m.out),
-        (Path::Gtr(p), Model::GtrFdpa(m)) if GTR => (p, &m.out),
-        _ => return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x)),
-    };
-    if a.is_empty() || a.len() % N != 0 || b.len() != a.len() {
-        return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
-    }
-    let f = &k.unit.formats;
-    // Inlined in both uses (a closure was left out of line: a call and spills per dot).
-    #[inline(always)]
-    fn run<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
-        k: &Kernel,
-        p: &TrPath,
-        out: &Output,
-        x: &BlockIn<'_>,
-    ) -> u64 {
-        let f = &k.unit.formats;
-        let r = if GTR {
-            amd::gtr_v::<N, A, B>(&p.params, out, &f.d, &p.round, x)
-        } else {
-            amd::tr_v::<N, A, B>(&p.params, out, &f.d, &p.round, x)
-        };
-        match r {
-            Some(d) => d,
-            None => k.unit.model.block(f, x),
-        }
-    }
-    let block = |x: &BlockIn<'_>| run::<N, GTR, A, B>(k, p, out, x);
-    chain_fixed::<N>(f, a, b, c, block)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn tfdpa_v<const N: usize, A: simd::VDec, B: simd::VDec>(
-    m: &TFdpa,
-    f: &Formats,
-    p: &TPath,
-    x: &BlockIn<'_>,
-) -> Option<u64> {
-    let a: &[u64; N] = x.a.try_into().ok()?;
-    let b: &[u64; N] = x.b.try_into().ok()?;
-    let (c_sig, c_e, c_neg) = c_term(x, m.e_zero)?;
-    let bias = A::BIAS + B::BIAS;
-    let r = simd::tfdpa::<N, A, B>(a, b, p.shift, m.e_zero + bias, c_e + bias)?;
-    let e_max = r.e_max - bias;
-    let sum = signed(
-        c_aligned(c_sig, c_e, x.c_fmt.man_bits, m.f, e_max),
-        c_neg as u32,
-    ) + r.sum;
-    Some(finish(
-        &m.out,
-        &f.d,
-        &p.round,
-        sum,
-        e_max - m.f as i32,
-        r.all_neg && c_neg,
-    ))
 }
 
 #[inline(always)]

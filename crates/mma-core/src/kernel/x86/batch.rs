@@ -1,5 +1,5 @@
 //! Evaluation across dot products: eight independent dot products at a time, one per 32-bit
-//! lane of an AVX2 vector ([`super::Kernel::dots`] and the matrix driver, through
+//! lane of an AVX2 vector ([`crate::kernel::Kernel::dots`] and the matrix driver, through
 //! `kernel/dots.rs`).
 //!
 //! The per-dot kernels vectorise *within* one dot product and still pay, per dot, for the
@@ -11,11 +11,11 @@
 //! rounding are computed for eight dot products by the same instructions.
 //!
 //! - FTZ-MulAdd ([`ftz`]) uses the machine's fp32 multiply and add, exactly as the scalar
-//!   [`super::amd::ftz_block`] does (its module docs say why that is bit-exact), with the same
+//!   [`crate::kernel::amd::ftz_block`] does (its module docs say why that is bit-exact), with the same
 //!   flushes as lane masks. It covers every input; there is no fallback.
-//! - T-FDPA ([`tfdpa`]) takes its products from a [`Stage`] (`kernel/stage.rs`: the aligned,
-//!   truncated product sum and the largest exponent, as `super::tfdpa_n` computes them), adds
-//!   C and rounds like [`super::round::FastRound`] for results in the normal range. A lane whose
+//! - T-FDPA ([`tfdpa`]) takes its products from a [`Stage`] (`kernel/x86/stage.rs`: the aligned,
+//!   truncated product sum and the largest exponent, as `crate::kernel::tfdpa_n` computes them), adds
+//!   C and rounds like [`crate::kernel::round::FastRound`] for results in the normal range. A lane whose
 //!   dot product leaves that common case (an Inf/NaN operand or C, a sum beyond the 32-bit
 //!   lanes, an exact zero, a subnormal or overflowing result) is flagged, and the caller
 //!   recomputes that dot product with the per-dot kernel. Chained blocks stay in registers: a
@@ -30,8 +30,8 @@
 
 #![allow(unused_unsafe)]
 
-pub use super::dots::Rows;
 use super::stage::Stage;
+pub use crate::kernel::dots::Rows;
 use core::arch::x86_64::*;
 
 /// Position, in a [`row8`] vector, of word `e` (the permutation is its own inverse).
@@ -110,7 +110,7 @@ impl Rows<'_> {
     #[inline(always)]
     pub(super) fn columns(&self, k0: usize) -> [__m256i; 8] {
         assert!(self.n() >= 8 && k0 + 8 <= self.k());
-        let (words, stride) = (self.words(), self.stride());
+        let (words, stride) = (self.words, self.stride);
         let p = words.as_ptr();
         // SAFETY: row `j < 8 <= n` reads words `j·stride + k0 .. j·stride + k0 + 8`, below
         // `(n - 1)·stride + k <= words.len()` (checked by `Rows::new` and kept by
@@ -136,12 +136,12 @@ impl Rows<'_> {
 // ---------------------------------------------------------------------------------------------
 
 /// A 16-bit IEEE format decoded to `f32` lanes with the input flush of FTZ-MulAdd (zero
-/// exponent field: `+0`), as [`super::amd::H16`] does for one word.
+/// exponent field: `+0`), as [`crate::kernel::amd::H16`] does for one word.
 pub trait VH16 {
     fn ftz(x: __m256i) -> __m256;
 }
 
-impl VH16 for super::amd::F16In {
+impl VH16 for crate::kernel::amd::F16In {
     #[inline(always)]
     fn ftz(x: __m256i) -> __m256 {
         // SAFETY: register-only AVX2 arithmetic.
@@ -161,7 +161,7 @@ impl VH16 for super::amd::F16In {
     }
 }
 
-impl VH16 for super::amd::Bf16In {
+impl VH16 for crate::kernel::amd::Bf16In {
     #[inline(always)]
     fn ftz(x: __m256i) -> __m256 {
         // SAFETY: register-only AVX2 arithmetic.
@@ -175,7 +175,7 @@ impl VH16 for super::amd::Bf16In {
 }
 
 /// The output flush, lane-wise: a result below the smallest normal number becomes a zero of
-/// its sign ([`super::amd::flush`]).
+/// its sign ([`crate::kernel::amd::flush`]).
 #[inline(always)]
 fn flush(x: __m256) -> __m256 {
     // SAFETY: register-only AVX2 arithmetic.
@@ -197,7 +197,7 @@ fn add(x: __m256, y: __m256) -> __m256 {
 
 /// FTZ-MulAdd of eight dot products of `N` elements (a multiple of 8) in groups of `P` (a power
 /// of two dividing `N`): `a` and `b` are the eight rows, `c` the eight C words; writes the
-/// eight D words. The operations and their order are [`super::amd::ftz_block`]'s.
+/// eight D words. The operations and their order are [`crate::kernel::amd::ftz_block`]'s.
 #[inline(always)]
 pub fn ftz<const N: usize, const P: usize, D: VH16>(
     a: Rows<'_>,
@@ -421,10 +421,10 @@ pub fn tfdpa_chain_off<const N: usize, S: Stage>(
 // TR-FDPA and GTR-FDPA
 // ---------------------------------------------------------------------------------------------
 
-/// Value of the exponent lanes of a block without non-zero products ([`super::amd`]'s `NONE`).
+/// Value of the exponent lanes of a block without non-zero products ([`crate::kernel::amd`]'s `NONE`).
 const NONE: i32 = -(1 << 20);
 
-/// A TR-FDPA or GTR-FDPA unit prepared for the lanes (see [`super::amd::TrParams`]); the output
+/// A TR-FDPA or GTR-FDPA unit prepared for the lanes (see [`crate::kernel::amd::TrParams`]); the output
 /// is fp32 with RNE (the only rounding of these units).
 #[derive(Clone, Copy, Debug)]
 pub struct TrLanes {
@@ -441,7 +441,7 @@ pub struct TrLanes {
 /// One TR-FDPA (`GTR` false) or GTR-FDPA block of `N` products (a multiple of 8) for eight dot
 /// products, as [`tfdpa`]: the products as [`super::simd::tfdpa`] and [`super::simd::gtr`]
 /// form them (GTR-FDPA: even elements in group 0, odd in group 1), then the steps of
-/// [`super::amd`]'s `late_c` (late C, the floor to `F2` fraction bits, the RNE rounding to fp32)
+/// [`crate::kernel::amd`]'s `late_c` (late C, the floor to `F2` fraction bits, the RNE rounding to fp32)
 /// in two halves of four 64-bit lanes, the last two in f64 arithmetic, which is exact there
 /// (see the comments). Inf/NaN inputs and products at the Inf threshold are flagged. The caller
 /// ensures that a negative result rounding to zero keeps its sign (`-0`), as IEEE conversion
@@ -685,7 +685,7 @@ pub fn gst<const N: usize, const G: usize>(
         let mut lsbs = [zero; G];
         for g in 0..G {
             let (ea, eb) = (loadu(&qa[g]), loadu(&qb[g]));
-            let special = set(super::table::SPECIAL as i32);
+            let special = set(crate::kernel::table::SPECIAL as i32);
             let flagged = _mm256_and_si256(_mm256_or_si256(ea, eb), special);
             bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(flagged, special));
             let sig = set(0xfff);

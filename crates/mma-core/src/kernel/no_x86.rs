@@ -1,0 +1,111 @@
+//! The stand-in for `x86/` on other architectures: the same names, and no vector routine.
+//! `Isa::detect` never returns `Isa::Avx2` there, so no routine is ever planned; the names
+//! exist so that `kernel/mod.rs` needs a single `cfg` (the one on its `mod x86`). `.ci/run`
+//! checks this file with `cargo check --target aarch64-unknown-linux-gnu`.
+
+use super::{GPath, Isa, Kernel, Path, Rows};
+use crate::model::{BlockIn, Formats};
+use crate::models::gst_fdpa::GstFdpa;
+use crate::unit::DotUnit;
+
+/// No lane parameters.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Prepared;
+
+impl Prepared {
+    pub(super) fn has_gst(&self) -> bool {
+        false
+    }
+}
+
+/// No lane routine: uninhabited.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Eight {}
+
+impl Eight {
+    pub(super) fn run(self, _: &Kernel, _: Rows<'_>, _: Rows<'_>, _: &[u64], _: &mut [u64]) {
+        match self {}
+    }
+}
+
+/// No scaled lane routine: uninhabited.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum EightScaled {}
+
+impl EightScaled {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn run(
+        self,
+        _: &Kernel,
+        _: Rows<'_>,
+        _: Rows<'_>,
+        _: &[u64],
+        _: &[u64],
+        _: &[u64],
+        _: &mut [u64],
+    ) {
+        match self {}
+    }
+}
+
+/// No vector dot product: uninhabited.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum VDot {}
+
+impl VDot {
+    pub(super) fn call(self, _: &Kernel, _: &[u64], _: &[u64], _: u64) -> u64 {
+        match self {}
+    }
+}
+
+pub(super) fn prepare(_: &DotUnit, _: &Path, _: Isa) -> Prepared {
+    Prepared
+}
+
+pub(super) fn eight_of(_: &DotUnit, _: &Path, _: Isa) -> Option<Eight> {
+    None
+}
+
+pub(super) fn eight_scaled_of(_: &DotUnit, _: Isa) -> Option<EightScaled> {
+    None
+}
+
+pub(super) fn vdot_for(_: &Formats, _: usize, _: u32, _: Isa) -> Option<VDot> {
+    None
+}
+
+pub(super) fn amd_vdot_for(_: &Formats, _: usize, _: u32, _: bool, _: Isa) -> Option<VDot> {
+    None
+}
+
+pub(super) fn gst_v(
+    _: &GstFdpa,
+    _: &Formats,
+    _: &GPath,
+    _: &[i8; 16],
+    _: &[i8; 16],
+    _: &BlockIn<'_>,
+) -> Option<Option<u64>> {
+    None
+}
+
+/// The portable path.
+pub(super) fn dot(k: &Kernel, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
+    k.dot_any(a, b, c, sa, sb)
+}
+
+/// The portable path.
+pub(super) fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
+    k.block_any(x)
+}
+
+/// No GST-FDPA lanes: nothing written.
+pub(super) fn gst_dots(
+    _: &Kernel,
+    _: (Rows<'_>, Rows<'_>),
+    _: (&[u64], &[u64]),
+    _: &[u64],
+    _: &mut [u64],
+) -> bool {
+    false
+}

@@ -1,0 +1,215 @@
+//! Every use of x86-64 vector instructions (AVX2 with BMI1/2, FMA, F16C and LZCNT) in the
+//! project, and the only place with intrinsics: the lane routines that evaluate eight dot
+//! products per vector (`lanes.rs` picks them; `batch.rs`, `stage.rs` and `simd.rs` are the
+//! arithmetic), and the vector block of one dot product (`per_dot.rs`). The rest of the kernel
+//! reaches this module only through the names re-exported below, when a kernel is planned for
+//! [`Isa::Avx2`]; on other architectures `kernel/no_x86.rs` stands in with the same names and
+//! no routine.
+//!
+//! Soundness, once for the whole module: every function compiled with `#[target_feature]` is an
+//! `unsafe fn` whose contract is "the CPU supports [`Isa::Avx2`]". A kernel holds such a
+//! function (as a pointer, or by its plan's `isa`) only when it was planned for `Isa::Avx2`,
+//! which `Isa::detect`/`Isa::is_supported` confirmed on this CPU; every call site says so in a
+//! `SAFETY:` comment. The remaining `unsafe` blocks are unaligned loads and stores of whole
+//! vectors from slices whose lengths the surrounding code has checked, each with its argument.
+
+mod batch;
+mod lanes;
+mod per_dot;
+mod simd;
+mod stage;
+
+pub(super) use lanes::{prepare, Prepared};
+pub(super) use per_dot::gst_v;
+
+use crate::format::{self, Format};
+use crate::kernel::{table, Isa, Kernel, Path, Rows};
+use crate::model::{BlockIn, Formats, MAX_BLOCK};
+use crate::unit::DotUnit;
+
+/// A lane routine as compiled: eight dot products of one length `k`, no scale factors, `(kernel,
+/// a rows, b rows, c, d)` with as many rows as C and D words, a multiple of 8; lanes outside the
+/// routine's common case, and a `k` it does not take, are computed by `Kernel::dot`.
+type EightFn = unsafe fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &mut [u64]);
+/// As [`EightFn`] with one scale factor per dot product and operand: `(kernel, a rows, b rows,
+/// scale_a, scale_b, c, d)` (ST-FDPA with K equal to the scale block).
+type EightScaledFn = unsafe fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &[u64], &[u64], &mut [u64]);
+/// A whole dot product through the vector block, monomorphised for a format pair and a block
+/// length: `(kernel, a, b, c)`.
+type VDotFn = unsafe fn(&Kernel, &[u64], &[u64], u64) -> u64;
+
+/// Whether routines compiled for AVX2 may be handed out: the kernel is planned for
+/// [`Isa::Avx2`] and this CPU has it. Every [`Eight`], [`EightScaled`] and [`VDot`] is made
+/// behind this check, which is what makes calling them safe.
+fn avx2_here(isa: Isa) -> bool {
+    isa == Isa::Avx2 && isa.is_supported()
+}
+
+/// A lane routine this CPU can run (see [`EightFn`]); made only by [`eight_of`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Eight(EightFn);
+
+impl Eight {
+    #[inline(always)]
+    pub(super) fn run(self, k: &Kernel, a: Rows<'_>, b: Rows<'_>, c: &[u64], d: &mut [u64]) {
+        // SAFETY: the routine is compiled for AVX2, and an `Eight` is made only where
+        // `avx2_here` confirmed that this CPU has it.
+        unsafe { (self.0)(k, a, b, c, d) }
+    }
+}
+
+/// A scaled lane routine this CPU can run (see [`EightScaledFn`]); made only by
+/// [`eight_scaled_of`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct EightScaled(EightScaledFn);
+
+impl EightScaled {
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(super) fn run(
+        self,
+        k: &Kernel,
+        a: Rows<'_>,
+        b: Rows<'_>,
+        sa: &[u64],
+        sb: &[u64],
+        c: &[u64],
+        d: &mut [u64],
+    ) {
+        // SAFETY: as `Eight::run`: made only where `avx2_here` held.
+        unsafe { (self.0)(k, a, b, sa, sb, c, d) }
+    }
+}
+
+/// A vector dot product this CPU can run (see [`VDotFn`]); made only by [`vdot_for`] and
+/// [`amd_vdot_for`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct VDot(VDotFn);
+
+impl VDot {
+    #[inline(always)]
+    pub(super) fn call(self, k: &Kernel, a: &[u64], b: &[u64], c: u64) -> u64 {
+        // SAFETY: as `Eight::run`: made only where `avx2_here` held.
+        unsafe { (self.0)(k, a, b, c) }
+    }
+}
+
+/// The lane routine of a unit and its chosen path, for a kernel planned for `isa`.
+pub(super) fn eight_of(unit: &DotUnit, path: &Path, isa: Isa) -> Option<Eight> {
+    avx2_here(isa)
+        .then(|| lanes::eight_fn_of(unit, path))
+        .flatten()
+        .map(Eight)
+}
+
+/// The scaled lane routine of a unit (ST-FDPA), for a kernel planned for `isa`.
+pub(super) fn eight_scaled_of(unit: &DotUnit, isa: Isa) -> Option<EightScaled> {
+    avx2_here(isa)
+        .then(|| lanes::eight_scaled_fn_of(unit))
+        .flatten()
+        .map(EightScaled)
+}
+
+/// The T-FDPA vector dot product for a unit's formats, block length and `F`, for a kernel
+/// planned for `isa`.
+pub(super) fn vdot_for(f: &Formats, block: usize, f_bits: u32, isa: Isa) -> Option<VDot> {
+    avx2_here(isa)
+        .then(|| per_dot::vdot_fn_for(f, block, f_bits))
+        .flatten()
+        .map(VDot)
+}
+
+/// The TR-FDPA (`is_gtr` false) or GTR-FDPA vector dot product, as [`vdot_for`].
+pub(super) fn amd_vdot_for(
+    f: &Formats,
+    block: usize,
+    f_bits: u32,
+    is_gtr: bool,
+    isa: Isa,
+) -> Option<VDot> {
+    avx2_here(isa)
+        .then(|| per_dot::amd_vdot_fn_for(f, block, f_bits, is_gtr))
+        .flatten()
+        .map(VDot)
+}
+
+/// `Kernel::dot` after the length check: the copy compiled for AVX2 where the kernel was planned
+/// for it, the portable one otherwise.
+#[inline(always)]
+pub(super) fn dot(k: &Kernel, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
+    if k.isa == Isa::Avx2 {
+        // SAFETY: a kernel's `isa` is one this CPU supports (`Kernel::new` takes
+        // `Isa::detect`, `Kernel::with_isa` checks `Isa::is_supported`).
+        return unsafe { per_dot::dot(k, a, b, c, sa, sb) };
+    }
+    k.dot_any(a, b, c, sa, sb)
+}
+
+/// `Kernel::block`, as [`dot`].
+#[inline(always)]
+pub(super) fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
+    if k.isa == Isa::Avx2 {
+        // SAFETY: as in `dot`: the kernel's `isa` is supported by this CPU.
+        return unsafe { per_dot::block(k, x) };
+    }
+    k.block_any(x)
+}
+
+/// GST-FDPA dot products eight at a time (`Kernel::gst_dots`); `false` (nothing written) where
+/// the kernel is not planned for AVX2 or the unit, K or output do not fit the lanes.
+pub(super) fn gst_dots(
+    k: &Kernel,
+    (a, b): (Rows<'_>, Rows<'_>),
+    (sa, sb): (&[u64], &[u64]),
+    c: &[u64],
+    d: &mut [u64],
+) -> bool {
+    if k.isa != Isa::Avx2 {
+        return false;
+    }
+    // SAFETY: as in `dot`: the kernel's `isa` is supported by this CPU.
+    unsafe { k.gst_dots(a, b, sa, sb, c, d) }
+}
+
+/// Formats the vector T-FDPA block decodes arithmetically (`simd::V`); the lane tables
+/// and the per-dot vector routines are chosen by these names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum VFmt {
+    F16,
+    Bf16,
+    E4M3,
+    E5M2,
+    E3M2,
+    E2M3,
+    E2M1,
+    E4M3Fnuz,
+    E5M2Fnuz,
+    /// tf32 (the lane paths only: `stage::Tf32Stage`).
+    Tf32,
+}
+
+impl VFmt {
+    pub(super) fn of(f: &Format) -> Option<VFmt> {
+        let same = |g: &Format| table::same_encoding(f, g);
+        [
+            (format::FP16, VFmt::F16),
+            (format::BF16, VFmt::Bf16),
+            (format::E4M3, VFmt::E4M3),
+            (format::E5M2, VFmt::E5M2),
+            (format::E3M2, VFmt::E3M2),
+            (format::E2M3, VFmt::E2M3),
+            (format::E2M1, VFmt::E2M1),
+            (format::E4M3_FNUZ, VFmt::E4M3Fnuz),
+            (format::E5M2_FNUZ, VFmt::E5M2Fnuz),
+            (format::TF32, VFmt::Tf32),
+        ]
+        .into_iter()
+        .find_map(|(g, v)| same(&g).then_some(v))
+    }
+}
+
+/// Whether `n` products with `F = f` sum within `i32` (the vector block's lanes): each
+/// aligned product is below `2^(F+2)`.
+pub(super) fn fits32(n: usize, f: u32) -> bool {
+    n <= MAX_BLOCK && f <= 29 && ((n as u64) << (f + 2)) <= 1 << 31
+}

@@ -1,0 +1,341 @@
+//! One dot product through the vector block: the per-dot entry points compiled for
+//! [`Isa::Avx2`] (`dot` and `block`, the portable code of `kernel/mod.rs` inlined into a copy
+//! that may use BMI2 shifts, LZCNT, FMA and AVX2), the monomorphised vector routines of T-FDPA,
+//! TR-FDPA and GTR-FDPA (`vdot`, `amd_dot`) with the tables that pick them (`vdot_fn_for`,
+//! `amd_vdot_fn_for`), and the vector group sums of GST-FDPA (`gst_v`). Soundness: `x86/mod.rs`.
+
+use super::{fits32, simd, VDotFn, VFmt};
+use crate::format::Format;
+use crate::kernel::amd::{floor_shift, late_c, TrParams, NONE};
+use crate::kernel::gst::gst_tail;
+use crate::kernel::round::FastRound;
+use crate::kernel::table::{self, Dec, SPECIAL};
+use crate::kernel::{c_aligned, c_term, finish, signed, GPath, Kernel, Path, TPath, TrPath};
+use crate::model::{BlockIn, BlockModel, Formats, Output};
+use crate::models::gst_fdpa::GstFdpa;
+use crate::models::t_fdpa::TFdpa;
+use crate::unit::Model;
+
+/// # Safety
+/// The CPU must support [`Isa::Avx2`].
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+pub(super) unsafe fn dot(k: &Kernel, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
+    k.dot_any(a, b, c, sa, sb)
+}
+
+/// # Safety
+/// The CPU must support [`Isa::Avx2`].
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+pub(super) unsafe fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
+    k.block_any(x)
+}
+
+/// The vector dot product for a unit's formats, block length and `F`, when the build has
+/// the vector block and the block's products fit its 32-bit lanes.
+pub(super) fn vdot_fn_for(f: &Formats, block: usize, f_bits: u32) -> Option<VDotFn> {
+    if f.scale.is_some() || !fits32(block, f_bits) {
+        return None;
+    }
+    {
+        use simd::*;
+        macro_rules! table {
+            ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
+                match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, block) {
+                    $(
+                        (VFmt::$va, VFmt::$vb, 8) => Some(vdot::<8, $ta, $tb> as VDotFn),
+                        (VFmt::$va, VFmt::$vb, 16) => Some(vdot::<16, $ta, $tb> as VDotFn),
+                        (VFmt::$va, VFmt::$vb, 32) => Some(vdot::<32, $ta, $tb> as VDotFn),
+                        (VFmt::$va, VFmt::$vb, 64) => Some(vdot::<64, $ta, $tb> as VDotFn),
+                    )*
+                    _ => None,
+                }
+            };
+        }
+        table!(
+            (F16, F16, VF16, VF16),
+            (Bf16, Bf16, VBf16, VBf16),
+            (E4M3, E4M3, VE4M3, VE4M3),
+            (E5M2, E5M2, VE5M2, VE5M2),
+            (E4M3, E5M2, VE4M3, VE5M2),
+            (E5M2, E4M3, VE5M2, VE4M3),
+            (E3M2, E3M2, VE3M2, VE3M2),
+            (E2M3, E2M3, VE2M3, VE2M3),
+            (E2M1, E2M1, VE2M1, VE2M1),
+        )
+    }
+}
+
+/// The vector dot product of a TR-FDPA (`gtr` false) or GTR-FDPA unit, as [`vdot_fn_for`].
+pub(super) fn amd_vdot_fn_for(
+    f: &Formats,
+    block: usize,
+    f_bits: u32,
+    is_gtr: bool,
+) -> Option<VDotFn> {
+    if f.scale.is_some() || !fits32(block, f_bits) {
+        return None;
+    }
+    {
+        use simd::*;
+        macro_rules! table {
+            ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
+                match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, block, is_gtr) {
+                    $(
+                        (VFmt::$va, VFmt::$vb, 8, false) => Some(amd_dot::<8, false, $ta, $tb> as VDotFn),
+                        (VFmt::$va, VFmt::$vb, 16, false) => Some(amd_dot::<16, false, $ta, $tb> as VDotFn),
+                        (VFmt::$va, VFmt::$vb, 8, true) => Some(amd_dot::<8, true, $ta, $tb> as VDotFn),
+                        (VFmt::$va, VFmt::$vb, 16, true) => Some(amd_dot::<16, true, $ta, $tb> as VDotFn),
+                    )*
+                    _ => None,
+                }
+            };
+        }
+        table!(
+            (F16, F16, VF16, VF16),
+            (Bf16, Bf16, VBf16, VBf16),
+            (E4M3Fnuz, E4M3Fnuz, VE4M3Fnuz, VE4M3Fnuz),
+            (E5M2Fnuz, E5M2Fnuz, VE5M2Fnuz, VE5M2Fnuz),
+            (E4M3Fnuz, E5M2Fnuz, VE4M3Fnuz, VE5M2Fnuz),
+            (E5M2Fnuz, E4M3Fnuz, VE5M2Fnuz, VE4M3Fnuz),
+            (E4M3, E4M3, VE4M3, VE4M3),
+            (E5M2, E5M2, VE5M2, VE5M2),
+            (E4M3, E5M2, VE4M3, VE5M2),
+            (E5M2, E4M3, VE5M2, VE4M3),
+        )
+    }
+}
+
+/// `d = a·b + c` through the vector block (a [`VDotFn`]): K a multiple of the block `N`, each
+/// block with Inf/NaN handed to the plain model; any other K through [`DotUnit::chain`].
+/// # Safety
+/// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
+/// it was planned for that instruction set.
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+unsafe fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
+    k: &Kernel,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+) -> u64 {
+    let (Path::TFdpa(p), Model::TFdpa(m)) = (&k.path, &k.unit.model) else {
+        return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
+    };
+    if a.is_empty() || a.len() % N != 0 || b.len() != a.len() {
+        return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
+    }
+    let f = &k.unit.formats;
+    let block = |x: &BlockIn<'_>| match tfdpa_v::<N, A, B>(m, f, p, x) {
+        Some(d) => d,
+        None => m.block(f, x),
+    };
+    chain_fixed::<N>(f, a, b, c, block)
+}
+
+/// Chains blocks of exactly `N` elements (the caller checked that `N` divides K), with the
+/// single-block case first; `block` is inlined into each monomorphised caller.
+#[inline(always)]
+fn chain_fixed<const N: usize>(
+    f: &Formats,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+    block: impl Fn(&BlockIn<'_>) -> u64,
+) -> u64 {
+    let one = |a, b, c, c_fmt| BlockIn {
+        a,
+        b,
+        c,
+        c_fmt,
+        scale_a: &[],
+        scale_b: &[],
+    };
+    if a.len() == N {
+        // One block, the common case (K equal to the block).
+        return block(&one(a, b, c, &f.c));
+    }
+    let mut acc = c;
+    let mut c_fmt = &f.c;
+    for (ca, cb) in a.chunks_exact(N).zip(b.chunks_exact(N)) {
+        acc = block(&one(ca, cb, acc, c_fmt));
+        c_fmt = &f.d;
+    }
+    acc
+}
+
+/// `d = a·b + c` through the vector TR-FDPA (`GTR` false) or GTR-FDPA block, as [`vdot`].
+/// # Safety
+/// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
+/// it was planned for that instruction set.
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+unsafe fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
+    k: &Kernel,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+) -> u64 {
+    let (p, out) = match (&k.path, &k.unit.model) {
+        (Path::Tr(p), Model::TrFdpa(m)) if !GTR => (p, &m.out),
+        (Path::Gtr(p), Model::GtrFdpa(m)) if GTR => (p, &m.out),
+        _ => return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x)),
+    };
+    if a.is_empty() || a.len() % N != 0 || b.len() != a.len() {
+        return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
+    }
+    let f = &k.unit.formats;
+    // Inlined in both uses (a closure was left out of line: a call and spills per dot).
+    #[inline(always)]
+    fn run<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
+        k: &Kernel,
+        p: &TrPath,
+        out: &Output,
+        x: &BlockIn<'_>,
+    ) -> u64 {
+        let f = &k.unit.formats;
+        let r = if GTR {
+            gtr_v::<N, A, B>(&p.params, out, &f.d, &p.round, x)
+        } else {
+            tr_v::<N, A, B>(&p.params, out, &f.d, &p.round, x)
+        };
+        match r {
+            Some(d) => d,
+            None => k.unit.model.block(f, x),
+        }
+    }
+    let block = |x: &BlockIn<'_>| run::<N, GTR, A, B>(k, p, out, x);
+    chain_fixed::<N>(f, a, b, c, block)
+}
+
+#[inline(always)]
+fn tfdpa_v<const N: usize, A: simd::VDec, B: simd::VDec>(
+    m: &TFdpa,
+    f: &Formats,
+    p: &TPath,
+    x: &BlockIn<'_>,
+) -> Option<u64> {
+    let a: &[u64; N] = x.a.try_into().ok()?;
+    let b: &[u64; N] = x.b.try_into().ok()?;
+    let (c_sig, c_e, c_neg) = c_term(x, m.e_zero)?;
+    let bias = A::BIAS + B::BIAS;
+    let r = simd::tfdpa::<N, A, B>(a, b, p.shift, m.e_zero + bias, c_e + bias)?;
+    let e_max = r.e_max - bias;
+    let sum = signed(
+        c_aligned(c_sig, c_e, x.c_fmt.man_bits, m.f, e_max),
+        c_neg as u32,
+    ) + r.sum;
+    Some(finish(
+        &m.out,
+        &f.d,
+        &p.round,
+        sum,
+        e_max - m.f as i32,
+        r.all_neg && c_neg,
+    ))
+}
+
+/// TR-FDPA over one block of `N` (a multiple of 8) products through the AVX2 block
+/// ([`simd::tfdpa`] with C left out: zero products and the absent C both count at
+/// `NONE`, so its maximum is the largest product exponent `e_dot`, or `NONE`). The same
+/// integers as `tr_n`: the lanes' `srlv` gives 0 for counts of 32 or more, as the scalar
+/// shift with its count capped at 31 does for a value below `2^31`.
+#[inline(always)]
+fn tr_v<const N: usize, A: simd::VDec, B: simd::VDec>(
+    p: &TrParams,
+    out: &Output,
+    d: &Format,
+    fr: &Option<FastRound>,
+    x: &BlockIn<'_>,
+) -> Option<u64> {
+    let a: &[u64; N] = x.a.try_into().ok()?;
+    let b: &[u64; N] = x.b.try_into().ok()?;
+    let bias = A::BIAS + B::BIAS;
+    let r = simd::tfdpa::<N, A, B>(a, b, p.shift, NONE + bias, NONE + bias)?;
+    let e_dot = r.e_max - bias;
+    if e_dot >= p.e_prod_limit {
+        return None;
+    }
+    late_c(p, out, d, fr, r.sum, e_dot, x.c)
+}
+
+/// GTR-FDPA over one block of `N` (a multiple of 8) products through the AVX2 block
+/// ([`simd::gtr`]); the rest as `gtr_n`.
+#[inline(always)]
+fn gtr_v<const N: usize, A: simd::VDec, B: simd::VDec>(
+    p: &TrParams,
+    out: &Output,
+    d: &Format,
+    fr: &Option<FastRound>,
+    x: &BlockIn<'_>,
+) -> Option<u64> {
+    let a: &[u64; N] = x.a.try_into().ok()?;
+    let b: &[u64; N] = x.b.try_into().ok()?;
+    let bias = A::BIAS + B::BIAS;
+    let (s0, e0, s1, e1) = simd::gtr::<N, A, B>(a, b, p.shift, NONE + bias)?;
+    let (e0, e1) = (e0 - bias, e1 - bias);
+    let e_dot = e0.max(e1);
+    let dot = floor_shift(s0 as i64, e_dot - e0) + floor_shift(s1 as i64, e_dot - e1);
+    late_c(p, out, d, fr, dot, e_dot, x.c)
+}
+
+/// GST-FDPA over one block of 64, 32 or 16 four-bit elements in groups of 16, the group sums
+/// from the vector block (`simd::gst4`): `None` when the block has another length (the caller
+/// goes on with its scalar code), `Some(None)` when the block needs the plain model.
+#[inline(always)]
+pub(in crate::kernel) fn gst_v(
+    m: &GstFdpa,
+    f: &Formats,
+    p: &GPath,
+    va: &[i8; 16],
+    vb: &[i8; 16],
+    x: &BlockIn<'_>,
+) -> Option<Option<u64>> {
+    match x.a.len() {
+        64 => Some(gst_n::<64, 4>(m, f, p, va, vb, x)),
+        32 => Some(gst_n::<32, 2>(m, f, p, va, vb, x)),
+        16 => Some(gst_n::<16, 1>(m, f, p, va, vb, x)),
+        _ => None,
+    }
+}
+
+/// GST-FDPA over one block of `N = 16 · G` fp4-sized elements in groups of 16 (formats
+/// without Inf/NaN codes), the group sums from the vector block; the rest as [`gst_block`].
+#[inline(always)]
+fn gst_n<const N: usize, const G: usize>(
+    m: &GstFdpa,
+    f: &Formats,
+    p: &GPath,
+    va: &[i8; 16],
+    vb: &[i8; 16],
+    x: &BlockIn<'_>,
+) -> Option<u64> {
+    let a: &[u64; N] = x.a.try_into().ok()?;
+    let b: &[u64; N] = x.b.try_into().ok()?;
+    let (_, per) = f.scale?;
+    let (sums, nonzero) = simd::gst4::<N, G>(a, b, va, vb);
+    let (lsb0, ms) = (p.lsb0, p.ms);
+    let mut any = 0u32;
+    let mut terms = [(0u64, 0i32, 0i32, 0u32); G];
+    let mut e_max = i32::MIN;
+    for (j, (term, &sum)) in terms.iter_mut().zip(&sums).enumerate() {
+        let si = 16 * j / per;
+        let (qa, qb) = (p.ts.get(x.scale_a[si]), p.ts.get(x.scale_b[si]));
+        any |= qa | qb;
+        let ss = table::sig(qa) * table::sig(qb);
+        *term = if nonzero >> j & 1 == 0 || ss == 0 {
+            (0u64, m.e_zero, m.e_zero, 0u32)
+        } else {
+            let e_s = table::exp(qa) + table::exp(qb);
+            let neg = (sum < 0) as u32;
+            (
+                sum.unsigned_abs() as u64 * ss as u64,
+                lsb0 + e_s - ms,
+                e_s,
+                neg,
+            )
+        };
+        e_max = e_max.max(term.2);
+    }
+    if any & SPECIAL != 0 {
+        return None;
+    }
+    gst_tail(m, f, &p.round, &terms, e_max, x)
+}
