@@ -1,0 +1,448 @@
+"""Bit-exact models of GPU matrix multiply-accumulate units, from Python.
+
+``mma.find(arch, instr)`` gives a :class:`Unit`: one instruction of the NVIDIA (``mma.sync``,
+``wgmma``, ``tcgen05.mma``) or AMD (``v_mfma_*``) catalogs. ``Unit.dots`` evaluates batches of
+dot products on raw storage words, bit for bit as the GPU does; ``Unit.matmul`` multiplies
+NumPy arrays or PyTorch tensors of real values. ``mma.compat`` mimics the public API of
+mmasim 2.1.1. The arithmetic runs in Rust (the ``mma`` crates), on all cores unless
+``threads=`` says otherwise, with the Python GIL released.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from . import _mma
+
+__all__ = ["Unit", "find", "catalog", "decode", "encode", "formats"]
+
+_UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+_SINT = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
+_FLOAT = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+
+
+def _threads(threads: Optional[int]) -> int:
+    if threads is None:
+        return 0
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
+        raise TypeError(f"threads: expected None or a positive int, got {threads!r}")
+    if threads < 1:
+        raise ValueError(f"threads: expected None or a positive int, got {threads}")
+    return int(threads)
+
+
+def _params(description: str) -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
+    for tok in description.replace(",", " ").split():
+        if "=" in tok:
+            key, val = tok.split("=", 1)
+            try:
+                out[key] = int(val)
+            except ValueError:
+                out[key] = val
+    return out
+
+
+class Unit:
+    """One instruction of a catalog: its formats, its model and parameters, and evaluation.
+
+    Get one with :func:`find`. ``k`` is the instruction's K (elements per dot product of one
+    instruction); ``formats`` names the formats of A, B, C, D and the scale factors;
+    ``model`` and ``params`` are the arithmetic model of the papers and its parameters.
+    """
+
+    __slots__ = ("_u",)
+
+    def __init__(self, native: Any) -> None:
+        self._u = native
+
+    # Identity --------------------------------------------------------------------------------
+    @property
+    def vendor(self) -> str:
+        """``"nvidia"`` or ``"amd"``."""
+        return self._u.vendor
+
+    @property
+    def arch(self) -> str:
+        """The architecture, as mmasim names it (``"Hopper"``, ``"CDNA3"``)."""
+        return self._u.arch
+
+    @property
+    def op(self) -> str:
+        """The operation: ``MMA``, ``WGMMA``, ``TCGen05MMA``, ``MMABlockScale``,
+        ``TCGen05MMABlockScale`` or ``MFMA``."""
+        return self._u.op
+
+    @property
+    def instr(self) -> str:
+        """The instruction's name in mmasim's spelling (``m64n8k16.f32.f16.f16``)."""
+        return self._u.name
+
+    @property
+    def spelling(self) -> str:
+        """The PTX spelling (NVIDIA) or the ISA mnemonic (AMD)."""
+        return self._u.spelling
+
+    @property
+    def m(self) -> int:
+        """Rows of the instruction's D."""
+        return self._u.m
+
+    @property
+    def n(self) -> int:
+        """Columns of the instruction's D."""
+        return self._u.n
+
+    @property
+    def k(self) -> int:
+        """Elements per dot product of one instruction (the instruction's K)."""
+        return self._u.k
+
+    @property
+    def layout(self) -> str:
+        """How A and B words hold elements: ``"plain"`` (one per storage word), ``"byte"``
+        (one fp6 in bits 5:0 or fp4 in bits 5:2 per byte) or ``"packed_fp4"`` (two fp4 per
+        byte, element 2i in the high nibble)."""
+        return self._u.layout
+
+    @property
+    def formats(self) -> Dict[str, Any]:
+        """Format names: ``{"a", "b", "c", "d", "scale"}`` (``scale`` is None without block
+        scaling) and ``"scale_block"`` (elements per scale factor, or None)."""
+        f = self._u.formats
+        out: Dict[str, Any] = {w: f[w]["name"] for w in ("a", "b", "c", "d")}
+        out["scale"] = f["scale"]["name"] if f["scale"] is not None else None
+        out["scale_block"] = f["scale_block"]
+        return out
+
+    @property
+    def model(self) -> str:
+        """The model's name as the papers write it (``"T-FDPA"``, ``"GST-FDPA"``, ...)."""
+        return self._u.model
+
+    @property
+    def params(self) -> Dict[str, Any]:
+        """The model's parameters (``F``, ``L_max``, ``e_zero``, ``rho``, ...) as a dict."""
+        return _params(self._u.description)
+
+    @property
+    def description(self) -> str:
+        """Model and parameters in one line, as ``mma list`` prints them."""
+        return self._u.description
+
+    @property
+    def isa(self) -> str:
+        """The instruction set the kernels were planned for on this CPU."""
+        return self._u.isa
+
+    @property
+    def is_batched(self) -> bool:
+        """Whether batches take the vector-lane path (eight dot products per AVX2 vector)."""
+        return self._u.is_batched
+
+    def __repr__(self) -> str:
+        return (
+            f"<mma.Unit {self.vendor} {self.arch} {self.op} {self.instr}: K={self.k}, "
+            f"{self.description}>"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unit) and (
+            (self.vendor, self.arch, self.op, self.instr)
+            == (other.vendor, other.arch, other.op, other.instr)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.vendor, self.arch, self.op, self.instr))
+
+    # Bit level --------------------------------------------------------------------------------
+    def _word_dtype(self, which: str) -> Any:
+        f = self._u.formats[which]
+        if which in ("a", "b") and self.layout != "plain":
+            return np.uint8
+        return _UINT[f["storage_bits"]]
+
+    def dots(
+        self,
+        a: np.ndarray,
+        b: np.ndarray,
+        c: np.ndarray,
+        scale_a: Optional[np.ndarray] = None,
+        scale_b: Optional[np.ndarray] = None,
+        *,
+        threads: Optional[int] = None,
+    ) -> np.ndarray:
+        """Dot products on raw storage words: ``d[...] = a[..., :] · b[..., :] + c[...]``.
+
+        Words are those of the case files: ``uint8`` for 8-bit and narrower formats (fp6 in
+        bits 5:0 and fp4 in bits 5:2 of a byte; two fp4 per byte, element 2i in the high
+        nibble, for ``kind::mxf4``/``kind::mxf4nvf4``), ``uint16`` for f16/bf16, ``uint32``
+        for f32/tf32, ``uint64`` for f64.
+
+        Args:
+            a, b: shape ``[..., K]`` (``[..., K/2]`` bytes when packed); K any multiple of the
+                instruction's K: longer dot products are chained instruction by instruction,
+                each D fed back as the next C, as a kernel's K loop does.
+            c: shape ``[...]``, words of C's format.
+            scale_a, scale_b: ``uint8``, shape ``[..., K/scale_block]``, for block-scaled
+                instructions only.
+            threads: None for all cores, 1 for the calling thread, t for t threads. The
+                result does not depend on it.
+
+        Batch dimensions ``[...]`` broadcast against each other.
+
+        Returns:
+            D's words, shape ``[...]``, in D's storage dtype.
+
+        Raises:
+            TypeError: an argument of the wrong dtype or kind.
+            ValueError: shapes that do not fit, a K that is not a multiple of the instruction's
+                K, or a word that is not a valid encoding (the message names the element).
+        """
+        return _dots(self, a, b, c, scale_a, scale_b, threads, by_instruction=True)
+
+    # Value level ------------------------------------------------------------------------------
+    def matmul(self, A: Any, B: Any, C: Any = None, *, threads: Optional[int] = None) -> Any:
+        """``D = A @ B + C`` as the GPU computes it, for real-valued matrices.
+
+        Args:
+            A: ``[M, K]``, B: ``[K, N]``, C: ``[M, N]`` (zeros when None), as NumPy arrays
+                (float16, float32, float64, or ml_dtypes' bfloat16, float8, float6 and float4
+                types) or PyTorch tensors. K must be a multiple of the instruction's K: the
+                product is walked instruction by instruction along K, each D fed back as the
+                next C. Every value must be exactly representable in the instruction's
+                format for that operand. Block-scaled instructions use scale factors of 1.
+            threads: None for all cores, 1 for the calling thread, t for t threads.
+
+        Returns:
+            D in D's format (float16, float32 or float64), as the same kind of object as A: a
+            NumPy array, or a torch tensor on A's device.
+
+        Raises:
+            TypeError: an argument that is neither a NumPy array nor a torch tensor of a
+                floating-point type.
+            ValueError: shapes that do not fit, or a value that the format cannot hold (the
+                message names the first such element, e.g. ``A[0, 3] = 0.1``).
+        """
+        t = _threads(threads)
+        is_torch = _is_torch(A)
+        mats = [_as_f64(A, "A"), _as_f64(B, "B")]
+        for x, name in zip(mats, "AB"):
+            if x.ndim != 2:
+                raise ValueError(f"{name}: expected a matrix (2 dimensions), got shape {x.shape}")
+        (m, k), (k2, n) = mats[0].shape, mats[1].shape
+        if k != k2:
+            raise ValueError(f"A is {m}x{k} but B is {k2}x{n}: their K differ")
+        if C is None:
+            c = np.zeros((m, n), dtype=np.float64)
+        else:
+            c = _as_f64(C, "C")
+            if c.shape != (m, n):
+                raise ValueError(f"C: expected shape ({m}, {n}), got {c.shape}")
+        if k == 0 or k % self.k:
+            raise ValueError(
+                f"K = {k} is not a positive multiple of the instruction's K = {self.k}"
+            )
+        words = self._u.matmul(mats[0], mats[1], c, t).reshape(m, n)
+        dname = self._u.formats["d"]["name"]
+        if is_torch:
+            import torch
+
+            bits = self._u.formats["d"]["storage_bits"]
+            tdt = {"f16": torch.float16, "f32": torch.float32, "f64": torch.float64}[dname]
+            out = torch.from_numpy(words.view(_SINT[bits]).copy()).view(tdt)
+            return out.to(A.device)
+        return words.view(_FLOAT[dname])
+
+
+def _is_torch(x: Any) -> bool:
+    return type(x).__module__.split(".")[0] == "torch"
+
+
+def _as_f64(x: Any, name: str) -> np.ndarray:
+    """A float64 copy of a floating-point NumPy array or torch tensor (exact: every format the
+    instructions take is a subset of float64)."""
+    if _is_torch(x):
+        import torch
+
+        if not (x.dtype.is_floating_point):
+            raise TypeError(f"{name}: expected a floating-point tensor, got {x.dtype}")
+        return np.ascontiguousarray(x.detach().to("cpu", torch.float64).numpy())
+    if not isinstance(x, np.ndarray):
+        raise TypeError(
+            f"{name}: expected a NumPy array or a torch tensor, got {type(x).__name__}"
+        )
+    dt = x.dtype
+    is_ml = type(dt.type).__module__.startswith("ml_dtypes") or dt.type.__module__.startswith(
+        "ml_dtypes"
+    )
+    if not (np.issubdtype(dt, np.floating) or is_ml):
+        raise TypeError(
+            f"{name}: expected float16, float32, float64 or an ml_dtypes floating type, got {dt}"
+        )
+    return np.ascontiguousarray(x.astype(np.float64))
+
+
+def _words_arg(x: Any, name: str, want: Any) -> np.ndarray:
+    if not isinstance(x, np.ndarray):
+        if isinstance(x, (np.integer, int)) and name == "c":
+            x = np.asarray(x, dtype=want)
+        else:
+            raise TypeError(f"{name}: expected a NumPy array of {np.dtype(want)}, got {type(x).__name__}")
+    if x.dtype != want:
+        raise TypeError(f"{name}: expected dtype {np.dtype(want)}, got {x.dtype}")
+    return x
+
+
+def _dots(
+    unit: Unit,
+    a: Any,
+    b: Any,
+    c: Any,
+    scale_a: Any,
+    scale_b: Any,
+    threads: Optional[int],
+    by_instruction: bool,
+) -> np.ndarray:
+    t = _threads(threads)
+    u = unit._u
+    a = _words_arg(a, "a", unit._word_dtype("a"))
+    b = _words_arg(b, "b", unit._word_dtype("b"))
+    c = _words_arg(c, "c", unit._word_dtype("c"))
+    for x, name in ((a, "a"), (b, "b")):
+        if x.ndim < 1:
+            raise ValueError(f"{name}: expected shape [..., K], got a scalar")
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(f"a has {a.shape[-1]} words per row but b has {b.shape[-1]}")
+    per = 2 if unit.layout == "packed_fp4" else 1
+    k = a.shape[-1] * per
+    if k == 0:
+        raise ValueError("a, b: K = 0; expected at least one element per row")
+    if by_instruction and k % unit.k:
+        raise ValueError(
+            f"a, b: K = {k} elements is not a multiple of the instruction's K = {unit.k}"
+            + (" (two fp4 per byte)" if per == 2 else "")
+        )
+    block = u.formats["scale_block"]
+    ops = [("a", a, 1), ("b", b, 1), ("c", c, 0)]
+    if block is None:
+        for s, name in ((scale_a, "scale_a"), (scale_b, "scale_b")):
+            if s is not None:
+                raise ValueError(f"{name}: {unit.instr} has no block scaling; pass None")
+    else:
+        step = unit.k if by_instruction else k
+        want = u.scales_for(step) * (k // step)
+        for s, name in ((scale_a, "scale_a"), (scale_b, "scale_b")):
+            if s is None:
+                raise ValueError(f"{name}: {unit.instr} needs {want} scale factors per row")
+            s = _words_arg(s, name, np.uint8)
+            if s.ndim < 1 or s.shape[-1] != want:
+                raise ValueError(
+                    f"{name}: expected shape [..., {want}] (K / {block}), got {s.shape}"
+                )
+            ops.append((name, s, 1))
+    try:
+        batch: Tuple[int, ...] = np.broadcast_shapes(
+            *[x.shape[: x.ndim - r] for _, x, r in ops]
+        )
+    except ValueError:
+        shapes = ", ".join(f"{nm} {x.shape}" for nm, x, _ in ops)
+        raise ValueError(f"batch dimensions do not broadcast: {shapes}") from None
+    flat = {}
+    for name, x, r in ops:
+        full = np.broadcast_to(x, batch + x.shape[x.ndim - r :])
+        flat[name] = np.ascontiguousarray(full).reshape(-1, *full.shape[len(batch) :])
+    n = int(np.prod(batch, dtype=np.int64))
+    if n == 0:
+        return np.zeros(batch, dtype=unit._word_dtype("d"))
+    try:
+        d = u.dots(
+            flat["a"],
+            flat["b"],
+            flat["c"].reshape(-1),
+            flat.get("scale_a"),
+            flat.get("scale_b"),
+            k,
+            unit.k if by_instruction else k,
+            t,
+        )
+    except ValueError as e:
+        if len(e.args) == 4:
+            _, field, index, word = e.args
+            row_len = flat[field].shape[1] if flat[field].ndim > 1 else 1
+            where = np.unravel_index(index, batch + ((row_len,) if flat[field].ndim > 1 else ()))
+            idx = ", ".join(str(int(i)) for i in where)
+            fmt = u.formats[field if field in "abc" else "scale"]["name"]
+            raise ValueError(
+                f"{field}[{idx}] = {word:#x} is not a valid {fmt} word: {e.args[0].split(': ', 2)[-1]}"
+            ) from None
+        raise
+    return d.reshape(batch)
+
+
+def find(arch: str, instr: str, vendor: Optional[str] = None, *, op: Optional[str] = None) -> Unit:
+    """Looks an instruction up by the names the command-line tool accepts.
+
+    Args:
+        arch: architecture name (``"Hopper"``, ``"Ada Lovelace"``, ``"CDNA3"``), PTX target
+            (``"sm_90"``) or product (``"H100"``, ``"MI300X"``), any case.
+        instr: mmasim's instruction name (``"m64n8k16.f32.f16.f16"``, ``"f32_32x32x8_f16"``),
+            a PTX spelling (``"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"``) or an AMD
+            mnemonic (``"v_mfma_f32_32x32x8_f16"``).
+        vendor: ``"nvidia"`` or ``"amd"``; by default the catalog that knows ``arch``.
+        op: the NVIDIA operation (``"MMA"``, ``"WGMMA"``, ``"TCGen05MMA"``,
+            ``"MMABlockScale"``, ``"TCGen05MMABlockScale"``) when the name alone is ambiguous.
+
+    Raises:
+        TypeError: an argument that is not a string.
+        KeyError: an unknown architecture, vendor, operation or instruction (the message
+            lists the closest valid names).
+    """
+    for val, name in ((arch, "arch"), (instr, "instr"), (vendor, "vendor"), (op, "op")):
+        if val is not None and not isinstance(val, str):
+            raise TypeError(f"{name}: expected a string, got {type(val).__name__}")
+    return Unit(_mma.find(arch, instr, vendor, op))
+
+
+def catalog(vendor: Optional[str] = None, arch: Optional[str] = None) -> List[Dict[str, Any]]:
+    """Every instruction, as dicts with the keys ``vendor``, ``arch``, ``op``, ``instr``,
+    ``k``, ``ptx`` (NVIDIA, else None), ``mnemonic`` (AMD, else None), ``model``,
+    ``parameters`` and ``note`` (where the arithmetic of an instruction mmasim does not list
+    comes from). ``vendor`` and ``arch`` filter.
+
+    Raises:
+        KeyError: an unknown vendor or architecture.
+    """
+    return _mma.catalog(vendor, arch)
+
+
+def formats() -> List[str]:
+    """The names of every number format (``"f16"``, ``"e4m3"``, ``"ue8m0"``, ...)."""
+    return ["f64", "f32", "tf32", "f16", "bf16", "e5m2", "e4m3", "e4m3fnuz", "e5m2fnuz",
+            "e3m2", "e2m3", "e2m1", "ue8m0", "ue4m3"]
+
+
+def decode(fmt: str, words: Any) -> np.ndarray:
+    """The values (float64, NaN for every NaN encoding) of storage words of format ``fmt``.
+
+    ``words``: an array of unsigned integers, any shape; sub-byte formats take their code in
+    the low bits. Raises KeyError for an unknown format, TypeError for a non-integer array and
+    ValueError for a word with bits outside the format.
+    """
+    w = np.asarray(words)
+    if w.dtype.kind not in "ui":
+        raise TypeError(f"words: expected an array of unsigned integers, got {w.dtype}")
+    if w.size and w.min() < 0:
+        raise ValueError("words: expected unsigned integers, got a negative value")
+    flat = np.ascontiguousarray(w.reshape(-1).astype(np.uint64))
+    return _mma.decode(fmt, flat).reshape(w.shape)
+
+
+def encode(fmt: str, values: Any) -> np.ndarray:
+    """The storage words (uint64) of ``values`` in format ``fmt``; every value must be exactly
+    representable (NaN becomes the format's default NaN), else ValueError naming the first
+    one that is not."""
+    v = np.asarray(values, dtype=np.float64)
+    return _mma.encode(fmt, np.ascontiguousarray(v.reshape(-1))).reshape(v.shape)

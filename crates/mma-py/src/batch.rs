@@ -1,0 +1,466 @@
+//! `Unit.dots`: batches of dot products on raw storage words, in chunks of rows spread over
+//! threads, each chunk widened to the engine's `u64` words (checking every encoding on the
+//! way) and evaluated with `Kernel::dots`.
+
+use mma::core::{Format, Kernel};
+use numpy::PyReadonlyArrayDyn;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+/// How A and B elements sit in their words (the catalog's layout).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// One element per storage word.
+    Plain,
+    /// One element per byte, fp6 in bits 5:0 and fp4 in bits 5:2 (`kind::f8f6f4`).
+    Byte,
+    /// Two fp4 per byte, element 2i in the high nibble (`kind::mxf4`, `kind::mxf4nvf4`).
+    PackedFp4,
+}
+
+/// A NumPy array of unsigned words, borrowed read-only.
+pub enum Held<'py> {
+    U8(PyReadonlyArrayDyn<'py, u8>),
+    U16(PyReadonlyArrayDyn<'py, u16>),
+    U32(PyReadonlyArrayDyn<'py, u32>),
+    U64(PyReadonlyArrayDyn<'py, u64>),
+}
+
+/// The words of a [`Held`] array.
+#[derive(Clone, Copy)]
+pub enum Src<'a> {
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+}
+
+impl<'py> Held<'py> {
+    pub fn new(x: &Bound<'py, PyAny>) -> PyResult<Held<'py>> {
+        if let Ok(v) = x.extract() {
+            return Ok(Held::U8(v));
+        }
+        if let Ok(v) = x.extract() {
+            return Ok(Held::U16(v));
+        }
+        if let Ok(v) = x.extract() {
+            return Ok(Held::U32(v));
+        }
+        if let Ok(v) = x.extract() {
+            return Ok(Held::U64(v));
+        }
+        Err(PyTypeError::new_err(
+            "expected a NumPy array of uint8, uint16, uint32 or uint64",
+        ))
+    }
+
+    pub fn src(&self) -> PyResult<Src<'_>> {
+        let err = |e: numpy::AsSliceError| PyValueError::new_err(format!("array: {e}"));
+        Ok(match self {
+            Held::U8(x) => Src::U8(x.as_slice().map_err(err)?),
+            Held::U16(x) => Src::U16(x.as_slice().map_err(err)?),
+            Held::U32(x) => Src::U32(x.as_slice().map_err(err)?),
+            Held::U64(x) => Src::U64(x.as_slice().map_err(err)?),
+        })
+    }
+}
+
+impl Src<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            Src::U8(x) => x.len(),
+            Src::U16(x) => x.len(),
+            Src::U32(x) => x.len(),
+            Src::U64(x) => x.len(),
+        }
+    }
+
+    fn bits(&self) -> u32 {
+        match self {
+            Src::U8(_) => 8,
+            Src::U16(_) => 16,
+            Src::U32(_) => 32,
+            Src::U64(_) => 64,
+        }
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> u64 {
+        match self {
+            Src::U8(x) => u64::from(x[i]),
+            Src::U16(x) => u64::from(x[i]),
+            Src::U32(x) => u64::from(x[i]),
+            Src::U64(x) => x[i],
+        }
+    }
+
+    /// Appends words `range` to `out`, widened.
+    #[inline]
+    fn extend(&self, from: usize, to: usize, out: &mut Vec<u64>) {
+        match self {
+            Src::U8(x) => widen8(&x[from..to], out),
+            Src::U16(x) => widen16(&x[from..to], out),
+            Src::U32(x) => widen32(&x[from..to], out),
+            Src::U64(x) => out.extend_from_slice(&x[from..to]),
+        }
+    }
+}
+
+// Widening to the engine's u64 words costs about as much as the dot products themselves
+// (bench/bench.py): compiled once more for AVX2 (chosen at run time, like the kernels), it
+// takes one `vpmovzx` per four words.
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn widen8(x: &[u8], out: &mut Vec<u64>) {
+    out.extend(x.iter().map(|&w| u64::from(w)));
+}
+
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn widen16(x: &[u16], out: &mut Vec<u64>) {
+    out.extend(x.iter().map(|&w| u64::from(w)));
+}
+
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn widen32(x: &[u32], out: &mut Vec<u64>) {
+    out.extend(x.iter().map(|&w| u64::from(w)));
+}
+
+/// The first bad word met: operand, flat index into its array, the word, and why.
+#[derive(Debug)]
+pub struct Bad {
+    pub field: &'static str,
+    pub index: usize,
+    pub word: u64,
+    pub msg: String,
+}
+
+impl Bad {
+    /// `ValueError(message, field, index, word)`: the Python half turns the flat index into the
+    /// caller's multi-index.
+    pub fn into_py_err(self) -> PyErr {
+        let msg = format!(
+            "{}: word {:#x} at flat index {}: {}",
+            self.field, self.word, self.index, self.msg
+        );
+        PyValueError::new_err((msg, self.field, self.index, self.word))
+    }
+}
+
+/// A word of D's storage width.
+pub trait Word: Copy + Default + Send + Sync {
+    /// The low bits of an engine word (D's words fit their storage width).
+    fn narrow(w: u64) -> Self;
+}
+
+impl Word for u16 {
+    fn narrow(w: u64) -> u16 {
+        w as u16
+    }
+}
+
+impl Word for u32 {
+    fn narrow(w: u64) -> u32 {
+        w as u32
+    }
+}
+
+impl Word for u64 {
+    fn narrow(w: u64) -> u64 {
+        w
+    }
+}
+
+/// One call of `Unit.dots`, its arrays flattened: `n = c.len()` rows.
+pub struct Job<'a> {
+    pub kernel: &'a Kernel,
+    pub layout: Layout,
+    pub a: Src<'a>,
+    pub b: Src<'a>,
+    pub c: Src<'a>,
+    pub scale_a: &'a [u8],
+    pub scale_b: &'a [u8],
+    /// Elements per dot product.
+    pub k: usize,
+    /// Elements per instruction (the K loop's step).
+    pub k_step: usize,
+}
+
+/// Elements of A per task (B has as many): about 1 MiB of widened words each. Measured on
+/// Hopper f16 (bench/bench.py): smaller chunks call the kernel more often for little gain in
+/// cache, larger ones leave the caches.
+const CHUNK_ELEMENTS: usize = 1 << 17;
+
+fn storage_bits(f: &Format, layout: Layout) -> u32 {
+    if layout == Layout::Plain {
+        f.storage_bits
+    } else {
+        8
+    }
+}
+
+impl Job<'_> {
+    fn row_words(&self) -> usize {
+        match self.layout {
+            Layout::PackedFp4 => self.k / 2,
+            _ => self.k,
+        }
+    }
+
+    /// Lengths, dtypes and K against the unit; a `ValueError`/`TypeError` naming the argument.
+    pub fn check(&self) -> PyResult<()> {
+        let unit = &self.kernel.unit;
+        let f = &unit.formats;
+        let n = self.c.len();
+        let (k, step) = (self.k, self.k_step);
+        if step == 0 || k == 0 || k % step != 0 {
+            return Err(PyValueError::new_err(format!(
+                "K = {k} is not a positive multiple of the instruction's K = {step}"
+            )));
+        }
+        if self.layout == Layout::PackedFp4 && step % 2 != 0 {
+            return Err(PyValueError::new_err("packed fp4 needs an even K"));
+        }
+        if k > step && f.c != f.d {
+            return Err(PyValueError::new_err(format!(
+                "K = {k} needs {} instructions chained with D fed back as C, but C is {} and D is {}",
+                k / step,
+                f.c.name,
+                f.d.name
+            )));
+        }
+        for (name, src, fmt) in [("a", &self.a, &f.a), ("b", &self.b, &f.b)] {
+            let want = storage_bits(fmt, self.layout);
+            if src.bits() != want {
+                return Err(PyTypeError::new_err(format!(
+                    "{name}: expected uint{want} words ({}), got uint{}",
+                    fmt.name,
+                    src.bits()
+                )));
+            }
+            let want_len = n.checked_mul(self.row_words());
+            if want_len != Some(src.len()) {
+                return Err(PyValueError::new_err(format!(
+                    "{name}: {} words, expected {n} rows of {}",
+                    src.len(),
+                    self.row_words()
+                )));
+            }
+        }
+        if self.c.bits() != f.c.storage_bits {
+            return Err(PyTypeError::new_err(format!(
+                "c: expected uint{} words ({}), got uint{}",
+                f.c.storage_bits,
+                f.c.name,
+                self.c.bits()
+            )));
+        }
+        let s = unit.scales_for(step) * (k / step);
+        for (name, x) in [("scale_a", self.scale_a), ("scale_b", self.scale_b)] {
+            if x.len() != n * s {
+                return Err(PyValueError::new_err(format!(
+                    "{name}: {} bytes, expected {n} rows of {s}",
+                    x.len()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Widens rows `r0..r1`, elements `e0..e1` of each, of operand `which` into `out`,
+    /// checking every encoding.
+    fn load(
+        &self,
+        which: &'static str,
+        (r0, r1): (usize, usize),
+        (e0, e1): (usize, usize),
+        out: &mut Vec<u64>,
+    ) -> Result<(), Bad> {
+        let f = &self.kernel.unit.formats;
+        let (src, fmt) = if which == "a" {
+            (&self.a, &f.a)
+        } else {
+            (&self.b, &f.b)
+        };
+        let rw = self.row_words();
+        let start = out.len();
+        if self.layout == Layout::Plain && (e0, e1) == (0, rw) {
+            // Whole rows: one contiguous run of words, widened in one pass.
+            src.extend(r0 * rw, r1 * rw, out);
+        }
+        for r in r0..r1 {
+            match self.layout {
+                Layout::Plain if (e0, e1) == (0, rw) => break,
+                Layout::Plain => src.extend(r * rw + e0, r * rw + e1, out),
+                Layout::PackedFp4 => {
+                    for i in r * rw + e0 / 2..r * rw + e1 / 2 {
+                        let w = src.get(i);
+                        out.push(w >> 4);
+                        out.push(w & 0xF);
+                    }
+                }
+                Layout::Byte => {
+                    for i in r * rw + e0..r * rw + e1 {
+                        let w = src.get(i);
+                        let code = match fmt.width() {
+                            4 if w & !0x3C != 0 => {
+                                return Err(Bad { field: which, index: i, word: w, msg: "an fp4 element in a byte must sit in bits 5:2 with the other bits zero".into() });
+                            }
+                            4 => w >> 2,
+                            6 if w >> 6 != 0 => {
+                                return Err(Bad {
+                                    field: which,
+                                    index: i,
+                                    word: w,
+                                    msg: "an fp6 element must sit in bits 5:0 with bits 7:6 zero"
+                                        .into(),
+                                });
+                            }
+                            _ => w,
+                        };
+                        out.push(code);
+                    }
+                }
+            }
+        }
+        // Every word of the source width is a valid encoding of most formats (f16 in uint16,
+        // f32 in uint32, ...): then there is nothing to check.
+        let all_valid = fmt.is_valid_encoding(u64::MAX >> (64 - src.bits()));
+        if self.layout == Layout::Plain && !all_valid {
+            let per_row = e1 - e0;
+            for (j, &w) in out[start..].iter().enumerate() {
+                if !fmt.is_valid_encoding(w) {
+                    let (r, e) = (r0 + j / per_row, e0 + j % per_row);
+                    return Err(Bad {
+                        field: which,
+                        index: r * rw + e,
+                        word: w,
+                        msg: format!("not a valid {} encoding", fmt.name),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Scale bytes of rows `r0..r1`, scales `s0..s1` of each (of `s` per row).
+    fn load_scales(
+        &self,
+        which: &'static str,
+        (r0, r1): (usize, usize),
+        (s0, s1, s): (usize, usize, usize),
+        out: &mut Vec<u64>,
+    ) -> Result<(), Bad> {
+        let Some((fmt, _)) = self.kernel.unit.formats.scale else {
+            return Ok(());
+        };
+        let x = if which == "scale_a" {
+            self.scale_a
+        } else {
+            self.scale_b
+        };
+        for r in r0..r1 {
+            for (i, &byte) in x.iter().enumerate().take(r * s + s1).skip(r * s + s0) {
+                let w = u64::from(byte);
+                if !fmt.is_valid_encoding(w) {
+                    return Err(Bad {
+                        field: which,
+                        index: i,
+                        word: w,
+                        msg: format!("not a valid {} encoding", fmt.name),
+                    });
+                }
+                out.push(w);
+            }
+        }
+        Ok(())
+    }
+
+    /// Rows `r0..r0 + out.len()` into `out`, D's words narrowed to its storage width.
+    fn chunk<T: Word>(&self, r0: usize, out: &mut [T]) -> Result<(), Bad> {
+        let unit = &self.kernel.unit;
+        let mut d = vec![0u64; out.len()];
+        let d = &mut d[..];
+        let r1 = r0 + d.len();
+        let rows = (r0, r1);
+        let steps = self.k / self.k_step;
+        let s_step = unit.scales_for(self.k_step);
+        let s_row = s_step * steps;
+        let c_fmt = &unit.formats.c;
+        let mut acc = Vec::with_capacity(d.len());
+        self.c.extend(r0, r1, &mut acc);
+        let c_all_valid = c_fmt.is_valid_encoding(u64::MAX >> (64 - self.c.bits()));
+        for (r, &w) in (r0..r1).zip(&acc) {
+            if c_all_valid {
+                break;
+            }
+            if !c_fmt.is_valid_encoding(w) {
+                return Err(Bad {
+                    field: "c",
+                    index: r,
+                    word: w,
+                    msg: format!("not a valid {} encoding", c_fmt.name),
+                });
+            }
+        }
+        let n = d.len();
+        let (mut a, mut b) = (
+            Vec::with_capacity(n * self.k_step),
+            Vec::with_capacity(n * self.k_step),
+        );
+        let (mut sa, mut sb) = (Vec::new(), Vec::new());
+        for t in 0..steps {
+            let el = (t * self.k_step, (t + 1) * self.k_step);
+            let sc = (t * s_step, (t + 1) * s_step, s_row);
+            a.clear();
+            b.clear();
+            sa.clear();
+            sb.clear();
+            self.load("a", rows, el, &mut a)?;
+            self.load("b", rows, el, &mut b)?;
+            self.load_scales("scale_a", rows, sc, &mut sa)?;
+            self.load_scales("scale_b", rows, sc, &mut sb)?;
+            self.kernel
+                .dots(self.k_step, &a, &b, &acc, &sa, &sb, d)
+                .map_err(|e| Bad {
+                    field: "a",
+                    index: r0,
+                    word: 0,
+                    msg: e.to_string(),
+                })?;
+            acc.copy_from_slice(d);
+        }
+        for (o, &w) in out.iter_mut().zip(d.iter()) {
+            *o = T::narrow(w);
+        }
+        Ok(())
+    }
+
+    /// Every row; the first bad word (in row-chunk order, so the same for any thread count)
+    /// is the error.
+    pub fn run<T: Word>(&self, threads: usize) -> Result<Vec<T>, Bad> {
+        use rayon::prelude::*;
+        let n = self.c.len();
+        let chunk = (CHUNK_ELEMENTS / self.k_step.max(1)).max(64) / 8 * 8;
+        let mut d = vec![T::default(); n];
+        let work = |d: &mut [T]| -> Result<(), Bad> {
+            let results: Vec<Result<(), Bad>> = d
+                .par_chunks_mut(chunk)
+                .enumerate()
+                .map(|(i, ch)| self.chunk(i * chunk, ch))
+                .collect();
+            results.into_iter().collect()
+        };
+        match threads {
+            1 => {
+                for (i, ch) in d.chunks_mut(chunk).enumerate() {
+                    self.chunk(i * chunk, ch)?;
+                }
+            }
+            0 => work(&mut d)?,
+            t => match rayon::ThreadPoolBuilder::new().num_threads(t).build() {
+                Ok(pool) => pool.install(|| work(&mut d))?,
+                Err(_) => work(&mut d)?,
+            },
+        }
+        Ok(d)
+    }
+}

@@ -1,0 +1,531 @@
+//! The native half of the `mma` Python package (`mma._mma`): catalog look-up, the bit-level
+//! batch evaluation behind `Unit.dots` and the value-level matrix product behind
+//! `Unit.matmul`. The Python half (`python/mma/__init__.py`) checks dtypes and shapes, names
+//! arguments in its messages and converts arrays; this module checks what it is handed again
+//! (lengths, encodings) so that no call can reach an assertion of the engine: every problem is
+//! a Python exception, never a panic.
+//!
+//! Only the facade's public API is used: `mma::nvidia::find`, `mma::amd::find`, the catalogs,
+//! `DotUnit` (`kernel`, `gemm`, `scales_for`), `Kernel::dots` and `Format`.
+
+mod batch;
+mod values;
+
+use mma::core::{DotUnit, Format, Kernel};
+use numpy::{IntoPyArray, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use batch::Layout;
+
+/// One instruction of a catalog, prepared for evaluation.
+#[pyclass(frozen, module = "mma._mma", name = "_Unit")]
+struct PyUnit {
+    unit: &'static DotUnit,
+    kernel: Kernel,
+    #[pyo3(get)]
+    vendor: &'static str,
+    #[pyo3(get)]
+    arch: &'static str,
+    #[pyo3(get)]
+    op: String,
+    #[pyo3(get)]
+    name: String,
+    /// PTX spelling (NVIDIA) or ISA mnemonic (AMD).
+    #[pyo3(get)]
+    spelling: String,
+    #[pyo3(get)]
+    m: usize,
+    #[pyo3(get)]
+    n: usize,
+    #[pyo3(get)]
+    k: usize,
+    layout: Layout,
+}
+
+fn layout_name(l: Layout) -> &'static str {
+    match l {
+        Layout::Plain => "plain",
+        Layout::Byte => "byte",
+        Layout::PackedFp4 => "packed_fp4",
+    }
+}
+
+fn fmt_info<'py>(py: Python<'py>, f: &Format) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("name", f.name)?;
+    d.set_item("storage_bits", f.storage_bits)?;
+    d.set_item("width", f.width())?;
+    d.set_item("lsb", f.lsb)?;
+    Ok(d)
+}
+
+#[pymethods]
+impl PyUnit {
+    /// `"plain"`, `"byte"` (one fp6/fp4 element per byte) or `"packed_fp4"` (two per byte).
+    #[getter]
+    fn layout(&self) -> &'static str {
+        layout_name(self.layout)
+    }
+
+    /// The model's name as the papers write it.
+    #[getter]
+    fn model(&self) -> &'static str {
+        self.unit.model.name()
+    }
+
+    /// The model and its parameters in one line, as `mma list` prints them.
+    #[getter]
+    fn description(&self) -> String {
+        self.unit.describe()
+    }
+
+    /// The block length along K (`L_max`).
+    #[getter]
+    fn block(&self) -> usize {
+        self.unit.block
+    }
+
+    /// Whether batches take the vector-lane path on this CPU.
+    #[getter]
+    fn is_batched(&self) -> bool {
+        self.kernel.is_batched()
+    }
+
+    /// The instruction set the kernel was planned for, e.g. `"Avx2"` or `"Portable"`.
+    #[getter]
+    fn isa(&self) -> String {
+        format!("{:?}", self.kernel.isa())
+    }
+
+    /// `{"a": {...}, "b": ..., "c": ..., "d": ..., "scale": {...} or None, "scale_block": int
+    /// or None}`, each format as name, storage bits, width and lsb.
+    #[getter]
+    fn formats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let f = &self.unit.formats;
+        let d = PyDict::new(py);
+        d.set_item("a", fmt_info(py, &f.a)?)?;
+        d.set_item("b", fmt_info(py, &f.b)?)?;
+        d.set_item("c", fmt_info(py, &f.c)?)?;
+        d.set_item("d", fmt_info(py, &f.d)?)?;
+        match &f.scale {
+            Some((s, per)) => {
+                d.set_item("scale", fmt_info(py, s)?)?;
+                d.set_item("scale_block", *per)?;
+            }
+            None => {
+                d.set_item("scale", py.None())?;
+                d.set_item("scale_block", py.None())?;
+            }
+        }
+        Ok(d)
+    }
+
+    /// Scale factors per operand for a K-long dot product (0 without block scaling).
+    fn scales_for(&self, k: usize) -> usize {
+        self.unit.scales_for(k)
+    }
+
+    /// Dot products on raw words. `a`, `b`: `n` rows of `row_words` words (one element per
+    /// word, or two fp4 per byte for the packed layout); `c`: `n` words; scales: `n` rows of
+    /// `scales_for(k)` bytes. `k` elements per row, chained in steps of `k_step` elements
+    /// (the instruction's K; `k_step = k` chains by the unit's blocks only). `threads`: 0 all
+    /// cores, 1 the calling thread, `t` a pool of `t`.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (a, b, c, scale_a, scale_b, k, k_step, threads))]
+    fn dots<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        b: &Bound<'py, PyAny>,
+        c: &Bound<'py, PyAny>,
+        scale_a: Option<PyReadonlyArray2<'py, u8>>,
+        scale_b: Option<PyReadonlyArray2<'py, u8>>,
+        k: usize,
+        k_step: usize,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (ga, gb, gc) = (
+            batch::Held::new(a)?,
+            batch::Held::new(b)?,
+            batch::Held::new(c)?,
+        );
+        let (sa, sb) = (
+            scale_a.as_ref().map(|x| x.as_slice()).transpose(),
+            scale_b.as_ref().map(|x| x.as_slice()).transpose(),
+        );
+        let (sa, sb) = (
+            sa.map_err(|e| PyValueError::new_err(format!("scale_a: {e}")))?
+                .unwrap_or(&[]),
+            sb.map_err(|e| PyValueError::new_err(format!("scale_b: {e}")))?
+                .unwrap_or(&[]),
+        );
+        let job = batch::Job {
+            kernel: &self.kernel,
+            layout: self.layout,
+            a: ga.src()?,
+            b: gb.src()?,
+            c: gc.src()?,
+            scale_a: sa,
+            scale_b: sb,
+            k,
+            k_step,
+        };
+        job.check()?;
+        let err = |e: batch::Bad| e.into_py_err();
+        Ok(match self.unit.formats.d.storage_bits {
+            16 => py
+                .detach(|| job.run::<u16>(threads))
+                .map_err(err)?
+                .into_pyarray(py)
+                .into_any(),
+            32 => py
+                .detach(|| job.run::<u32>(threads))
+                .map_err(err)?
+                .into_pyarray(py)
+                .into_any(),
+            _ => py
+                .detach(|| job.run::<u64>(threads))
+                .map_err(err)?
+                .into_pyarray(py)
+                .into_any(),
+        })
+    }
+
+    /// `D = A·B + C` on real values (float64, row-major `m×k`, `k×n`, `m×n`), each checked to be
+    /// exactly representable in its operand's format; block-scaled units use scale factors of
+    /// 1. Returns D's storage words.
+    #[pyo3(signature = (a, b, c, threads))]
+    fn matmul<'py>(
+        &self,
+        py: Python<'py>,
+        a: PyReadonlyArray2<'py, f64>,
+        b: PyReadonlyArray2<'py, f64>,
+        c: PyReadonlyArray2<'py, f64>,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (m, k) = (a.shape()[0], a.shape()[1]);
+        let n = b.shape()[1];
+        if b.shape()[0] != k || c.shape() != [m, n] {
+            return Err(PyValueError::new_err(format!(
+                "shapes do not fit: A is {:?}, B {:?}, C {:?}; expected [M, K], [K, N], [M, N]",
+                a.shape(),
+                b.shape(),
+                c.shape()
+            )));
+        }
+        let (av, bv, cv) = (view(&a, "A")?, view(&b, "B")?, view(&c, "C")?);
+        let job = values::Matmul {
+            unit: self.unit,
+            k_step: self.k,
+            m,
+            n,
+            k,
+            a: av,
+            b: bv,
+            c: cv,
+        };
+        let d = py
+            .detach(|| job.run(threads))
+            .map_err(PyValueError::new_err)?;
+        Ok(words_array(py, d, &self.unit.formats.d))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Unit({} {} {} {}: K={}, {})",
+            self.vendor,
+            self.arch,
+            self.op,
+            self.name,
+            self.k,
+            self.unit.describe()
+        )
+    }
+}
+
+/// A contiguous array's elements; `what` names it in the error.
+fn view<'a>(x: &'a PyReadonlyArray2<'_, f64>, what: &str) -> PyResult<&'a [f64]> {
+    x.as_slice()
+        .map_err(|e| PyValueError::new_err(format!("{what}: {e}")))
+}
+
+/// D's words as a NumPy array of the storage width (uint8/16/32/64).
+fn words_array<'py>(py: Python<'py>, d: Vec<u64>, f: &Format) -> Bound<'py, PyAny> {
+    match f.storage_bits {
+        8 => d
+            .into_iter()
+            .map(|x| x as u8)
+            .collect::<Vec<_>>()
+            .into_pyarray(py)
+            .into_any(),
+        16 => d
+            .into_iter()
+            .map(|x| x as u16)
+            .collect::<Vec<_>>()
+            .into_pyarray(py)
+            .into_any(),
+        32 => d
+            .into_iter()
+            .map(|x| x as u32)
+            .collect::<Vec<_>>()
+            .into_pyarray(py)
+            .into_any(),
+        _ => d.into_pyarray(py).into_any(),
+    }
+}
+
+fn nvidia_unit(
+    arch: &str,
+    op: Option<&str>,
+    instr: &str,
+) -> Result<PyUnit, mma::nvidia::CatalogError> {
+    let i = mma::nvidia::find(arch, op, instr)?;
+    Ok(PyUnit {
+        unit: &i.unit,
+        kernel: i.unit.kernel(),
+        vendor: "nvidia",
+        arch: i.arch.name(),
+        op: i.op.name().to_string(),
+        name: i.name.clone(),
+        spelling: i.ptx(),
+        m: i.m,
+        n: i.n,
+        k: i.k,
+        layout: match i.layout {
+            mma::nvidia::Layout::Plain => Layout::Plain,
+            mma::nvidia::Layout::Byte => Layout::Byte,
+            mma::nvidia::Layout::PackedFp4 => Layout::PackedFp4,
+        },
+    })
+}
+
+fn amd_unit(arch: &str, instr: &str) -> Result<PyUnit, mma::amd::CatalogError> {
+    let i = mma::amd::find(arch, instr)?;
+    Ok(PyUnit {
+        unit: &i.unit,
+        kernel: i.unit.kernel(),
+        vendor: "amd",
+        arch: i.arch.name(),
+        op: "MFMA".to_string(),
+        name: i.name.to_string(),
+        spelling: i.mnemonic.clone(),
+        m: i.m,
+        n: i.n,
+        k: i.k,
+        layout: Layout::Plain,
+    })
+}
+
+/// Looks an instruction up (the names the command-line tool accepts). `vendor` may be left out:
+/// the catalog that knows the architecture decides.
+#[pyfunction]
+#[pyo3(signature = (arch, instr, vendor=None, op=None))]
+fn find(arch: &str, instr: &str, vendor: Option<&str>, op: Option<&str>) -> PyResult<PyUnit> {
+    let vendor = match vendor {
+        Some(v) => v.to_ascii_lowercase(),
+        None if mma::amd::parse_arch(arch).is_ok() => "amd".into(),
+        None => "nvidia".into(),
+    };
+    match vendor.as_str() {
+        "nvidia" => nvidia_unit(arch, op, instr).map_err(|e| PyKeyError::new_err(e.to_string())),
+        "amd" => {
+            if let Some(o) = op.filter(|o| !o.eq_ignore_ascii_case("MFMA")) {
+                return Err(PyKeyError::new_err(format!(
+                    "op {o:?} is not an AMD operation: AMD matrix instructions have one, \"MFMA\""
+                )));
+            }
+            amd_unit(arch, instr).map_err(|e| PyKeyError::new_err(e.to_string()))
+        }
+        other => Err(PyKeyError::new_err(format!(
+            "vendor {other:?} is unknown; expected \"nvidia\" or \"amd\""
+        ))),
+    }
+}
+
+fn row<'py>(
+    py: Python<'py>,
+    fields: [(&str, Bound<'py, PyAny>); 10],
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in fields {
+        d.set_item(k, v)?;
+    }
+    Ok(d)
+}
+
+/// The catalog as a list of dicts: vendor, arch, op, instr, k, ptx (NVIDIA) or mnemonic
+/// (AMD), model and parameters; filtered by vendor and architecture when given.
+#[pyfunction]
+#[pyo3(signature = (vendor=None, arch=None))]
+fn catalog<'py>(
+    py: Python<'py>,
+    vendor: Option<&str>,
+    arch: Option<&str>,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let vendor = vendor.map(str::to_ascii_lowercase);
+    if let Some(v) = vendor.as_deref().filter(|v| *v != "nvidia" && *v != "amd") {
+        return Err(PyKeyError::new_err(format!(
+            "vendor {v:?} is unknown; expected \"nvidia\" or \"amd\""
+        )));
+    }
+    let (nv_arch, amd_arch) = match arch {
+        Some(a) => (mma::nvidia::parse_arch(a), mma::amd::parse_arch(a).ok()),
+        None => (None, None),
+    };
+    if let (Some(a), None, None) = (arch, nv_arch, amd_arch) {
+        return Err(PyKeyError::new_err(format!(
+            "unknown architecture {a:?}; expected an NVIDIA or AMD architecture, PTX target or product (e.g. Hopper, sm_90, H100, CDNA3, MI300X)"
+        )));
+    }
+    let want = |v: &str| vendor.as_deref().is_none_or(|w| w == v);
+    let mut out = Vec::new();
+    let none = || py.None().into_bound(py);
+    if want("nvidia") && (arch.is_none() || nv_arch.is_some()) {
+        for i in mma::nvidia::catalog() {
+            if nv_arch.is_some_and(|a| a != i.arch) {
+                continue;
+            }
+            out.push(row(
+                py,
+                [
+                    ("vendor", "nvidia".into_pyobject(py)?.into_any()),
+                    ("arch", i.arch.name().into_pyobject(py)?.into_any()),
+                    ("op", i.op.name().into_pyobject(py)?.into_any()),
+                    ("instr", i.name.as_str().into_pyobject(py)?.into_any()),
+                    ("k", i.k.into_pyobject(py)?.into_any()),
+                    ("ptx", i.ptx().into_pyobject(py)?.into_any()),
+                    ("mnemonic", none()),
+                    ("model", i.unit.model.name().into_pyobject(py)?.into_any()),
+                    (
+                        "parameters",
+                        i.unit.describe().into_pyobject(py)?.into_any(),
+                    ),
+                    ("note", i.note.into_pyobject(py)?.into_any()),
+                ],
+            )?);
+        }
+    }
+    if want("amd") && (arch.is_none() || amd_arch.is_some()) {
+        for i in mma::amd::catalog() {
+            if amd_arch.is_some_and(|a| a != i.arch) {
+                continue;
+            }
+            out.push(row(
+                py,
+                [
+                    ("vendor", "amd".into_pyobject(py)?.into_any()),
+                    ("arch", i.arch.name().into_pyobject(py)?.into_any()),
+                    ("op", "MFMA".into_pyobject(py)?.into_any()),
+                    ("instr", i.name.into_pyobject(py)?.into_any()),
+                    ("k", i.k.into_pyobject(py)?.into_any()),
+                    ("ptx", none()),
+                    (
+                        "mnemonic",
+                        i.mnemonic.as_str().into_pyobject(py)?.into_any(),
+                    ),
+                    ("model", i.unit.model.name().into_pyobject(py)?.into_any()),
+                    (
+                        "parameters",
+                        i.unit.describe().into_pyobject(py)?.into_any(),
+                    ),
+                    ("note", none()),
+                ],
+            )?);
+        }
+    }
+    Ok(out)
+}
+
+fn format_named(name: &str) -> PyResult<Format> {
+    mma::core::format::by_name(name).ok_or_else(|| {
+        let known: Vec<&str> = mma::core::format::ALL.iter().map(|f| f.name).collect();
+        PyKeyError::new_err(format!(
+            "fmt: unknown format {name:?}; expected one of {}",
+            known.join(", ")
+        ))
+    })
+}
+
+/// The values of storage words of a format (`NaN` for every NaN encoding); a word with bits
+/// outside the format is a `ValueError` naming its index.
+#[pyfunction]
+fn decode<'py>(
+    py: Python<'py>,
+    fmt: &str,
+    words: numpy::PyReadonlyArray1<'py, u64>,
+) -> PyResult<Bound<'py, numpy::PyArray1<f64>>> {
+    let f = format_named(fmt)?;
+    let w = words
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(format!("words: {e}")))?;
+    let mut out = Vec::with_capacity(w.len());
+    for (i, &x) in w.iter().enumerate() {
+        if !f.is_valid_encoding(x) {
+            return Err(PyValueError::new_err(format!(
+                "words[{i}] = {x:#x} is not a valid {} word",
+                f.name
+            )));
+        }
+        out.push(f.decode(x).to_f64());
+    }
+    Ok(out.into_pyarray(py))
+}
+
+/// The storage words of values, each exactly representable in the format (NaN becomes the
+/// format's default NaN); otherwise a `ValueError` naming the first value that is not.
+#[pyfunction]
+fn encode<'py>(
+    py: Python<'py>,
+    fmt: &str,
+    values: numpy::PyReadonlyArray1<'py, f64>,
+) -> PyResult<Bound<'py, numpy::PyArray1<u64>>> {
+    let f = format_named(fmt)?;
+    let v = values
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(format!("values: {e}")))?;
+    let mut out = Vec::with_capacity(v.len());
+    for (i, &x) in v.iter().enumerate() {
+        out.push(values::encode_exact(&f, x).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "values[{i}] = {x:?} is not exactly representable in {}",
+                f.name
+            ))
+        })?);
+    }
+    Ok(out.into_pyarray(py))
+}
+
+/// The documented difference class from mmasim 2.1.1 (`mma::amd::known_difference`) of one
+/// AMD dot product, by name, or None; `a`, `b`, `c` are the instruction's words.
+#[pyfunction]
+fn amd_known_difference(
+    arch: &str,
+    instr: &str,
+    a: Vec<u64>,
+    b: Vec<u64>,
+    c: u64,
+) -> PyResult<Option<String>> {
+    let i = mma::amd::find(arch, instr).map_err(|e| PyKeyError::new_err(e.to_string()))?;
+    if a.len() != i.k || b.len() != i.k {
+        return Err(PyValueError::new_err(format!(
+            "a, b: expected {} words each, got {} and {}",
+            i.k,
+            a.len(),
+            b.len()
+        )));
+    }
+    Ok(mma::amd::known_difference(i, &a, &b, c).map(|d| format!("{d:?}")))
+}
+
+#[pymodule]
+fn _mma(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyUnit>()?;
+    m.add_function(wrap_pyfunction!(find, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(decode, m)?)?;
+    m.add_function(wrap_pyfunction!(encode, m)?)?;
+    m.add_function(wrap_pyfunction!(amd_known_difference, m)?)?;
+    Ok(())
+}

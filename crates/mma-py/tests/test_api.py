@@ -1,0 +1,214 @@
+"""The Python API: look-up, Unit.dots shapes and K chaining, Unit.matmul against dots composed
+by hand, errors, thread counts. Expected words are hand-derived (noted at each) or come from
+the engine's own dots, never from the code under test alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mma
+
+HOPPER = ("H100", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16")
+ONE_F16 = 0x3C00
+ONE_F32 = 0x3F800000
+
+
+def hopper() -> mma.Unit:
+    return mma.find(*HOPPER)
+
+
+def test_find_accepts_the_names_the_tool_accepts():
+    u = hopper()
+    assert (u.vendor, u.arch, u.op, u.instr, u.k) == ("nvidia", "Hopper", "WGMMA",
+                                                     "m64n8k16.f32.f16.f16", 16)
+    assert mma.find("sm_90", "m64n8k16.f32.f16.f16") == u
+    assert mma.find("Hopper", "m64n8k16.f32.f16.f16", "nvidia") == u
+    amd = mma.find("MI300X", "v_mfma_f32_32x32x8_f16")
+    assert (amd.vendor, amd.arch, amd.instr) == ("amd", "CDNA3", "f32_32x32x8_f16")
+    assert amd.spelling == "v_mfma_f32_32x32x8_f16"
+    assert u.formats == {"a": "f16", "b": "f16", "c": "f32", "d": "f32", "scale": None,
+                         "scale_block": None}
+    # Hopper f16 -> f32 is T-FDPA with F = 25, L_max = 16, e_zero = -133, RZ to fp32 (mmasim's
+    # nv_ptx/sim.py table; the first paper).
+    assert u.model == "T-FDPA"
+    assert u.params == {"F": 25, "L_max": 16, "e_zero": -133, "rho": "RZ-FP32"}
+    assert "m64n8k16.f32.f16.f16" in repr(u) and "T-FDPA" in repr(u)
+
+
+def test_catalog_rows():
+    rows = mma.catalog()
+    nv = [r for r in rows if r["vendor"] == "nvidia"]
+    # mmasim 2.1.1 lists 4935 NVIDIA instructions; the catalog holds them all plus documented
+    # additions (vectors/mmasim/nvidia/instructions.txt).
+    assert len(nv) >= 4935
+    cdna3 = mma.catalog(arch="MI300X")
+    assert cdna3 and all(r["arch"] == "CDNA3" and r["mnemonic"] for r in cdna3)
+    assert set(rows[0]) == {"vendor", "arch", "op", "instr", "k", "ptx", "mnemonic", "model",
+                            "parameters", "note"}
+    assert mma.catalog(vendor="amd", arch="Hopper") == []
+
+
+@pytest.mark.parametrize(
+    "call, exc, words",
+    [
+        (lambda: mma.find("H900", "m64n8k16.f32.f16.f16"), KeyError, "H900"),
+        (lambda: mma.find("Hopper", "m64n8k17.f32.f16.f16"), KeyError, "m64n8k17"),
+        (lambda: mma.find("Hopper", "m64n8k16.f32.f16.f16", "intel"), KeyError, "intel"),
+        (lambda: mma.find("Hopper", 16), TypeError, "instr"),
+        (lambda: mma.find("CDNA3", "f32_32x32x8_f16", op="WGMMA"), KeyError, "op"),
+        (lambda: mma.catalog(vendor="intel"), KeyError, "intel"),
+        (lambda: mma.catalog(arch="Pascal"), KeyError, "Pascal"),
+    ],
+)
+def test_lookup_errors_name_the_input(call, exc, words):
+    with pytest.raises(exc, match=words):
+        call()
+
+
+def test_dots_hand_derived():
+    u = hopper()
+    # 16 products 1.0 * 1.0 plus C = 1.0 is 17.0 exactly (0x41880000).
+    a = np.full((2, 3, 16), ONE_F16, np.uint16)
+    c = np.full((2, 3), ONE_F32, np.uint32)
+    d = u.dots(a, a, c)
+    assert d.shape == (2, 3) and d.dtype == np.uint32
+    assert (d == 0x41880000).all()
+    # Batch dimensions broadcast: one row of B for every row of A.
+    d = u.dots(a, a[0, 0], np.uint32(0))
+    assert (d == 0x41800000).all()  # 16.0
+
+
+def test_k_chaining_feeds_d_back_as_c():
+    u = hopper()
+    rng = np.random.default_rng(1)
+    n, steps = 40, 3
+    # Moderate f16 values (exponents near 1) so that the chain's roundings matter.
+    a = (rng.integers(0x3000, 0x4400, (n, 16 * steps)) | rng.integers(0, 2, (n, 1)) << 15)
+    b = rng.integers(0x3000, 0x4400, (n, 16 * steps))
+    a, b = a.astype(np.uint16), b.astype(np.uint16)
+    c = np.full(n, 0x3DCCCCCD, np.uint32)  # 0.1f
+    acc = c
+    for t in range(steps):
+        acc = u.dots(a[:, 16 * t:16 * t + 16], b[:, 16 * t:16 * t + 16], acc)
+    assert np.array_equal(u.dots(a, b, c), acc)
+
+
+def test_matmul_is_dots_composed_by_hand():
+    u = hopper()
+    rng = np.random.default_rng(2)
+    m, n, k = 5, 7, 48
+    A = rng.integers(-64, 64, (m, k)).astype(np.float16) / np.float16(8)
+    B = rng.integers(-64, 64, (k, n)).astype(np.float16) / np.float16(16)
+    C = (rng.standard_normal((m, n))).astype(np.float32)
+    D = u.matmul(A, B, C)
+    assert D.dtype == np.float32 and D.shape == (m, n)
+    aw, bw = A.view(np.uint16), np.ascontiguousarray(B.T).view(np.uint16)
+    by_hand = u.dots(aw[:, None, :], bw[None, :, :], C.view(np.uint32))
+    assert np.array_equal(D.view(np.uint32), by_hand)
+    # Threads do not change the result.
+    assert np.array_equal(u.matmul(A, B, C, threads=1).view(np.uint32), by_hand)
+    assert np.array_equal(u.matmul(A, B, C, threads=3).view(np.uint32), by_hand)
+    # C = None is zeros; float64 and float32 inputs of f16 values are accepted.
+    D0 = u.matmul(A.astype(np.float64), B.astype(np.float32))
+    assert np.array_equal(D0.view(np.uint32), u.dots(aw[:, None, :], bw[None], np.uint32(0)))
+
+
+def test_matmul_names_the_first_inexact_element():
+    u = hopper()
+    A = np.ones((2, 16), np.float32)
+    A[1, 5] = 0.1
+    with pytest.raises(ValueError, match=r"A\[1, 5\] = 0\.1.*f16"):
+        u.matmul(A, np.ones((16, 2), np.float32))
+    with pytest.raises(ValueError, match=r"B\[0, 1\] = 70000\.0"):
+        u.matmul(np.ones((1, 16)), np.array([[1.0, 70000.0]] * 16))
+    with pytest.raises(ValueError, match="multiple of the instruction's K = 16"):
+        u.matmul(np.ones((2, 8)), np.ones((8, 2)))
+    with pytest.raises(ValueError, match="K differ"):
+        u.matmul(np.ones((2, 16)), np.ones((32, 2)))
+    with pytest.raises(TypeError, match="A: expected float16"):
+        u.matmul(np.ones((2, 16), np.int32), np.ones((16, 2)))
+    with pytest.raises(TypeError, match="NumPy array or a torch tensor"):
+        u.matmul([[1.0] * 16], np.ones((16, 2)))
+
+
+def test_matmul_ml_dtypes():
+    ml = pytest.importorskip("ml_dtypes", reason="ml_dtypes is not installed")
+    u = mma.find("Ada Lovelace", "m16n8k32.f32.e4m3.e4m3.f32", op="MMA")
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((3, 32)).astype(ml.float8_e4m3fn)
+    B = rng.standard_normal((32, 4)).astype(ml.float8_e4m3fn)
+    D = u.matmul(A, B)
+    by_hand = u.dots(A.view(np.uint8)[:, None, :], np.ascontiguousarray(B.T).view(np.uint8)[None],
+                     np.uint32(0))
+    assert np.array_equal(D.view(np.uint32), by_hand)
+    bu = mma.find("Ampere", "m16n8k16.f32.bf16.bf16.f32")
+    Ab = np.array([[1.0, 2.0] + [0.0] * 14], dtype=ml.bfloat16)
+    Bb = np.array([[1.0]] * 16, dtype=ml.bfloat16)
+    assert bu.matmul(Ab, Bb)[0, 0] == 3.0  # 1*1 + 2*1, exact
+
+
+@pytest.mark.parametrize(
+    "args, exc, text",
+    [
+        ((np.zeros((2, 16), np.uint32), np.zeros((2, 16), np.uint16), np.zeros(2, np.uint32)),
+         TypeError, "a: expected dtype uint16, got uint32"),
+        ((np.zeros((2, 16), np.uint16), np.zeros((2, 16), np.uint16), np.zeros(2, np.uint16)),
+         TypeError, "c: expected dtype uint32"),
+        ((np.zeros((2, 12), np.uint16), np.zeros((2, 12), np.uint16), np.zeros(2, np.uint32)),
+         ValueError, "K = 12 elements is not a multiple of the instruction's K = 16"),
+        ((np.zeros((2, 16), np.uint16), np.zeros((2, 32), np.uint16), np.zeros(2, np.uint32)),
+         ValueError, "a has 16 words per row but b has 32"),
+        ((np.zeros((2, 16), np.uint16), np.zeros((3, 16), np.uint16), np.zeros(2, np.uint32)),
+         ValueError, "do not broadcast"),
+        (([0] * 16, np.zeros((1, 16), np.uint16), np.zeros(1, np.uint32)),
+         TypeError, "a: expected a NumPy array of uint16"),
+    ],
+)
+def test_dots_errors_name_the_argument(args, exc, text):
+    with pytest.raises(exc, match=text):
+        hopper().dots(*args)
+
+
+def test_dots_rejects_bad_encodings_by_element():
+    bw = mma.find("Blackwell", "m128n8k32.kind::f8f6f4.f32.e2m1.e2m1", op="TCGen05MMA")
+    a = np.zeros((3, 32), np.uint8)
+    a[2, 7] = 0x01  # fp4 sits in bits 5:2; bit 0 set is no fp4 byte
+    with pytest.raises(ValueError, match=r"a\[2, 7\] = 0x1 .*bits 5:2"):
+        bw.dots(a, np.zeros((3, 32), np.uint8), np.zeros(3, np.uint32))
+    u = hopper()
+    with pytest.raises(ValueError, match="scale_a: .*no block scaling"):
+        u.dots(np.zeros((1, 16), np.uint16), np.zeros((1, 16), np.uint16),
+               np.zeros(1, np.uint32), np.zeros((1, 1), np.uint8))
+    sc = mma.find("Blackwell", "m128n8k64.kind::mxf4.block32.f32.e2m1.e2m1.ue8m0")
+    z = np.zeros((1, 32), np.uint8)
+    with pytest.raises(ValueError, match=r"scale_b: expected shape \[\.\.\., 2\]"):
+        sc.dots(z, z, np.zeros(1, np.uint32), np.zeros((1, 2), np.uint8),
+                np.zeros((1, 3), np.uint8))
+    with pytest.raises(ValueError, match="threads"):
+        u.dots(np.zeros((1, 16), np.uint16), np.zeros((1, 16), np.uint16),
+               np.zeros(1, np.uint32), threads=0)
+
+
+def test_packed_fp4_with_scales_hand_derived():
+    sc = mma.find("Blackwell", "m128n8k64.kind::mxf4.block32.f32.e2m1.e2m1.ue8m0")
+    # Byte 0x22: two fp4 1.0 (e2m1 0b0010). 64 products 1.0 * 1.0 with scales 2^0 (0x7f) sum
+    # to 64.0 = 0x42800000.
+    a = np.full((4, 32), 0x22, np.uint8)
+    s = np.full((4, 2), 0x7F, np.uint8)
+    d = sc.dots(a, a, np.zeros(4, np.uint32), s, s)
+    assert (d == 0x42800000).all()
+    # Scale 2^1 (0x80) on A's first block: 32 * 2 + 32 = 96.0 = 0x42c00000.
+    s2 = s.copy()
+    s2[:, 0] = 0x80
+    assert (sc.dots(a, a, np.zeros(4, np.uint32), s2, s) == 0x42C00000).all()
+
+
+def test_decode_encode():
+    assert list(mma.decode("f16", np.array([0x3C00, 0xC000], np.uint16))) == [1.0, -2.0]
+    # e4m3, bias 7: 448 = 1.75 * 2^8 is 0 1111 110; -0.5 = -2^-1 is 1 0110 000.
+    assert list(mma.encode("e4m3", [448.0, -0.5])) == [0x7E, 0xB0]
+    with pytest.raises(ValueError, match=r"values\[0\] = 480\.0"):
+        mma.encode("e4m3", [480.0])  # E4M3's largest finite is 448 (0x7e)
+    with pytest.raises(KeyError, match="fmt"):
+        mma.decode("f17", [0])
