@@ -175,8 +175,8 @@ fn run(e: Entry, x: &Operands) -> Result<Run> {
         // instruction sequence (no catalog unit is built so; the tests check it).
         bail!("{} {}: its blocks do not divide its K", e.arch, t.name);
     }
-    let ex = crate::compare_exact::exact_dot(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
-    let ulps = ex.ulps(&f.d, d);
+    let ex = mma_cli::exact::exact_dot(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    let ulps = mma_cli::exact::ulp_error(&f.d, d, &ex);
     Ok(Run {
         vendor: e.vendor,
         arch: e.arch,
@@ -352,7 +352,7 @@ pub fn compare(fam: &str, archs: Archs, x: &Operands, json: bool) -> Result<bool
         )?;
         cases::operands(&case, &whole).map_err(|e| anyhow!("{e}"))?
     };
-    let ex = crate::compare_exact::exact_dot(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    let ex = mma_cli::exact::exact_dot(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     // Pairs whose results differ: each distinct result against the first architecture's.
     let mut parts = Vec::new();
     for r in &runs[1..] {

@@ -1,7 +1,6 @@
 //! `mma explain`: one dot product step by step, as the plain model computes it
 //! (`DotUnit::explain`), rendered for people (aligned binary columns) or as JSON.
 
-use crate::compare_exact::ldexp;
 use crate::dot::{dot_case, dot_operands, DotTarget};
 use anyhow::Result;
 use mma::cases;
@@ -416,4 +415,15 @@ pub fn render(title: &str, e: &Explanation, st: &Style) -> String {
     let d = format!("d = {:#x} ({})", e.d, e.d_format);
     let _ = writeln!(out, "{}", st.head(&d));
     out
+}
+
+/// `x · 2^e` without overflowing the intermediate power (exact unless the result is out of
+/// f64's range or subnormal).
+fn ldexp(mut x: f64, mut e: i32) -> f64 {
+    while e != 0 && x != 0.0 && x.is_finite() {
+        let step = e.clamp(-1000, 1000);
+        x *= 2f64.powi(step);
+        e -= step;
+    }
+    x
 }

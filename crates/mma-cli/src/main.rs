@@ -3,7 +3,6 @@
 mod bench;
 mod commands;
 mod compare;
-mod compare_exact;
 mod dot;
 #[cfg(feature = "oracle")]
 mod error_report;

@@ -131,11 +131,11 @@ fn explain_is_the_model_on_every_vector_line() {
     eprintln!("explain == dot on {n} vector lines");
 }
 
-/// `--a x,y,...` from a case line's list.
+/// `--a 0xX,0xY,...` from a case line's list (`0x`: a case-file word, never a decimal).
 fn list(v: &serde_json::Value, key: &str) -> Option<String> {
     v.get(key)?.as_array().map(|xs| {
         xs.iter()
-            .map(|x| x.as_str().unwrap().to_string())
+            .map(|x| format!("0x{}", x.as_str().unwrap()))
             .collect::<Vec<_>>()
             .join(",")
     })
@@ -160,7 +160,7 @@ fn explain_json_d_is_dot_d_on_a_sample_of_vector_lines() {
             "--b".into(),
             list(&v, "b").unwrap(),
             "--c".into(),
-            s("c"),
+            format!("0x{}", s("c")),
         ];
         if let Some(op) = v.get("op").and_then(|o| o.as_str()) {
             args.extend(["--op".into(), op.into()]);
@@ -194,9 +194,9 @@ fn explain_json_d_is_dot_d_on_a_sample_of_vector_lines() {
 const H100: &[&str] = &["--arch", "H100", "--instr", "m16n8k16.f32.f16.f16.f32"];
 /// The first paper's Table IV input: C = -2^23 and products 2^23 (4096·2048), -1/2, -1/4,
 /// -1/8, then twelve zero products.
-const A: &str = "6c00,b800,b400,b000,0000,0000,0000,0000,0000,0000,0000,0000,0000,0000,0000,0000";
-const B: &str = "6800,3c00,3c00,3c00,0000,0000,0000,0000,0000,0000,0000,0000,0000,0000,0000,0000";
-const C: &str = "cb000000";
+const A: &str = "0x6c00,0xb800,0xb400,0xb000,0x0000,0x0000,0x0000,0x0000,0x0000,0x0000,0x0000,0x0000,0x0000,0x0000,0x0000,0x0000";
+const B: &str = "0x6800,0x3c00,0x3c00,0x3c00,0x0000,0x0000,0x0000,0x0000,0x0000,0x0000,0x0000,0x0000,0x0000,0x0000,0x0000,0x0000";
+const C: &str = "0xcb000000";
 
 #[test]
 fn explain_text_shows_table_iv_truncation() {
@@ -309,7 +309,7 @@ fn explain_errors_name_the_argument() {
         "--instr",
         "m16n8k16.f32.f16.f16.f32",
         "--a",
-        "3c00",
+        "0x3c00",
         "--b",
         B,
         "--c",
