@@ -273,7 +273,7 @@ fn library_trace_names_c_and_products() {
     let i = mma::nvidia::find("H100", None, "m16n8k16.f32.f16.f16.f32").unwrap();
     let w = |s: &str| -> Vec<u64> {
         s.split(',')
-            .map(|x| u64::from_str_radix(x, 16).unwrap())
+            .map(|x| u64::from_str_radix(x.trim_start_matches("0x"), 16).unwrap())
             .collect()
     };
     let x = i.unit.explain(&w(A), &w(B), 0xcb00_0000, &[], &[]);
@@ -391,8 +391,9 @@ fn compare_all_and_where_traces_part() {
     );
     // On K = 8 both take one block of the same operands; the alignment is the first step,
     // and F differs.
-    let a8 = &A[..39];
-    let b8 = &B[..39];
+    // Eight words of seven characters (`0x` and four digits) and seven commas.
+    let a8 = &A[..55];
+    let b8 = &B[..55];
     let (code, out, err) = mma(&[
         "compare",
         "--instr-family",
