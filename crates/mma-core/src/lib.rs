@@ -75,7 +75,7 @@ pub mod value;
 pub mod wide;
 
 pub use format::Format;
-pub use kernel::{Isa, Kernel, Rows};
+pub use kernel::{Isa, Kernel, Rows, Word};
 pub use model::{BlockModel, Formats, NanStyle, Output, OutputRounding};
 pub use round::{Exact, Overflow, RoundOpts, Rounding};
 pub use trace::{Explanation, Step};

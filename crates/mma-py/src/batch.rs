@@ -1,6 +1,7 @@
 //! `Unit.dots`: batches of dot products on raw storage words, in chunks of rows spread over
-//! threads, each chunk widened to the engine's `u64` words (checking every encoding on the
-//! way) and evaluated with `Kernel::dots`.
+//! threads, evaluated with `Kernel::dots`: straight from the caller's words where they need no
+//! check or unpacking (`Job::direct`), otherwise widened to the engine's `u64` words (checking
+//! every encoding on the way).
 
 use mma::core::{Format, Kernel};
 use numpy::PyReadonlyArrayDyn;
@@ -374,6 +375,35 @@ impl Job<'_> {
         Ok(())
     }
 
+    /// Rows `r0..r1` straight from the caller's words, without widening or copying: where A
+    /// and B hold one element per word, every word of their width is a valid encoding (nothing
+    /// to check), they have the same width, and there are no scale factors (so the unit's own
+    /// K-chaining over the whole row, block results fed on as C, is the instruction chain).
+    /// `false` (nothing written) otherwise.
+    fn direct(&self, (r0, r1): (usize, usize), c: &[u64], d: &mut [u64]) -> bool {
+        let f = &self.kernel.unit.formats;
+        let valid = |src: &Src<'_>, fmt: &Format| {
+            fmt.is_valid_encoding(u64::MAX >> (64 - src.bits()))
+        };
+        if self.layout != Layout::Plain
+            || f.scale.is_some()
+            || !valid(&self.a, &f.a)
+            || !valid(&self.b, &f.b)
+        {
+            return false;
+        }
+        let (k, e0, e1) = (self.k, r0 * self.k, r1 * self.k);
+        let kern = self.kernel;
+        let done = match (self.a, self.b) {
+            (Src::U8(a), Src::U8(b)) => kern.dots(k, &a[e0..e1], &b[e0..e1], c, &[], &[], d),
+            (Src::U16(a), Src::U16(b)) => kern.dots(k, &a[e0..e1], &b[e0..e1], c, &[], &[], d),
+            (Src::U32(a), Src::U32(b)) => kern.dots(k, &a[e0..e1], &b[e0..e1], c, &[], &[], d),
+            (Src::U64(a), Src::U64(b)) => kern.dots(k, &a[e0..e1], &b[e0..e1], c, &[], &[], d),
+            _ => return false,
+        };
+        done.is_ok()
+    }
+
     /// Rows `r0..r0 + out.len()` into `out`, D's words narrowed to its storage width.
     fn chunk<T: Word>(&self, r0: usize, out: &mut [T]) -> Result<(), Bad> {
         let unit = &self.kernel.unit;
@@ -402,6 +432,12 @@ impl Job<'_> {
             }
         }
         let n = d.len();
+        if self.direct(rows, &acc, d) {
+            for (o, &w) in out.iter_mut().zip(d.iter()) {
+                *o = T::narrow(w);
+            }
+            return Ok(());
+        }
         let (mut a, mut b) = (
             Vec::with_capacity(n * self.k_step),
             Vec::with_capacity(n * self.k_step),

@@ -125,7 +125,7 @@ fn batch_sizes_that_overflow_are_errors() {
     let c = vec![0u64; 4];
     let mut d = vec![0u64; 4];
     let k = usize::MAX / 2;
-    let r = kern.dots(k, &[], &[], &c, &[], &[], &mut d);
+    let r = kern.dots::<u64, u64>(k, &[], &[], &c, &[], &[], &mut d);
     assert_eq!(
         r,
         Err(ShapeError::TooLarge {

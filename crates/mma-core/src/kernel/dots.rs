@@ -5,6 +5,83 @@
 use super::{x86, Kernel};
 use crate::unit::ShapeError;
 
+/// Operand words as stored: one element per word of the format's storage width (`u8` for the
+/// 8-bit and narrower formats, `u16` for fp16/bf16, `u32` for fp32/tf32) or the engine's `u64`.
+/// Narrow words are widened a tile at a time into buffers that stay in the first-level cache,
+/// so that a large batch of fp16 dot products streams a quarter of the bytes of its `u64` form.
+#[derive(Clone, Copy, Debug)]
+pub enum Words<'a> {
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+}
+
+impl<'a> Words<'a> {
+    #[inline(always)]
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Words::U8(x) => x.len(),
+            Words::U16(x) => x.len(),
+            Words::U32(x) => x.len(),
+            Words::U64(x) => x.len(),
+        }
+    }
+
+    /// Words `from .. to`, zero-extended, into `out` (resized to fit).
+    #[inline]
+    fn widen(&self, k: &Kernel, from: usize, to: usize, out: &mut Vec<u64>) {
+        out.resize(to - from, 0);
+        match *self {
+            Words::U8(x) => x86::widen(k, &x[from..to], out),
+            Words::U16(x) => x86::widen(k, &x[from..to], out),
+            Words::U32(x) => x86::widen(k, &x[from..to], out),
+            Words::U64(x) => out.copy_from_slice(&x[from..to]),
+        }
+    }
+}
+
+/// An unsigned word that holds one operand element: `u8`, `u16`, `u32` or `u64` (sealed). See
+/// [`Kernel::dots`].
+pub trait Word: Copy + Into<u64> + Send + Sync + sealed::Sealed {}
+
+mod sealed {
+    use super::Words;
+
+    pub trait Sealed: Sized {
+        fn words(x: &[Self]) -> Words<'_>;
+    }
+
+    impl Sealed for u8 {
+        fn words(x: &[u8]) -> Words<'_> {
+            Words::U8(x)
+        }
+    }
+
+    impl Sealed for u16 {
+        fn words(x: &[u16]) -> Words<'_> {
+            Words::U16(x)
+        }
+    }
+
+    impl Sealed for u32 {
+        fn words(x: &[u32]) -> Words<'_> {
+            Words::U32(x)
+        }
+    }
+
+    impl Sealed for u64 {
+        fn words(x: &[u64]) -> Words<'_> {
+            Words::U64(x)
+        }
+    }
+}
+
+impl Word for u8 {}
+impl Word for u16 {}
+impl Word for u32 {}
+impl Word for u64 {}
+
 /// The operand rows of a multiple of eight dot products: row `j` is `words[j · stride ..][..
 /// k]`. Rows of a batch of dot products follow each other (`stride = k`); a matrix product
 /// shares one row of A between columns of B (`stride = 0`) and takes the columns of B at the
@@ -78,18 +155,73 @@ impl Kernel {
     /// many dot products: where the model and formats allow, eight at a time across vector
     /// lanes, bit-identical to [`Kernel::dot`]. Operand encodings are not checked (see
     /// [`DotUnit::check`](crate::DotUnit::check)); lengths are.
+    ///
+    /// A and B are words of any [`Word`] width that holds their elements: the engine's `u64`,
+    /// or the storage width (`u16` for fp16, `u8` for fp8), which the lane routines read
+    /// directly and which moves a fraction of the bytes on large batches.
     #[allow(clippy::too_many_arguments)]
-    pub fn dots(
+    pub fn dots<A: Word, B: Word>(
         &self,
         k: usize,
-        a: &[u64],
-        b: &[u64],
+        a: &[A],
+        b: &[B],
         c: &[u64],
         scale_a: &[u64],
         scale_b: &[u64],
         d: &mut [u64],
     ) -> Result<(), ShapeError> {
-        let s = self.check_batch(k, a, b, c, scale_a, scale_b, d)?;
+        let (a, b) = (A::words(a), B::words(b));
+        let s = self.check_batch(k, (a.len(), b.len()), c, scale_a, scale_b, d)?;
+        self.dots_words(k, s, (a, b), c, (scale_a, scale_b), d);
+        Ok(())
+    }
+
+    /// [`Kernel::dots`] after the length check (`s` scale factors per dot product): `u64`
+    /// words as they are, narrower ones widened a tile of rows at a time.
+    fn dots_words(
+        &self,
+        k: usize,
+        s: usize,
+        (a, b): (Words<'_>, Words<'_>),
+        c: &[u64],
+        (scale_a, scale_b): (&[u64], &[u64]),
+        d: &mut [u64],
+    ) {
+        if let (Words::U64(a), Words::U64(b)) = (a, b) {
+            return self.dots_u64(k, s, (a, b), c, (scale_a, scale_b), d);
+        }
+        // Rows per tile: a multiple of eight, about `TILE_WORDS` widened words per operand
+        // (8 KiB), so that the widened tiles are still in the first-level cache when the lanes
+        // read them.
+        const TILE_WORDS: usize = 1024;
+        let n = c.len();
+        let rows = (TILE_WORDS / k.max(1)).max(8) / 8 * 8;
+        let (mut wa, mut wb) = (Vec::with_capacity(rows * k), Vec::with_capacity(rows * k));
+        for r0 in (0..n).step_by(rows) {
+            let r1 = (r0 + rows).min(n);
+            a.widen(self, r0 * k, r1 * k, &mut wa);
+            b.widen(self, r0 * k, r1 * k, &mut wb);
+            self.dots_u64(
+                k,
+                s,
+                (&wa, &wb),
+                &c[r0..r1],
+                (&scale_a[r0 * s..r1 * s], &scale_b[r0 * s..r1 * s]),
+                &mut d[r0..r1],
+            );
+        }
+    }
+
+    /// [`Kernel::dots`] on `u64` words after the length check.
+    fn dots_u64(
+        &self,
+        k: usize,
+        s: usize,
+        (a, b): (&[u64], &[u64]),
+        c: &[u64],
+        (scale_a, scale_b): (&[u64], &[u64]),
+        d: &mut [u64],
+    ) {
         let n = c.len();
         // Whole groups of eight through a lane routine where there is one.
         let whole = if k > 0 { n / 8 * 8 } else { 0 };
@@ -123,17 +255,14 @@ impl Kernel {
                 &scale_b[i * s..(i + 1) * s],
             );
         }
-        Ok(())
     }
 
-    /// The operand lengths of a batch of `c.len()` dot products of `k` elements; the scale
-    /// factors per dot product.
-    #[allow(clippy::too_many_arguments)]
+    /// The operand lengths (A's and B's words) of a batch of `c.len()` dot products of `k`
+    /// elements; the scale factors per dot product.
     fn check_batch(
         &self,
         k: usize,
-        a: &[u64],
-        b: &[u64],
+        (a, b): (usize, usize),
         c: &[u64],
         scale_a: &[u64],
         scale_b: &[u64],
@@ -142,8 +271,8 @@ impl Kernel {
         let n = c.len();
         let s = self.unit.scales_for(k);
         crate::unit::check_lengths(&[
-            ("A", a.len(), n, k),
-            ("B", b.len(), n, k),
+            ("A", a, n, k),
+            ("B", b, n, k),
             ("D", d.len(), n, 1),
             ("scale_a", scale_a.len(), n, s),
             ("scale_b", scale_b.len(), n, s),
@@ -156,33 +285,31 @@ impl Kernel {
     /// the calling thread). Every dot product is computed by the same operations whatever the
     /// thread count, so `d` does not depend on it.
     #[allow(clippy::too_many_arguments)]
-    pub fn dots_threaded(
+    pub fn dots_threaded<A: Word, B: Word>(
         &self,
         threads: usize,
         k: usize,
-        a: &[u64],
-        b: &[u64],
+        a: &[A],
+        b: &[B],
         c: &[u64],
         scale_a: &[u64],
         scale_b: &[u64],
         d: &mut [u64],
     ) -> Result<(), ShapeError> {
         // Lengths first, so that every chunk below is well formed.
-        let s = self.check_batch(k, a, b, c, scale_a, scale_b, d)?;
+        let s = self.check_batch(k, (a.len(), b.len()), c, scale_a, scale_b, d)?;
         // Dot products per task: a multiple of 8, large enough to amortise the task.
         const CHUNK: usize = 4096;
         crate::gemm::run(d, CHUNK, threads, |(t, dt)| {
             let (i0, i1) = (t * CHUNK, t * CHUNK + dt.len());
-            self.dots(
+            self.dots_words(
                 k,
-                &a[i0 * k..i1 * k],
-                &b[i0 * k..i1 * k],
+                s,
+                (A::words(&a[i0 * k..i1 * k]), B::words(&b[i0 * k..i1 * k])),
                 &c[i0..i1],
-                &scale_a[i0 * s..i1 * s],
-                &scale_b[i0 * s..i1 * s],
+                (&scale_a[i0 * s..i1 * s], &scale_b[i0 * s..i1 * s]),
                 dt,
-            )
-            .expect("chunks of checked lengths");
+            );
         });
         Ok(())
     }

@@ -31,7 +31,7 @@ mod x86;
 #[path = "no_x86.rs"]
 mod x86;
 
-pub use dots::Rows;
+pub use dots::{Rows, Word};
 pub use isa::Isa;
 #[cfg(test)]
 mod tests;
@@ -331,6 +331,14 @@ impl Kernel {
             return g.call(self, a, b, c);
         }
         self.unit.chain(a, b, c, sa, sb, |x| self.block_any(x))
+    }
+}
+
+/// Zero-extends `x` into `out` (of the same length): a loop the compiler vectorises.
+#[inline(always)]
+fn widen_words<W: Copy + Into<u64>>(x: &[W], out: &mut [u64]) {
+    for (o, &w) in out.iter_mut().zip(x) {
+        *o = w.into();
     }
 }
 

@@ -8,6 +8,11 @@ use crate::model::{BlockIn, Formats};
 use crate::models::gst_fdpa::GstFdpa;
 use crate::unit::DotUnit;
 
+/// Zero-extends `x` into `out` (portable).
+pub(super) fn widen<W: Copy + Into<u64>>(_: &Kernel, x: &[W], out: &mut [u64]) {
+    super::widen_words(x, out)
+}
+
 /// No lane parameters.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Prepared;

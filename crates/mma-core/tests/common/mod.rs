@@ -6,7 +6,7 @@
 use mma_core::format::Format;
 use mma_core::model::{NanStyle, Output, OutputRounding};
 use mma_core::models::t_fdpa::TFdpa;
-use mma_core::{DotUnit, Formats, Model, RoundOpts, Rounding};
+use mma_core::{DotUnit, Formats, Kernel, Model, RoundOpts, Rounding, Word};
 use rand::Rng;
 
 /// An NVIDIA-style output: rounding `mode` to `fmt`, overflow to Inf, the all-ones NaN.
@@ -98,6 +98,15 @@ pub fn compare_batch(unit: &DotUnit, k: usize, cases: &[Case]) {
     kern.dots_threaded(2, k, &a, &b, &c, &sa, &sb, &mut dt)
         .unwrap();
     assert_eq!(dt, d, "dots_threaded");
+    // A and B in their storage width (what a NumPy caller passes): the same bits.
+    let f = &unit.formats;
+    let stored = dots_stored(&kern, k, (&a, &f.a), (&b, &f.b), &c, (&sa, &sb));
+    assert_eq!(
+        stored,
+        d,
+        "dots on storage-width words: {}",
+        unit.describe()
+    );
     for (i, (a, b, c, sa, sb)) in cases.iter().enumerate() {
         assert_eq!(
             d[i],
@@ -110,5 +119,46 @@ pub fn compare_batch(unit: &DotUnit, k: usize, cases: &[Case]) {
             },
             unit.describe()
         );
+    }
+}
+
+/// [`Kernel::dots`] with A and B narrowed to the smallest unsigned word that holds their
+/// format's storage bits.
+fn dots_stored(
+    kern: &Kernel,
+    k: usize,
+    (a, fa): (&[u64], &Format),
+    (b, fb): (&[u64], &Format),
+    c: &[u64],
+    (sa, sb): (&[u64], &[u64]),
+) -> Vec<u64> {
+    fn narrow<W: Word + TryFrom<u64>>(x: &[u64]) -> Vec<W> {
+        let cut = |&w: &u64| W::try_from(w).ok().expect("a word wider than its format");
+        x.iter().map(cut).collect()
+    }
+    fn with_b<A: Word>(
+        kern: &Kernel,
+        k: usize,
+        a: &[A],
+        (b, fb): (&[u64], &Format),
+        c: &[u64],
+        (sa, sb): (&[u64], &[u64]),
+    ) -> Vec<u64> {
+        let mut d = vec![0u64; c.len()];
+        match fb.storage_bits {
+            0..=8 => kern.dots(k, a, &narrow::<u8>(b), c, sa, sb, &mut d),
+            9..=16 => kern.dots(k, a, &narrow::<u16>(b), c, sa, sb, &mut d),
+            17..=32 => kern.dots(k, a, &narrow::<u32>(b), c, sa, sb, &mut d),
+            _ => kern.dots(k, a, b, c, sa, sb, &mut d),
+        }
+        .unwrap();
+        d
+    }
+    let rest = ((b, fb), c, (sa, sb));
+    match fa.storage_bits {
+        0..=8 => with_b(kern, k, &narrow::<u8>(a), rest.0, rest.1, rest.2),
+        9..=16 => with_b(kern, k, &narrow::<u16>(a), rest.0, rest.1, rest.2),
+        17..=32 => with_b(kern, k, &narrow::<u32>(a), rest.0, rest.1, rest.2),
+        _ => with_b(kern, k, a, rest.0, rest.1, rest.2),
     }
 }

@@ -53,14 +53,14 @@ unsafe fn row8(p: *const u64) -> __m256i {
 
 /// Low 32 bits of eight `u64` words, lane `j` = word `j`.
 #[inline(always)]
-fn lanes(w: &[u64; 8]) -> __m256i {
+pub(super) fn lanes(w: &[u64; 8]) -> __m256i {
     // SAFETY: `w` has eight words; the permute is register-only.
     unsafe { _mm256_permute4x64_epi64::<0b11_01_10_00>(row8(w.as_ptr())) }
 }
 
 /// Stores eight 32-bit lanes as eight zero-extended `u64` words.
 #[inline(always)]
-fn store(v: __m256i, out: &mut [u64; 8]) {
+pub(super) fn store(v: __m256i, out: &mut [u64; 8]) {
     // SAFETY: `out` has eight words, written unaligned; the rest is register-only.
     unsafe {
         let lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(v));

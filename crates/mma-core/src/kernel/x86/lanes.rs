@@ -4,7 +4,7 @@
 //! each group of eight dot products and send the lanes it flags to `Kernel::dot`. Soundness:
 //! `x86/mod.rs`.
 
-use super::{batch, fits32, simd, stage, EightFn, EightScaledFn, VFmt};
+use super::{batch, fits32, fma, simd, stage, EightFn, EightScaledFn, VFmt};
 use crate::kernel::{table, Isa, Kernel, Path, Rows};
 use crate::unit::DotUnit;
 
@@ -223,6 +223,9 @@ pub(super) fn eight_fn_of(unit: &DotUnit, path: &Path) -> Option<EightFn> {
             return None;
         }
         match (path, &unit.model) {
+            (&Path::Fma(wide, _), Model::Fma(_)) => {
+                return Some(if wide { fma8::<true> } else { fma8::<false> } as EightFn);
+            }
             (&Path::Ftz(f16, _), Model::FtzMulAdd(m)) => {
                 use crate::kernel::amd::{Bf16In, F16In};
                 return match (f16, unit.block, m.p) {
@@ -427,6 +430,34 @@ unsafe fn ftz8<const N: usize, const P: usize, D: batch::VH16>(
             batch::ftz::<N, P, D>(a, b, c, nan, d);
             0
         }),
+        _ => kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff),
+    }
+}
+
+/// fp64 (`WIDE`) or fp32 FMA chains over any K ([`fma::fma64`], [`fma::fma32`]); they cover
+/// every input.
+/// # Safety
+/// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
+/// it was planned for that instruction set.
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+unsafe fn fma8<const WIDE: bool>(
+    kern: &Kernel,
+    a: Rows<'_>,
+    b: Rows<'_>,
+    c: &[u64],
+    d: &mut [u64],
+) {
+    match kern.path {
+        Path::Fma(_, nan) if fma::fits(&a) && fma::fits(&b) => {
+            kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
+                if WIDE {
+                    fma::fma64(a, b, c, nan, d);
+                } else {
+                    fma::fma32(a, b, c, nan, d);
+                }
+                0
+            })
+        }
         _ => kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff),
     }
 }

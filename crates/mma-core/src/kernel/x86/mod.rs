@@ -14,6 +14,7 @@
 //! vectors from slices whose lengths the surrounding code has checked, each with its argument.
 
 mod batch;
+mod fma;
 mod lanes;
 mod per_dot;
 mod simd;
@@ -149,6 +150,23 @@ pub(super) fn dot(k: &Kernel, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u6
         return unsafe { per_dot::dot(k, a, b, c, sa, sb) };
     }
     k.dot_any(a, b, c, sa, sb)
+}
+
+/// Zero-extends `x` into `out` (of the same length): compiled for AVX2 (`vpmovzx`, four words
+/// per instruction) where the kernel was planned for it.
+#[inline]
+pub(super) fn widen<W: Copy + Into<u64>>(k: &Kernel, x: &[W], out: &mut [u64]) {
+    /// # Safety
+    /// Compiled for AVX2: the CPU must have it (the kernel's `isa` says so).
+    #[target_feature(enable = "avx2")]
+    unsafe fn widen_avx2<W: Copy + Into<u64>>(x: &[W], out: &mut [u64]) {
+        super::widen_words(x, out)
+    }
+    if k.isa == Isa::Avx2 {
+        // SAFETY: as in `dot`: the kernel's `isa` is supported by this CPU.
+        return unsafe { widen_avx2(x, out) };
+    }
+    super::widen_words(x, out)
 }
 
 /// `Kernel::block`, as [`dot`].
