@@ -30,12 +30,30 @@ const LIST: &[(&str, &str, &str, &str)] = &[
     ("amd", "CDNA3", "MFMA", "f32_32x32x8_f16"),
     ("amd", "CDNA2", "MFMA", "f32_32x32x8bf16_1k"),
     ("amd", "CDNA3", "MFMA", "f32_16x16x32_fp8_fp8"),
+    // More lane families: tf32's own stage, ST-FDPA, an fp4 x fp8 pair with fp16 D, CDNA2
+    // fp16 FTZ-MulAdd, the FMA chains in lanes.
+    ("nvidia", "Hopper", "WGMMA", "m64n8k8.f32.tf32.tf32"),
+    (
+        "nvidia",
+        "Blackwell",
+        "TCGen05MMABlockScale",
+        "m128n8k32.kind::mxf8f6f4.block32.f32.e5m2.e4m3.ue8m0",
+    ),
+    (
+        "nvidia",
+        "Blackwell",
+        "TCGen05MMA",
+        "m64n8k32.kind::f8f6f4.f16.e2m1.e4m3",
+    ),
+    ("amd", "CDNA2", "MFMA", "f32_32x32x8f16"),
+    ("nvidia", "Ampere", "MMA", "m8n8k4.f64.f64.f64.f64"),
+    ("amd", "CDNA3", "MFMA", "f32_32x32x2_f32"),
+    ("amd", "CDNA3", "MFMA", "f64_16x16x4_f64"),
     // The classes without lanes: per-dot kernels or the plain model.
     ("nvidia", "Volta", "MMA", "m8n8k4.f32.f16.f16.f32"),
     ("nvidia", "Hopper", "MMA", "m16n8k32.f16.e4m3.e4m3.f16"),
-    ("nvidia", "Ampere", "MMA", "m8n8k4.f64.f64.f64.f64"),
-    ("amd", "CDNA3", "MFMA", "f32_32x32x2_f32"),
     ("amd", "CDNA1", "MFMA", "f32_32x32x4bf16"),
+    ("amd", "CDNA1", "MFMA", "f32_32x32x8f16"),
     ("amd", "CDNA3", "MFMA", "f32_16x16x8_xf32"),
 ];
 
@@ -334,4 +352,18 @@ fn bf16_normal(rng: &mut impl Rng) -> u64 {
     let u: f32 = rng.random::<f32>() * 2.0 - 1.0;
     let v: f32 = rng.random::<f32>() * 2.0 - 1.0;
     (half::bf16::from_f32(u + v).to_bits()) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every instruction of the list is in its vendor's catalog (a misspelt row would only
+    /// print "not available").
+    #[test]
+    fn every_listed_instruction_exists() {
+        for &(vendor, arch, op, name) in super::LIST {
+            if let Err(e) = super::lookup(vendor, arch, op, name) {
+                panic!("{vendor} {arch} {op} {name}: {e}");
+            }
+        }
+    }
 }
