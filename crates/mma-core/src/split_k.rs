@@ -7,7 +7,9 @@
 
 use crate::format::Format;
 use crate::gemm::GemmIn;
-use crate::round::{round, Exact, RoundOpts, Rounding};
+use crate::model::{BlockIn, BlockModel, Formats, NanStyle};
+use crate::models::fma::Fma;
+use crate::round::Rounding;
 use crate::unit::{DotUnit, ShapeError};
 use crate::value::Value;
 
@@ -15,66 +17,40 @@ use crate::value::Value;
 /// addition). NaN operands and Inf − Inf give `fmt`'s default NaN; an exact zero sum is +0
 /// unless both addends are −0; overflow follows IEEE rules (Inf, or NaN/the largest value in
 /// formats without Inf).
+///
+/// Computed as the fused multiply-add `x · 1 + y` of the FMA model ([`Fma`]): the product is
+/// exactly `x`, so the one rounding is the sum's, with every IEEE rule above.
 pub fn add_rne(fmt: &Format, x: u64, y: u64) -> u64 {
-    let v = add_values(fmt, fmt.decode(x), fmt.decode(y));
-    fmt.encode(v, fmt.default_nan())
-}
-
-fn add_values(fmt: &Format, a: Value, b: Value) -> Value {
-    use Value::*;
-    match (a, b) {
-        (Nan, _) | (_, Nan) => Nan,
-        (Inf { neg: p }, Inf { neg: q }) if p != q => Nan,
-        (Inf { neg }, _) | (_, Inf { neg }) => Inf { neg },
-        (Zero { neg: p }, Zero { neg: q }) => Zero { neg: p && q },
-        (Zero { .. }, v) | (v, Zero { .. }) => v,
-        (
-            Finite {
-                neg: na,
-                sig: sa,
-                exp: ea,
-            },
-            Finite {
-                neg: nb,
-                sig: sb,
-                exp: eb,
-            },
-        ) => {
-            // (big, small) by the exponent of the least significant bit.
-            let ((nh, sh, eh), (nl, sl, el)) = if ea >= eb {
-                ((na, sa, ea), (nb, sb, eb))
-            } else {
-                ((nb, sb, eb), (na, sa, ea))
-            };
-            let diff = (eh - el) as u32;
-            let x = if diff <= 64 {
-                // Both fit on the finer grid: significands have at most 53 bits.
-                let hi = (sh as i128) << diff;
-                let lo = sl as i128;
-                let s = if nh { -hi } else { hi } + if nl { -lo } else { lo };
-                if s == 0 {
-                    return Zero { neg: false };
-                }
-                Exact {
-                    neg: s < 0,
-                    mag: s.unsigned_abs(),
-                    exp: el,
-                    sticky: false,
-                }
-            } else {
-                // The small addend lies below 2^(eh-11): keep two guard bits of the big one and
-                // let the small one be the sticky remainder (subtracted: one unit less).
-                let m = (sh as u128) << 2;
-                Exact {
-                    neg: nh,
-                    mag: if nh == nl { m } else { m - 1 },
-                    exp: eh - 2,
-                    sticky: true,
-                }
-            };
-            round(fmt, x, Rounding::NearestEven, RoundOpts::IEEE)
-        }
-    }
+    let one = fmt.encode(
+        Value::Finite {
+            neg: false,
+            sig: 1,
+            exp: 0,
+        },
+        fmt.default_nan(),
+    );
+    let fma = Fma {
+        mode: Rounding::NearestEven,
+        nan: NanStyle::DefaultQuiet,
+    };
+    let formats = Formats {
+        a: *fmt,
+        b: *fmt,
+        c: *fmt,
+        d: *fmt,
+        scale: None,
+    };
+    fma.block(
+        &formats,
+        &BlockIn {
+            a: &[x],
+            b: &[one],
+            c: y,
+            c_fmt: fmt,
+            scale_a: &[],
+            scale_b: &[],
+        },
+    )
 }
 
 impl DotUnit {
@@ -169,5 +145,34 @@ mod tests {
         assert_eq!(add_rne(&FP16, 0x8000, 0x8000), 0x8000);
         assert_eq!(add_rne(&FP16, 0x7c00, 0xfc00), FP16.default_nan());
         assert_eq!(add_rne(&FP16, 0x7bff, 0x7bff), 0x7c00);
+    }
+
+    /// Against the host's IEEE fp32 addition (round to nearest even, subnormals kept) on words
+    /// spread over every exponent, with near-cancelling pairs; NaN results are the default NaN.
+    #[test]
+    fn matches_host_fp32_addition() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for i in 0..200_000 {
+            let x = next() as u32;
+            // Every fourth pair nearly cancels: y is -x with a few low bits changed.
+            let y = if i % 4 == 0 {
+                (x ^ 0x8000_0000) ^ (next() as u32 & 0xff)
+            } else {
+                next() as u32
+            };
+            let sum = f32::from_bits(x) + f32::from_bits(y);
+            let want = if sum.is_nan() {
+                FP32.default_nan()
+            } else {
+                sum.to_bits() as u64
+            };
+            assert_eq!(add_rne(&FP32, x as u64, y as u64), want, "{x:#x} + {y:#x}");
+        }
     }
 }
