@@ -3,8 +3,8 @@
 
 use anyhow::{bail, Context, Result};
 use mma::core::gemm::GemmIn;
-use mma::core::Kernel;
 use mma::core::{format, DotUnit, Format, Value};
+use mma::core::{Kernel, Word};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::json;
@@ -57,9 +57,6 @@ const LIST: &[(&str, &str, &str, &str)] = &[
     ("amd", "CDNA3", "MFMA", "f32_16x16x8_xf32"),
 ];
 
-/// Independent dot products in the data set each measurement cycles through.
-const DOTS: usize = 4096;
-
 pub struct Opts {
     pub json: bool,
     pub threads: usize,
@@ -67,6 +64,34 @@ pub struct Opts {
     pub gemm: Option<usize>,
     /// Only instructions whose name contains this text.
     pub filter: Option<String>,
+    /// Independent dot products in the data set each measurement cycles through.
+    pub dots: usize,
+}
+
+/// Operand words in their storage width, as a NumPy caller passes them to `Kernel::dots`.
+enum Stored {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+}
+
+impl Stored {
+    /// `words` (each within `fmt`'s storage bits) in the narrowest unsigned word that holds
+    /// them.
+    fn of(fmt: &Format, words: &[u64]) -> Stored {
+        fn cut<W: TryFrom<u64>>(w: &[u64]) -> Vec<W> {
+            w.iter()
+                .map(|&x| W::try_from(x).ok().expect("a word within its storage bits"))
+                .collect()
+        }
+        match fmt.storage_bits {
+            0..=8 => Stored::U8(cut(words)),
+            9..=16 => Stored::U16(cut(words)),
+            17..=32 => Stored::U32(cut(words)),
+            _ => Stored::U64(words.to_vec()),
+        }
+    }
 }
 
 /// The unit and K of an instruction, or why it is not available.
@@ -114,8 +139,9 @@ fn c_word(fmt: &Format, rng: &mut impl Rng) -> u64 {
 
 struct Data {
     k: usize,
-    a: Vec<u64>,
-    b: Vec<u64>,
+    n: usize,
+    a: Stored,
+    b: Stored,
     c: Vec<u64>,
     sa: Vec<u64>,
     sb: Vec<u64>,
@@ -124,16 +150,16 @@ struct Data {
     cf: Vec<f32>,
 }
 
-fn data(unit: &DotUnit, k: usize, seed: u64) -> Data {
+fn data(unit: &DotUnit, k: usize, n: usize, seed: u64) -> Data {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let f = &unit.formats;
     let s = unit.scales_for(k);
-    let a: Vec<u64> = (0..DOTS * k).map(|_| finite(&f.a, &mut rng)).collect();
-    let b: Vec<u64> = (0..DOTS * k).map(|_| finite(&f.b, &mut rng)).collect();
-    let c: Vec<u64> = (0..DOTS).map(|_| c_word(&f.c, &mut rng)).collect();
+    let a: Vec<u64> = (0..n * k).map(|_| finite(&f.a, &mut rng)).collect();
+    let b: Vec<u64> = (0..n * k).map(|_| finite(&f.b, &mut rng)).collect();
+    let c: Vec<u64> = (0..n).map(|_| c_word(&f.c, &mut rng)).collect();
     let scale = f.scale.map_or(format::UE8M0, |(sf, _)| sf);
-    let sa: Vec<u64> = (0..DOTS * s).map(|_| finite(&scale, &mut rng)).collect();
-    let sb: Vec<u64> = (0..DOTS * s).map(|_| finite(&scale, &mut rng)).collect();
+    let sa: Vec<u64> = (0..n * s).map(|_| finite(&scale, &mut rng)).collect();
+    let sb: Vec<u64> = (0..n * s).map(|_| finite(&scale, &mut rng)).collect();
     let to_f32 = |fmt: &Format, w: &[u64]| -> Vec<f32> {
         w.iter().map(|&x| fmt.decode(x).to_f64() as f32).collect()
     };
@@ -142,8 +168,9 @@ fn data(unit: &DotUnit, k: usize, seed: u64) -> Data {
         bf: to_f32(&f.b, &b),
         cf: to_f32(&f.c, &c),
         k,
-        a,
-        b,
+        n,
+        a: Stored::of(&f.a, &a),
+        b: Stored::of(&f.b, &b),
         c,
         sa,
         sb,
@@ -168,9 +195,9 @@ fn thread_time() -> Duration {
     START.get_or_init(Instant::now).elapsed()
 }
 
-/// Calls `pass` (one pass over the data set, `DOTS` dot products) until `seconds` of this
+/// Calls `pass` (one pass over the data set, `dots` dot products) until `seconds` of this
 /// thread's CPU time have passed; returns dot products per CPU second.
-fn rate(seconds: f64, mut pass: impl FnMut()) -> f64 {
+fn rate(seconds: f64, dots: usize, mut pass: impl FnMut()) -> f64 {
     pass(); // warm-up: tables, caches
     let limit = Duration::from_secs_f64(seconds);
     let t0 = thread_time();
@@ -179,7 +206,7 @@ fn rate(seconds: f64, mut pass: impl FnMut()) -> f64 {
         pass();
         n += 1;
     }
-    (n * DOTS) as f64 / (thread_time() - t0).as_secs_f64()
+    (n * dots) as f64 / (thread_time() - t0).as_secs_f64()
 }
 
 /// One pass of the model over the data set through [`mma::core::Kernel::dots`], the
@@ -187,8 +214,22 @@ fn rate(seconds: f64, mut pass: impl FnMut()) -> f64 {
 /// model allows).
 #[inline(never)]
 fn model_pass(kern: &Kernel, d: &Data, out: &mut [u64]) {
-    kern.dots(d.k, &d.a, &d.b, &d.c, &d.sa, &d.sb, out)
+    fn with_b<A: Word>(kern: &Kernel, d: &Data, a: &[A], out: &mut [u64]) {
+        let (k, c, sa, sb) = (d.k, &d.c, &d.sa, &d.sb);
+        match &d.b {
+            Stored::U8(b) => kern.dots(k, a, b, c, sa, sb, out),
+            Stored::U16(b) => kern.dots(k, a, b, c, sa, sb, out),
+            Stored::U32(b) => kern.dots(k, a, b, c, sa, sb, out),
+            Stored::U64(b) => kern.dots(k, a, b, c, sa, sb, out),
+        }
         .expect("the bench data have the instruction's shape");
+    }
+    match &d.a {
+        Stored::U8(a) => with_b(kern, d, a, out),
+        Stored::U16(a) => with_b(kern, d, a, out),
+        Stored::U32(a) => with_b(kern, d, a, out),
+        Stored::U64(a) => with_b(kern, d, a, out),
+    }
 }
 
 /// The native baseline: `acc = c; acc = fma(a_i, b_i, acc)` over K, on decoded f32 data.
@@ -253,15 +294,15 @@ pub fn run(o: &Opts) -> Result<bool> {
                 continue;
             }
         };
-        let d = data(&unit, k, i as u64 + 1);
-        let mut out = vec![0u64; DOTS];
+        let d = data(&unit, k, o.dots, i as u64 + 1);
+        let mut out = vec![0u64; d.n];
         let kern = unit.kernel();
-        let model = rate(o.seconds, || {
+        let model = rate(o.seconds, d.n, || {
             model_pass(&kern, &d, &mut out);
             black_box(&out);
         });
-        let mut outf = vec![0f32; DOTS];
-        let nat = rate(o.seconds, || {
+        let mut outf = vec![0f32; d.n];
+        let nat = rate(o.seconds, d.n, || {
             native(&d.af, &d.bf, &d.cf, k, &mut outf);
             black_box(&outf);
         });
@@ -305,7 +346,8 @@ pub fn run(o: &Opts) -> Result<bool> {
         None => serde_json::Value::Null,
     };
     if o.json {
-        let doc = json!({"threads": o.threads, "seconds": o.seconds, "dots": rows, "gemm": gemm});
+        let doc = json!({"threads": o.threads, "seconds": o.seconds, "batch": o.dots,
+                         "dots": rows, "gemm": gemm});
         println!("{}", serde_json::to_string_pretty(&doc)?);
     }
     Ok(ok)

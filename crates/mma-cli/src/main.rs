@@ -416,6 +416,11 @@ enum Cmd {
         /// Only instructions whose name contains this text.
         #[arg(long)]
         filter: Option<String>,
+        /// Dot products per pass, with A and B in their storage width (u8/u16/u32/u64 words,
+        /// as a NumPy caller passes them); the default cycles 4096 in cache. Large batches
+        /// (2^20) measure the streaming rate.
+        #[arg(long, value_name = "N", default_value_t = 4096, value_parser = values::bench_dots)]
+        dots: usize,
     },
 }
 
@@ -748,8 +753,10 @@ fn main() -> ExitCode {
             seconds,
             gemm,
             filter,
+            dots,
         } => bench::run(&bench::Opts {
             filter,
+            dots,
             json,
             threads: threads.map_or_else(
                 || std::thread::available_parallelism().map_or(1, |n| n.get()),

@@ -22,6 +22,17 @@ pub fn gemm_size(s: &str) -> Result<usize, String> {
     }
 }
 
+/// The batch of `mma bench`: a positive multiple of 8, at most 2^22 dot products.
+pub fn bench_dots(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n > 0 && n % 8 == 0 && n <= 1 << 22 => Ok(n),
+        Ok(n) => Err(format!(
+            "the batch must be a positive multiple of 8, at most 4194304 (got {n})"
+        )),
+        Err(e) => Err(format!("{s:?}: {e}")),
+    }
+}
+
 /// A number of samples: a positive integer (a report over no samples checks nothing).
 pub fn samples(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {

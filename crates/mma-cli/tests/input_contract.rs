@@ -172,6 +172,9 @@ fn command_line_values_never_panic() {
         &["bench", "--threads", "0"],
         &["bench", "--gemm", "100000"],
         &["bench", "--gemm", "24"],
+        &["bench", "--dots", "12"],
+        &["bench", "--dots", "0"],
+        &["bench", "--dots", "8388608"],
     ] {
         let (code, _, err) = mma(args);
         assert_eq!(code, 2, "{args:?}: {err}");
