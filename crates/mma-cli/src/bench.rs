@@ -1,5 +1,5 @@
-//! `mma bench`: dot products per second of the models against a native f32 FMA chain, on the
-//! same random inputs, and the threaded matrix driver.
+//! `mma bench`: dot products per second of the models against a native FMA chain (fp64 for the
+//! fp64 instructions, fp32 otherwise) on the same random inputs, and the threaded matrix driver.
 
 use anyhow::{bail, Context, Result};
 use mma::core::gemm::GemmIn;
@@ -145,9 +145,14 @@ struct Data {
     c: Vec<u64>,
     sa: Vec<u64>,
     sb: Vec<u64>,
-    af: Vec<f32>,
-    bf: Vec<f32>,
-    cf: Vec<f32>,
+    native: Native,
+}
+
+/// The operands decoded for the native baseline: fp64 for the fp64 instructions, fp32 for the
+/// rest.
+enum Native {
+    F32(Vec<f32>, Vec<f32>, Vec<f32>),
+    F64(Vec<f64>, Vec<f64>, Vec<f64>),
 }
 
 fn data(unit: &DotUnit, k: usize, n: usize, seed: u64) -> Data {
@@ -160,13 +165,19 @@ fn data(unit: &DotUnit, k: usize, n: usize, seed: u64) -> Data {
     let scale = f.scale.map_or(format::UE8M0, |(sf, _)| sf);
     let sa: Vec<u64> = (0..n * s).map(|_| finite(&scale, &mut rng)).collect();
     let sb: Vec<u64> = (0..n * s).map(|_| finite(&scale, &mut rng)).collect();
+    let to_f64 = |fmt: &Format, w: &[u64]| -> Vec<f64> {
+        w.iter().map(|&x| fmt.decode(x).to_f64()).collect()
+    };
     let to_f32 = |fmt: &Format, w: &[u64]| -> Vec<f32> {
         w.iter().map(|&x| fmt.decode(x).to_f64() as f32).collect()
     };
+    let native = if f.a == format::FP64 {
+        Native::F64(to_f64(&f.a, &a), to_f64(&f.b, &b), to_f64(&f.c, &c))
+    } else {
+        Native::F32(to_f32(&f.a, &a), to_f32(&f.b, &b), to_f32(&f.c, &c))
+    };
     Data {
-        af: to_f32(&f.a, &a),
-        bf: to_f32(&f.b, &b),
-        cf: to_f32(&f.c, &c),
+        native,
         k,
         n,
         a: Stored::of(&f.a, &a),
@@ -232,17 +243,36 @@ fn model_pass(kern: &Kernel, d: &Data, out: &mut [u64]) {
     }
 }
 
-/// The native baseline: `acc = c; acc = fma(a_i, b_i, acc)` over K, on decoded f32 data.
+/// A native floating-point type of the baseline.
+trait Fp: Copy {
+    fn fused(self, b: Self, c: Self) -> Self;
+}
+
+impl Fp for f32 {
+    #[inline(always)]
+    fn fused(self, b: f32, c: f32) -> f32 {
+        self.mul_add(b, c)
+    }
+}
+
+impl Fp for f64 {
+    #[inline(always)]
+    fn fused(self, b: f64, c: f64) -> f64 {
+        self.mul_add(b, c)
+    }
+}
+
+/// The native baseline: `acc = c; acc = fma(a_i, b_i, acc)` over K, on decoded data.
 #[inline(always)]
-fn native_body(a: &[f32], b: &[f32], c: &[f32], k: usize, out: &mut [f32]) {
+fn native_body<T: Fp>(a: &[T], b: &[T], c: &[T], k: usize, out: &mut [T]) {
     for ((ra, rb), (&c0, o)) in a
         .chunks_exact(k)
         .zip(b.chunks_exact(k))
         .zip(c.iter().zip(out.iter_mut()))
     {
         let mut acc = c0;
-        for (x, y) in ra.iter().zip(rb) {
-            acc = x.mul_add(*y, acc);
+        for (&x, &y) in ra.iter().zip(rb) {
+            acc = x.fused(y, acc);
         }
         *o = acc;
     }
@@ -253,13 +283,13 @@ fn native_body(a: &[f32], b: &[f32], c: &[f32], k: usize, out: &mut [f32]) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
 #[inline(never)]
-unsafe fn native_fma(a: &[f32], b: &[f32], c: &[f32], k: usize, out: &mut [f32]) {
+unsafe fn native_fma<T: Fp>(a: &[T], b: &[T], c: &[T], k: usize, out: &mut [T]) {
     native_body(a, b, c, k, out)
 }
 
 /// Runs the native baseline with the hardware FMA instruction whatever the build's target
 /// features (without it, `mul_add` is a library call).
-fn native(a: &[f32], b: &[f32], c: &[f32], k: usize, out: &mut [f32]) {
+fn native<T: Fp>(a: &[T], b: &[T], c: &[T], k: usize, out: &mut [T]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU supports FMA, checked just above.
@@ -267,6 +297,26 @@ fn native(a: &[f32], b: &[f32], c: &[f32], k: usize, out: &mut [f32]) {
         return;
     }
     native_body(a, b, c, k, out)
+}
+
+/// Dot products per CPU second of the native baseline over `d`.
+fn native_rate(d: &Data, seconds: f64) -> f64 {
+    match &d.native {
+        Native::F32(a, b, c) => {
+            let mut out = vec![0f32; d.n];
+            rate(seconds, d.n, || {
+                native(a, b, c, d.k, &mut out);
+                black_box(&out);
+            })
+        }
+        Native::F64(a, b, c) => {
+            let mut out = vec![0f64; d.n];
+            rate(seconds, d.n, || {
+                native(a, b, c, d.k, &mut out);
+                black_box(&out);
+            })
+        }
+    }
 }
 
 pub fn run(o: &Opts) -> Result<bool> {
@@ -301,11 +351,11 @@ pub fn run(o: &Opts) -> Result<bool> {
             model_pass(&kern, &d, &mut out);
             black_box(&out);
         });
-        let mut outf = vec![0f32; d.n];
-        let nat = rate(o.seconds, d.n, || {
-            native(&d.af, &d.bf, &d.cf, k, &mut outf);
-            black_box(&outf);
-        });
+        let nat = native_rate(&d, o.seconds);
+        let native_fmt = match d.native {
+            Native::F32(..) => "f32",
+            Native::F64(..) => "f64",
+        };
         let ratio = nat / model;
         if !o.json {
             println!(
@@ -322,7 +372,8 @@ pub fn run(o: &Opts) -> Result<bool> {
             json!({"vendor": vendor, "arch": arch, "op": op, "instr": name, "k": k,
                          "available": true, "fast": kern.is_fast(), "lanes": kern.is_batched(),
                          "isa": kern.isa().name(),
-                         "dot_per_s": model, "native_dot_per_s": nat, "native_over_model": ratio}),
+                         "dot_per_s": model, "native_dot_per_s": nat, "native_over_model": ratio,
+                         "native_format": native_fmt}),
         );
     }
     let mut ok = true;

@@ -396,7 +396,7 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Dot products per second of the models against a native f32 FMA chain (single thread),
+    /// Dot products per second of the models against a native FMA chain (single thread),
     /// and optionally a threaded GEMM.
     ///
     /// Example: mma bench --filter bf16 --seconds 0.5
