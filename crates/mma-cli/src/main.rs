@@ -429,6 +429,26 @@ fn unit_target(path: Option<&std::path::Path>) -> Result<Option<mma::cases::Targ
     path.map(commands::load_unit).transpose()
 }
 
+/// The instruction of `dot`, `explain` and `gemm`: the unit file's where one was given, else
+/// the catalog's (the vendor from the architecture unless named).
+fn dot_target<'a>(
+    fixed: &'a Option<mma::cases::Target>,
+    vendor: Option<&'a str>,
+    arch: &'a str,
+    op: Option<&'a str>,
+    instr: Option<&'a str>,
+) -> dot::DotTarget<'a> {
+    match fixed {
+        Some(t) => dot::DotTarget::Unit(t),
+        None => dot::DotTarget::Catalog {
+            vendor: vendor.unwrap_or_else(|| mma::cases::vendor_of(arch)),
+            arch,
+            op,
+            instr: instr.unwrap_or_default(),
+        },
+    }
+}
+
 #[derive(Subcommand)]
 enum ProbeCmd {
     /// Write probes.jsonl (targeted probes) and random.jsonl (random records) without "d".
@@ -565,17 +585,13 @@ fn main() -> ExitCode {
             json,
         } => unit_target(unit.as_deref()).and_then(|fixed| {
             let arch = arch.unwrap_or_default();
-            let target = match &fixed {
-                Some(t) => dot::DotTarget::Unit(t),
-                None => dot::DotTarget::Catalog {
-                    vendor: vendor
-                        .as_deref()
-                        .unwrap_or_else(|| mma::cases::vendor_of(&arch)),
-                    arch: &arch,
-                    op: op.as_deref(),
-                    instr: instr.as_deref().unwrap_or_default(),
-                },
-            };
+            let target = dot_target(
+                &fixed,
+                vendor.as_deref(),
+                &arch,
+                op.as_deref(),
+                instr.as_deref(),
+            );
             dot::dot(
                 target,
                 &dot::DotArgs {
@@ -614,17 +630,13 @@ fn main() -> ExitCode {
             report,
         } => unit_target(unit.as_deref()).and_then(|fixed| {
             let arch = arch.unwrap_or_default();
-            let target = match &fixed {
-                Some(t) => dot::DotTarget::Unit(t),
-                None => dot::DotTarget::Catalog {
-                    vendor: vendor
-                        .as_deref()
-                        .unwrap_or_else(|| mma::cases::vendor_of(&arch)),
-                    arch: &arch,
-                    op: op.as_deref(),
-                    instr: instr.as_deref().unwrap_or_default(),
-                },
-            };
+            let target = dot_target(
+                &fixed,
+                vendor.as_deref(),
+                &arch,
+                op.as_deref(),
+                instr.as_deref(),
+            );
             let input = |bits: bool| {
                 if bits {
                     mma_cli::npy::Input::Bits
@@ -670,17 +682,13 @@ fn main() -> ExitCode {
             color,
         } => unit_target(unit.as_deref()).and_then(|fixed| {
             let arch = arch.unwrap_or_default();
-            let target = match &fixed {
-                Some(t) => dot::DotTarget::Unit(t),
-                None => dot::DotTarget::Catalog {
-                    vendor: vendor
-                        .as_deref()
-                        .unwrap_or_else(|| mma::cases::vendor_of(&arch)),
-                    arch: &arch,
-                    op: op.as_deref(),
-                    instr: instr.as_deref().unwrap_or_default(),
-                },
-            };
+            let target = dot_target(
+                &fixed,
+                vendor.as_deref(),
+                &arch,
+                op.as_deref(),
+                instr.as_deref(),
+            );
             let x = explain::Operands {
                 a: &a,
                 b: &b,

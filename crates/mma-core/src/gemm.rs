@@ -27,14 +27,14 @@ impl DotUnit {
     /// `D = A·B + C` over `(m, n, k)`, walking K in steps of `k_step` (the instruction's K) with
     /// each step's D as the next step's C. `threads`: 0 uses rayon's global pool, 1 runs on the
     /// calling thread, `t > 1` a pool of `t` threads. Results do not depend on `threads`.
-    pub fn gemm(
+    /// The lengths of a `m×n×k` product's operands, shared by the matrix drivers; the scale
+    /// factors per row of A (and column of B).
+    pub(crate) fn check_gemm_lengths(
         &self,
         (m, n, k): (usize, usize, usize),
-        k_step: usize,
         x: &GemmIn<'_>,
-        d: &mut [u64],
-        threads: usize,
-    ) -> Result<(), ShapeError> {
+        d: &[u64],
+    ) -> Result<usize, ShapeError> {
         let s = self.scales_for(k);
         crate::unit::check_lengths(&[
             ("A", x.a.len(), m, k),
@@ -44,6 +44,18 @@ impl DotUnit {
             ("scale_a", x.scale_a.len(), m, s),
             ("scale_b", x.scale_b.len(), n, s),
         ])?;
+        Ok(s)
+    }
+
+    pub fn gemm(
+        &self,
+        (m, n, k): (usize, usize, usize),
+        k_step: usize,
+        x: &GemmIn<'_>,
+        d: &mut [u64],
+        threads: usize,
+    ) -> Result<(), ShapeError> {
+        let s = self.check_gemm_lengths((m, n, k), x, d)?;
         let per = self.formats.scale.map_or(1, |(_, p)| p);
         if k_step == 0 || k % k_step != 0 || k_step % per != 0 {
             return Err(ShapeError::Ragged {

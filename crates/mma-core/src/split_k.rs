@@ -83,15 +83,7 @@ impl DotUnit {
                 d: self.formats.d.name,
             });
         }
-        let s = self.scales_for(k);
-        crate::unit::check_lengths(&[
-            ("A", x.a.len(), m, k),
-            ("B", x.b_cols.len(), k, n),
-            ("C", x.c.len(), m, n),
-            ("D", d.len(), m, n),
-            ("scale_a", x.scale_a.len(), m, s),
-            ("scale_b", x.scale_b.len(), n, s),
-        ])?;
+        let s = self.check_gemm_lengths((m, n, k), x, d)?;
         let ss = self.scales_for(ks);
         let slice = |src: &[u64], rows: usize, width: usize, part: usize, w: usize| -> Vec<u64> {
             (0..rows)
