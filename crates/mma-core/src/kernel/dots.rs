@@ -28,6 +28,17 @@ impl<'a> Words<'a> {
         }
     }
 
+    /// The first `n` words.
+    #[inline]
+    fn head(&self, n: usize) -> Words<'a> {
+        match *self {
+            Words::U8(x) => Words::U8(&x[..n]),
+            Words::U16(x) => Words::U16(&x[..n]),
+            Words::U32(x) => Words::U32(&x[..n]),
+            Words::U64(x) => Words::U64(&x[..n]),
+        }
+    }
+
     /// Words `from .. to`, zero-extended, into `out` (resized to fit).
     #[inline]
     fn widen(&self, k: &Kernel, from: usize, to: usize, out: &mut Vec<u64>) {
@@ -49,30 +60,43 @@ mod sealed {
     use super::Words;
 
     pub trait Sealed: Sized {
+        /// Bytes per word (a constant after monomorphisation: the lane loads branch on it).
+        const BYTES: usize;
         fn words(x: &[Self]) -> Words<'_>;
+        /// The words themselves where they are `u64`.
+        fn as_u64(_: &[Self]) -> Option<&[u64]> {
+            None
+        }
     }
 
     impl Sealed for u8 {
+        const BYTES: usize = 1;
         fn words(x: &[u8]) -> Words<'_> {
             Words::U8(x)
         }
     }
 
     impl Sealed for u16 {
+        const BYTES: usize = 2;
         fn words(x: &[u16]) -> Words<'_> {
             Words::U16(x)
         }
     }
 
     impl Sealed for u32 {
+        const BYTES: usize = 4;
         fn words(x: &[u32]) -> Words<'_> {
             Words::U32(x)
         }
     }
 
     impl Sealed for u64 {
+        const BYTES: usize = 8;
         fn words(x: &[u64]) -> Words<'_> {
             Words::U64(x)
+        }
+        fn as_u64(x: &[u64]) -> Option<&[u64]> {
+            Some(x)
         }
     }
 }
@@ -85,21 +109,31 @@ impl Word for u64 {}
 /// The operand rows of a multiple of eight dot products: row `j` is `words[j · stride ..][..
 /// k]`. Rows of a batch of dot products follow each other (`stride = k`); a matrix product
 /// shares one row of A between columns of B (`stride = 0`) and takes the columns of B at the
-/// matrix's K.
-#[derive(Clone, Copy, Debug)]
-pub struct Rows<'a> {
+/// matrix's K. The words are the engine's `u64` or, for [`Kernel::dots`] on operands in their
+/// storage width, that width (`W`): the lane routines are compiled once per width, so that the
+/// width costs nothing in their loops.
+#[derive(Debug)]
+pub struct Rows<'a, W: Word = u64> {
     /// The words and the distance between rows (read by the lane loads of `x86/batch.rs`).
-    pub(super) words: &'a [u64],
+    pub(super) words: &'a [W],
     pub(super) stride: usize,
     k: usize,
     n: usize,
 }
 
-impl<'a> Rows<'a> {
+impl<W: Word> Clone for Rows<'_, W> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<W: Word> Copy for Rows<'_, W> {}
+
+impl<'a, W: Word> Rows<'a, W> {
     /// `n` rows (a multiple of 8); `None` when `words` is too short for them or `n` is not a
     /// multiple of 8.
     #[inline]
-    pub fn new(words: &'a [u64], stride: usize, k: usize, n: usize) -> Option<Rows<'a>> {
+    pub fn new(words: &'a [W], stride: usize, k: usize, n: usize) -> Option<Rows<'a, W>> {
         (n % 8 == 0 && (n == 0 || words.len() >= (n - 1) * stride + k)).then_some(Rows {
             words,
             stride,
@@ -122,7 +156,7 @@ impl<'a> Rows<'a> {
 
     /// Rows `8g .. 8g + 8`.
     #[inline(always)]
-    pub fn group(&self, g: usize) -> Rows<'a> {
+    pub fn group(&self, g: usize) -> Rows<'a, W> {
         assert!(8 * g + 8 <= self.n);
         Rows {
             words: &self.words[8 * g * self.stride..],
@@ -134,7 +168,7 @@ impl<'a> Rows<'a> {
 
     /// Row `j`.
     #[inline(always)]
-    pub fn row(&self, j: usize) -> &'a [u64] {
+    pub fn row(&self, j: usize) -> &'a [W] {
         &self.words[j * self.stride..j * self.stride + self.k]
     }
 }
@@ -147,6 +181,14 @@ impl Kernel {
             return true;
         }
         self.eight.is_some() || self.eight_scaled.is_some()
+    }
+
+    /// The width in bytes (1, 2 or 4) of the A and B words that the lanes of [`Kernel::dots`]
+    /// read directly besides `u64`: the storage width of the unit's input formats (`2` for
+    /// fp16). `None` where the lanes read only `u64` words, or there are no lanes; other widths
+    /// are widened a tile at a time, with the same results.
+    pub fn stored_width(&self) -> Option<usize> {
+        self.eight_stored.map(|s| s.bytes())
     }
 
     /// `n = c.len()` independent dot products of `k` elements: `d[i] = a_i·b_i + c[i]`, where
@@ -190,14 +232,28 @@ impl Kernel {
         if let (Words::U64(a), Words::U64(b)) = (a, b) {
             return self.dots_u64(k, s, (a, b), c, (scale_a, scale_b), d);
         }
+        let n = c.len();
+        // Whole groups of eight through the routine compiled for the storage width, where the
+        // unit has one and A and B come in that width; the rest widened below.
+        let whole = if k > 0 && s == 0 { n / 8 * 8 } else { 0 };
+        let first = match self.eight_stored {
+            Some(run) if whole > 0 => {
+                let (ha, hb) = (a.head(whole * k), b.head(whole * k));
+                if run.run(self, k, (ha, hb), &c[..whole], &mut d[..whole]) {
+                    whole
+                } else {
+                    0
+                }
+            }
+            _ => 0,
+        };
         // Rows per tile: a multiple of eight, about `TILE_WORDS` widened words per operand
         // (8 KiB), so that the widened tiles are still in the first-level cache when the lanes
         // read them.
         const TILE_WORDS: usize = 1024;
-        let n = c.len();
         let rows = (TILE_WORDS / k.max(1)).max(8) / 8 * 8;
         let (mut wa, mut wb) = (Vec::with_capacity(rows * k), Vec::with_capacity(rows * k));
-        for r0 in (0..n).step_by(rows) {
+        for r0 in (first..n).step_by(rows) {
             let r1 = (r0 + rows).min(n);
             a.widen(self, r0 * k, r1 * k, &mut wa);
             b.widen(self, r0 * k, r1 * k, &mut wb);

@@ -127,6 +127,8 @@ pub struct Kernel {
     isa: Isa,
     path: Path,
     eight: Option<x86::Eight>,
+    /// The lane routine compiled for the operands' storage width (`Kernel::dots`).
+    eight_stored: Option<x86::Stored>,
     eight_scaled: Option<x86::EightScaled>,
     lanes: x86::Prepared,
 }
@@ -228,13 +230,17 @@ impl Kernel {
             }
             _ => Path::Plain,
         };
-        let eight = x86::eight_of(&unit, &path, isa);
+        let (eight, eight_stored) = match x86::eight_of(&unit, &path, isa) {
+            Some((eight, stored)) => (Some(eight), stored),
+            None => (None, None),
+        };
         let eight_scaled = x86::eight_scaled_of(&unit, isa);
         Kernel {
             unit,
             isa,
             path,
             eight,
+            eight_stored,
             eight_scaled,
             lanes: x86::prepare(&unit, &path, isa),
         }

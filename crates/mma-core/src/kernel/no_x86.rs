@@ -3,6 +3,7 @@
 //! exist so that `kernel/mod.rs` needs a single `cfg` (the one on its `mod x86`). `.ci/run`
 //! checks this file with `cargo check --target aarch64-unknown-linux-gnu`.
 
+use super::dots::Words;
 use super::{GPath, Isa, Kernel, Path, Rows};
 use crate::model::{BlockIn, Formats};
 use crate::models::gst_fdpa::GstFdpa;
@@ -29,6 +30,27 @@ pub(super) enum Eight {}
 
 impl Eight {
     pub(super) fn run(self, _: &Kernel, _: Rows<'_>, _: Rows<'_>, _: &[u64], _: &mut [u64]) {
+        match self {}
+    }
+}
+
+/// No storage-width lane routine: uninhabited.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Stored {}
+
+impl Stored {
+    pub(super) fn bytes(self) -> usize {
+        match self {}
+    }
+
+    pub(super) fn run(
+        self,
+        _: &Kernel,
+        _: usize,
+        _: (Words<'_>, Words<'_>),
+        _: &[u64],
+        _: &mut [u64],
+    ) -> bool {
         match self {}
     }
 }
@@ -67,7 +89,7 @@ pub(super) fn prepare(_: &DotUnit, _: &Path, _: Isa) -> Prepared {
     Prepared
 }
 
-pub(super) fn eight_of(_: &DotUnit, _: &Path, _: Isa) -> Option<Eight> {
+pub(super) fn eight_of(_: &DotUnit, _: &Path, _: Isa) -> Option<(Eight, Option<Stored>)> {
     None
 }
 

@@ -98,8 +98,26 @@ pub fn compare_batch(unit: &DotUnit, k: usize, cases: &[Case]) {
     kern.dots_threaded(2, k, &a, &b, &c, &sa, &sb, &mut dt)
         .unwrap();
     assert_eq!(dt, d, "dots_threaded");
-    // A and B in their storage width (what a NumPy caller passes): the same bits.
+    // A and B in their storage width (what a NumPy caller passes): the same bits. Every lane
+    // routine of an unscaled unit has a copy that reads that width directly (fp64: `u64`).
     let f = &unit.formats;
+    let width = |fmt: &Format| match fmt.storage_bits {
+        0..=8 => 1,
+        9..=16 => 2,
+        17..=32 => 4,
+        _ => 8,
+    };
+    let narrow = width(&f.a).max(width(&f.b));
+    if kern.is_batched() && f.scale.is_none() && narrow < 8 {
+        assert_eq!(
+            kern.stored_width(),
+            Some(narrow),
+            "storage-width lanes: {}",
+            unit.describe()
+        );
+    } else {
+        assert_eq!(kern.stored_width(), None, "{}", unit.describe());
+    }
     let stored = dots_stored(&kern, k, (&a, &f.a), (&b, &f.b), &c, (&sa, &sb));
     assert_eq!(
         stored,

@@ -5,7 +5,7 @@
 //! The per-dot kernels vectorise *within* one dot product and still pay, per dot, for the
 //! horizontal reductions, decoding C, the alignment of C, the rounding and the branches between
 //! them. Here the operand rows of eight dot products ([`Rows`]) are transposed eight words at a
-//! time (`Rows::columns`) so that vector `k` holds element `k` of every dot product, lane `j`
+//! time (`Rows::columns`, `x86/rows.rs`) so that vector `k` holds element `k` of every dot product, lane `j`
 //! being dot product `j`. Every step of the model is then a lane-wise operation: the largest
 //! exponent is a vertical max, the sum a vertical add, and C, the normalisation and the
 //! rounding are computed for eight dot products by the same instructions.
@@ -30,106 +30,10 @@
 
 #![allow(unused_unsafe)]
 
+use super::rows::{lanes, store};
 use super::stage::Stage;
-pub use crate::kernel::dots::Rows;
+pub use crate::kernel::dots::{Rows, Word};
 use core::arch::x86_64::*;
-
-/// Position, in a [`row8`] vector, of word `e` (the permutation is its own inverse).
-const POS: [usize; 8] = [0, 1, 4, 5, 2, 3, 6, 7];
-
-/// Low 32 bits of the eight `u64` words at `p`, in the lane order `w0 w1 w4 w5 w2 w3 w6 w7`.
-///
-/// # Safety
-/// `p` must point to eight readable `u64`.
-#[inline(always)]
-unsafe fn row8(p: *const u64) -> __m256i {
-    let lo = _mm256_loadu_si256(p.cast());
-    let hi = _mm256_loadu_si256(p.add(4).cast());
-    _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(
-        _mm256_castsi256_ps(lo),
-        _mm256_castsi256_ps(hi),
-    ))
-}
-
-/// Low 32 bits of eight `u64` words, lane `j` = word `j`.
-#[inline(always)]
-pub(super) fn lanes(w: &[u64; 8]) -> __m256i {
-    // SAFETY: `w` has eight words; the permute is register-only.
-    unsafe { _mm256_permute4x64_epi64::<0b11_01_10_00>(row8(w.as_ptr())) }
-}
-
-/// Stores eight 32-bit lanes as eight zero-extended `u64` words.
-#[inline(always)]
-pub(super) fn store(v: __m256i, out: &mut [u64; 8]) {
-    // SAFETY: `out` has eight words, written unaligned; the rest is register-only.
-    unsafe {
-        let lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(v));
-        let hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(v));
-        _mm256_storeu_si256(out.as_mut_ptr().cast(), lo);
-        _mm256_storeu_si256(out.as_mut_ptr().add(4).cast(), hi);
-    }
-}
-
-/// 8×8 transpose of 32-bit lanes: lane `j` of `out[p]` is lane `p` of `r[j]`.
-#[inline(always)]
-fn transpose8(r: &[__m256i; 8]) -> [__m256i; 8] {
-    // SAFETY: register-only AVX2 shuffles.
-    unsafe {
-        let t0 = _mm256_unpacklo_epi32(r[0], r[1]);
-        let t1 = _mm256_unpackhi_epi32(r[0], r[1]);
-        let t2 = _mm256_unpacklo_epi32(r[2], r[3]);
-        let t3 = _mm256_unpackhi_epi32(r[2], r[3]);
-        let t4 = _mm256_unpacklo_epi32(r[4], r[5]);
-        let t5 = _mm256_unpackhi_epi32(r[4], r[5]);
-        let t6 = _mm256_unpacklo_epi32(r[6], r[7]);
-        let t7 = _mm256_unpackhi_epi32(r[6], r[7]);
-        let u0 = _mm256_unpacklo_epi64(t0, t2);
-        let u1 = _mm256_unpackhi_epi64(t0, t2);
-        let u2 = _mm256_unpacklo_epi64(t1, t3);
-        let u3 = _mm256_unpackhi_epi64(t1, t3);
-        let u4 = _mm256_unpacklo_epi64(t4, t6);
-        let u5 = _mm256_unpackhi_epi64(t4, t6);
-        let u6 = _mm256_unpacklo_epi64(t5, t7);
-        let u7 = _mm256_unpackhi_epi64(t5, t7);
-        [
-            _mm256_permute2x128_si256::<0x20>(u0, u4),
-            _mm256_permute2x128_si256::<0x20>(u1, u5),
-            _mm256_permute2x128_si256::<0x20>(u2, u6),
-            _mm256_permute2x128_si256::<0x20>(u3, u7),
-            _mm256_permute2x128_si256::<0x31>(u0, u4),
-            _mm256_permute2x128_si256::<0x31>(u1, u5),
-            _mm256_permute2x128_si256::<0x31>(u2, u6),
-            _mm256_permute2x128_si256::<0x31>(u3, u7),
-        ]
-    }
-}
-
-impl Rows<'_> {
-    /// Elements `k0 .. k0 + 8`: `out[e]` holds, in lane `j`, the low 32 bits of element
-    /// `k0 + e` of row `j`.
-    #[inline(always)]
-    pub(super) fn columns(&self, k0: usize) -> [__m256i; 8] {
-        assert!(self.n() >= 8 && k0 + 8 <= self.k());
-        let (words, stride) = (self.words, self.stride);
-        let p = words.as_ptr();
-        // SAFETY: row `j < 8 <= n` reads words `j·stride + k0 .. j·stride + k0 + 8`, below
-        // `(n - 1)·stride + k <= words.len()` (checked by `Rows::new` and kept by
-        // `Rows::group`; `n >= 8` and `k0 + 8 <= k` asserted).
-        // Plain loops, not `core::array::from_fn`: its internal adapter is compiled without
-        // the caller's target features and would keep these intrinsics out of line.
-        // SAFETY: `_mm256_setzero_si256` only needs AVX, part of the callers' features.
-        let mut r = [unsafe { _mm256_setzero_si256() }; 8];
-        for (j, rj) in r.iter_mut().enumerate() {
-            *rj = unsafe { row8(p.add(j * stride + k0)) };
-        }
-        let t = transpose8(&r);
-        let mut out = r;
-        for (e, oe) in out.iter_mut().enumerate() {
-            *oe = t[POS[e]];
-        }
-        out
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // FTZ-MulAdd
@@ -199,9 +103,9 @@ fn add(x: __m256, y: __m256) -> __m256 {
 /// of two dividing `N`): `a` and `b` are the eight rows, `c` the eight C words; writes the
 /// eight D words. The operations and their order are [`crate::kernel::amd::ftz_block`]'s.
 #[inline(always)]
-pub fn ftz<const N: usize, const P: usize, D: VH16>(
-    a: Rows<'_>,
-    b: Rows<'_>,
+pub fn ftz<const N: usize, const P: usize, D: VH16, W: Word>(
+    a: Rows<'_, W>,
+    b: Rows<'_, W>,
     c: &[u64; 8],
     nan_bits: u64,
     out: &mut [u64; 8],
@@ -273,10 +177,10 @@ pub struct TLanes {
 /// `k0 .. k0 + N`. Returns the results (words of `t.cd`) and a mask of the lanes outside the
 /// common case (see the module docs), whose results are meaningless.
 #[inline(always)]
-pub fn tfdpa<const N: usize, S: Stage>(
+pub fn tfdpa<const N: usize, S: Stage, W: Word>(
     t: &TLanes,
-    a: Rows<'_>,
-    b: Rows<'_>,
+    a: Rows<'_, W>,
+    b: Rows<'_, W>,
     k0: usize,
     off: __m256i,
     c: __m256i,
@@ -303,7 +207,7 @@ pub fn tfdpa<const N: usize, S: Stage>(
         let c_neg = _mm256_srai_epi32::<31>(_mm256_sll_epi32(c, count(31 - sign_at)));
         let c_special = _mm256_cmpeq_epi32(ef, set(all_ones));
         let ([acc], [emax], special) =
-            S::block::<N, 1>(a, b, k0, t.e_zero + bias, off, [c_e], t.f, t.shift);
+            S::block::<N, 1, W>(a, b, k0, t.e_zero + bias, off, [c_e], t.f, t.shift);
         let special = _mm256_or_si256(special, c_special);
         // C aligned to F fraction bits below e_max, truncated (magnitude), then signed.
         let d = _mm256_sub_epi32(emax, c_e);
@@ -381,24 +285,24 @@ pub fn tfdpa<const N: usize, S: Stage>(
 /// for every row) for eight dot products: writes the eight D words and returns the bit mask of the lanes the caller must
 /// recompute (any block outside the common case).
 #[inline(always)]
-pub fn tfdpa_chain<const N: usize, S: Stage>(
+pub fn tfdpa_chain<const N: usize, S: Stage, W: Word>(
     t: &TLanes,
-    a: Rows<'_>,
-    b: Rows<'_>,
+    a: Rows<'_, W>,
+    b: Rows<'_, W>,
     c: &[u64; 8],
     out: &mut [u64; 8],
 ) -> u32 {
     // SAFETY: register-only AVX2 arithmetic.
-    unsafe { tfdpa_chain_off::<N, S>(t, a, b, _mm256_setzero_si256(), c, out) }
+    unsafe { tfdpa_chain_off::<N, S, W>(t, a, b, _mm256_setzero_si256(), c, out) }
 }
 
 /// As [`tfdpa_chain`], every non-zero product's exponent raised by `off` (per lane): ST-FDPA
 /// with one power-of-two scale pair per dot product (K equal to the scale block).
 #[inline(always)]
-pub fn tfdpa_chain_off<const N: usize, S: Stage>(
+pub fn tfdpa_chain_off<const N: usize, S: Stage, W: Word>(
     t: &TLanes,
-    a: Rows<'_>,
-    b: Rows<'_>,
+    a: Rows<'_, W>,
+    b: Rows<'_, W>,
     off: __m256i,
     c: &[u64; 8],
     out: &mut [u64; 8],
@@ -408,7 +312,7 @@ pub fn tfdpa_chain_off<const N: usize, S: Stage>(
         let mut acc = lanes(c);
         let mut bad = _mm256_setzero_si256();
         for k0 in (0..a.k()).step_by(N) {
-            let (d, b2) = tfdpa::<N, S>(t, a, b, k0, off, acc);
+            let (d, b2) = tfdpa::<N, S, W>(t, a, b, k0, off, acc);
             acc = d;
             bad = _mm256_or_si256(bad, b2);
         }
@@ -447,10 +351,10 @@ pub struct TrLanes {
 /// ensures that a negative result rounding to zero keeps its sign (`-0`), as IEEE conversion
 /// does.
 #[inline(always)]
-pub fn tr<const N: usize, const GTR: bool, S: Stage>(
+pub fn tr<const N: usize, const GTR: bool, S: Stage, W: Word>(
     t: &TrLanes,
-    a: Rows<'_>,
-    b: Rows<'_>,
+    a: Rows<'_, W>,
+    b: Rows<'_, W>,
     k0: usize,
     c: __m256i,
 ) -> (__m256i, __m256i) {
@@ -462,11 +366,11 @@ pub fn tr<const N: usize, const GTR: bool, S: Stage>(
         let ez = set(NONE + bias);
         let (acc, emax, special) = if GTR {
             let (acc, emax, sp) =
-                S::block::<N, 2>(a, b, k0, NONE + bias, zero, [ez, ez], t.f, t.shift);
+                S::block::<N, 2, W>(a, b, k0, NONE + bias, zero, [ez, ez], t.f, t.shift);
             (acc, emax, sp)
         } else {
             let ([acc], [emax], sp) =
-                S::block::<N, 1>(a, b, k0, NONE + bias, zero, [ez], t.f, t.shift);
+                S::block::<N, 1, W>(a, b, k0, NONE + bias, zero, [ez], t.f, t.shift);
             ([acc, zero], [emax, ez], sp)
         };
         // The product sum `dot · 2^(e_dot - F)`, exponents unbiased.
@@ -580,10 +484,10 @@ pub fn tr<const N: usize, const GTR: bool, S: Stage>(
 
 /// A chain of TR-FDPA or GTR-FDPA blocks, as [`tfdpa_chain`].
 #[inline(always)]
-pub fn tr_chain<const N: usize, const GTR: bool, S: Stage>(
+pub fn tr_chain<const N: usize, const GTR: bool, S: Stage, W: Word>(
     t: &TrLanes,
-    a: Rows<'_>,
-    b: Rows<'_>,
+    a: Rows<'_, W>,
+    b: Rows<'_, W>,
     c: &[u64; 8],
     out: &mut [u64; 8],
 ) -> u32 {
@@ -592,7 +496,7 @@ pub fn tr_chain<const N: usize, const GTR: bool, S: Stage>(
         let mut acc = lanes(c);
         let mut bad = _mm256_setzero_si256();
         for k0 in (0..a.k()).step_by(N) {
-            let (d, b2) = tr::<N, GTR, S>(t, a, b, k0, acc);
+            let (d, b2) = tr::<N, GTR, S, W>(t, a, b, k0, acc);
             acc = d;
             bad = _mm256_or_si256(bad, b2);
         }

@@ -12,7 +12,7 @@
 //! The instructions of this class have small K (1 to 4), so element `e` of the eight rows is
 //! fetched with one gather rather than transposed from whole rows.
 
-use crate::kernel::Rows;
+use crate::kernel::{Rows, Word};
 use core::arch::x86_64::*;
 
 /// Largest row stride for which the gather indices (`7 · stride + k`, in 32-bit units) fit
@@ -20,19 +20,21 @@ use core::arch::x86_64::*;
 const MAX_STRIDE: usize = (i32::MAX as usize) / 16;
 
 /// Whether [`fma32`] and [`fma64`] can gather from these rows.
-pub fn fits(r: &Rows<'_>) -> bool {
+pub fn fits<W: Word>(r: &Rows<'_, W>) -> bool {
     r.stride.max(r.k()) <= MAX_STRIDE
 }
 
-/// Element `e` of the eight rows, the low 32 bits of each word.
+/// Element `e` of the eight rows, the low 32 bits of each word (`u32` or `u64` words).
 #[inline(always)]
-fn elem32(r: &Rows<'_>, e: usize) -> __m256i {
-    assert!(r.n() >= 8 && e < r.k() && fits(r));
+fn elem32<W: Word>(r: &Rows<'_, W>, e: usize) -> __m256i {
+    assert!(r.n() >= 8 && e < r.k() && fits(r) && W::BYTES >= 4);
     let words = r.words;
-    let (s, e) = (2 * r.stride as i32, 2 * e as i32);
-    // SAFETY: lane `j` reads the low half of word `j·stride + e < (n - 1)·stride + k <=
+    // 32-bit units per word: 1 or 2.
+    let u = (W::BYTES / 4) as i32;
+    let (s, e) = (u * r.stride as i32, u * e as i32);
+    // SAFETY: lane `j` reads the low 32 bits of word `j·stride + e < (n - 1)·stride + k <=
     // words.len()` (`Rows::new`; `n >= 8` and `e < k` asserted); on little-endian x86-64 that
-    // is `i32` number `2(j·stride + e)` of the words, an index that fits `i32` (asserted).
+    // is `i32` number `u(j·stride + e)` of the words, an index that fits `i32` (asserted).
     unsafe {
         let idx = _mm256_setr_epi32(
             e,
@@ -50,8 +52,8 @@ fn elem32(r: &Rows<'_>, e: usize) -> __m256i {
 
 /// Element `e` of rows `4h .. 4h + 4` as `f64`.
 #[inline(always)]
-fn elem64(r: &Rows<'_>, e: usize, h: usize) -> __m256d {
-    assert!(r.n() >= 8 && e < r.k() && h < 2 && fits(r));
+fn elem64<W: Word>(r: &Rows<'_, W>, e: usize, h: usize) -> __m256d {
+    assert!(r.n() >= 8 && e < r.k() && h < 2 && fits(r) && W::BYTES == 8);
     let words = r.words;
     let s = r.stride as i32;
     let at = |j: i32| (4 * h as i32 + j) * s + e as i32;
@@ -64,11 +66,11 @@ fn elem64(r: &Rows<'_>, e: usize, h: usize) -> __m256d {
 
 /// Eight fp32 FMA chains over the rows' K, C and D as fp32 words; a NaN result is `nan`.
 #[inline(always)]
-pub fn fma32(a: Rows<'_>, b: Rows<'_>, c: &[u64; 8], nan: u64, out: &mut [u64; 8]) {
+pub fn fma32<W: Word>(a: Rows<'_, W>, b: Rows<'_, W>, c: &[u64; 8], nan: u64, out: &mut [u64; 8]) {
     assert!(a.k() == b.k());
-    // SAFETY: register-only AVX2/FMA arithmetic; the loads and stores are `batch`'s.
+    // SAFETY: register-only AVX2/FMA arithmetic; the loads and stores are `rows`'.
     unsafe {
-        let mut acc = _mm256_castsi256_ps(super::batch::lanes(c));
+        let mut acc = _mm256_castsi256_ps(super::rows::lanes(c));
         for e in 0..a.k() {
             let x = _mm256_castsi256_ps(elem32(&a, e));
             let y = _mm256_castsi256_ps(elem32(&b, e));
@@ -77,13 +79,13 @@ pub fn fma32(a: Rows<'_>, b: Rows<'_>, c: &[u64; 8], nan: u64, out: &mut [u64; 8
         let is_nan = _mm256_cmp_ps::<_CMP_UNORD_Q>(acc, acc);
         let nan = _mm256_set1_epi32(nan as u32 as i32);
         let d = _mm256_blendv_epi8(_mm256_castps_si256(acc), nan, _mm256_castps_si256(is_nan));
-        super::batch::store(d, out);
+        super::rows::store(d, out);
     }
 }
 
 /// Eight fp64 FMA chains over the rows' K, C and D as fp64 words; a NaN result is `nan`.
 #[inline(always)]
-pub fn fma64(a: Rows<'_>, b: Rows<'_>, c: &[u64; 8], nan: u64, out: &mut [u64; 8]) {
+pub fn fma64<W: Word>(a: Rows<'_, W>, b: Rows<'_, W>, c: &[u64; 8], nan: u64, out: &mut [u64; 8]) {
     assert!(a.k() == b.k());
     for h in 0..2 {
         // SAFETY: register-only AVX2/FMA arithmetic; an unaligned load of four words of `c`

@@ -4,7 +4,8 @@
 //! each group of eight dot products and send the lanes it flags to `Kernel::dot`. Soundness:
 //! `x86/mod.rs`.
 
-use super::{batch, fits32, fma, simd, stage, EightFn, EightScaledFn, VFmt};
+use super::{batch, both, fits32, fma, simd, stage, EightFn, EightScaledFn, StoredFn, VFmt};
+use crate::kernel::dots::Word;
 use crate::kernel::{table, Isa, Kernel, Path, Rows};
 use crate::unit::DotUnit;
 
@@ -57,14 +58,14 @@ impl Kernel {
     /// factors: `scales = (scale_a, scale_b, per dot product)`) and [`Kernel::dot`] over the
     /// lanes it flags.
     #[inline(always)]
-    fn groups(
+    fn groups<W: Word>(
         &self,
-        a: Rows<'_>,
-        b: Rows<'_>,
+        a: Rows<'_, W>,
+        b: Rows<'_, W>,
         (sa, sb, s): (&[u64], &[u64], usize),
         c: &[u64],
         d: &mut [u64],
-        eight: impl Fn(Rows<'_>, Rows<'_>, (&[u64], &[u64]), &[u64; 8], &mut [u64; 8]) -> u32,
+        eight: impl Fn(Rows<'_, W>, Rows<'_, W>, (&[u64], &[u64]), &[u64; 8], &mut [u64; 8]) -> u32,
     ) {
         for (g, (c8, d8)) in c.chunks_exact(8).zip(d.chunks_exact_mut(8)).enumerate() {
             let (ra, rb) = (a.group(g), b.group(g));
@@ -79,7 +80,9 @@ impl Kernel {
                 let j = redo.trailing_zeros() as usize;
                 redo &= redo - 1;
                 let (sa_j, sb_j) = (&scales.0[j * s..(j + 1) * s], &scales.1[j * s..(j + 1) * s]);
-                d8[j] = self.dot(ra.row(j), rb.row(j), c8[j], sa_j, sb_j);
+                d8[j] = ra.with_row(j, |aj| {
+                    rb.with_row(j, |bj| self.dot(aj, bj, c8[j], sa_j, sb_j))
+                });
             }
         }
     }
@@ -180,39 +183,47 @@ fn gst_lanes(unit: &DotUnit, path: &Path) -> Option<batch::GLanes> {
 macro_rules! f8f6f4_pairs {
     ($table:ident $(, $extra:tt)*) => {
         $table!(
-            (E4M3, E4M3, VE4M3, VE4M3),
-            (E4M3, E5M2, VE4M3, VE5M2),
-            (E4M3, E3M2, VE4M3, VE3M2),
-            (E4M3, E2M3, VE4M3, VE2M3),
-            (E4M3, E2M1, VE4M3, VE2M1),
-            (E5M2, E4M3, VE5M2, VE4M3),
-            (E5M2, E5M2, VE5M2, VE5M2),
-            (E5M2, E3M2, VE5M2, VE3M2),
-            (E5M2, E2M3, VE5M2, VE2M3),
-            (E5M2, E2M1, VE5M2, VE2M1),
-            (E3M2, E4M3, VE3M2, VE4M3),
-            (E3M2, E5M2, VE3M2, VE5M2),
-            (E3M2, E3M2, VE3M2, VE3M2),
-            (E3M2, E2M3, VE3M2, VE2M3),
-            (E3M2, E2M1, VE3M2, VE2M1),
-            (E2M3, E4M3, VE2M3, VE4M3),
-            (E2M3, E5M2, VE2M3, VE5M2),
-            (E2M3, E3M2, VE2M3, VE3M2),
-            (E2M3, E2M3, VE2M3, VE2M3),
-            (E2M3, E2M1, VE2M3, VE2M1),
-            (E2M1, E4M3, VE2M1, VE4M3),
-            (E2M1, E5M2, VE2M1, VE5M2),
-            (E2M1, E3M2, VE2M1, VE3M2),
-            (E2M1, E2M3, VE2M1, VE2M3),
-            (E2M1, E2M1, VE2M1, VE2M1),
+            (E4M3, E4M3, VE4M3, VE4M3, u8),
+            (E4M3, E5M2, VE4M3, VE5M2, u8),
+            (E4M3, E3M2, VE4M3, VE3M2, u8),
+            (E4M3, E2M3, VE4M3, VE2M3, u8),
+            (E4M3, E2M1, VE4M3, VE2M1, u8),
+            (E5M2, E4M3, VE5M2, VE4M3, u8),
+            (E5M2, E5M2, VE5M2, VE5M2, u8),
+            (E5M2, E3M2, VE5M2, VE3M2, u8),
+            (E5M2, E2M3, VE5M2, VE2M3, u8),
+            (E5M2, E2M1, VE5M2, VE2M1, u8),
+            (E3M2, E4M3, VE3M2, VE4M3, u8),
+            (E3M2, E5M2, VE3M2, VE5M2, u8),
+            (E3M2, E3M2, VE3M2, VE3M2, u8),
+            (E3M2, E2M3, VE3M2, VE2M3, u8),
+            (E3M2, E2M1, VE3M2, VE2M1, u8),
+            (E2M3, E4M3, VE2M3, VE4M3, u8),
+            (E2M3, E5M2, VE2M3, VE5M2, u8),
+            (E2M3, E3M2, VE2M3, VE3M2, u8),
+            (E2M3, E2M3, VE2M3, VE2M3, u8),
+            (E2M3, E2M1, VE2M3, VE2M1, u8),
+            (E2M1, E4M3, VE2M1, VE4M3, u8),
+            (E2M1, E5M2, VE2M1, VE5M2, u8),
+            (E2M1, E3M2, VE2M1, VE3M2, u8),
+            (E2M1, E2M3, VE2M1, VE2M3, u8),
+            (E2M1, E2M1, VE2M1, VE2M1, u8),
             $($extra,)*
         )
     };
 }
 
-/// The lane-wise routine for a unit and its chosen path, where there is one (the kernel asks
-/// only when planned for `Isa::Avx2`).
-pub(super) fn eight_fn_of(unit: &DotUnit, path: &Path) -> Option<EightFn> {
+/// A lane routine with its leading generic arguments `[..]`, compiled for `u64` words and for
+/// the storage width `$w` of the unit's operands ([`both`]).
+macro_rules! twice {
+    ($f:ident, [$($g:tt)*], $w:ty) => {
+        both::<$w>($f::<$($g)*, u64>, $f::<$($g)*, $w>)
+    };
+}
+
+/// The lane-wise routine for a unit and its chosen path, where there is one, and its copy for
+/// the operands' storage width (the kernel asks only when planned for `Isa::Avx2`).
+pub(super) fn eight_fn_of(unit: &DotUnit, path: &Path) -> Option<(EightFn, Option<StoredFn>)> {
     {
         use crate::format;
         use crate::models::gtr_fdpa::GtrFdpa;
@@ -224,19 +235,24 @@ pub(super) fn eight_fn_of(unit: &DotUnit, path: &Path) -> Option<EightFn> {
         }
         match (path, &unit.model) {
             (&Path::Fma(wide, _), Model::Fma(_)) => {
-                return Some(if wide { fma8::<true> } else { fma8::<false> } as EightFn);
+                // fp64 words are `u64`; fp32 ones `u32`.
+                return Some(if wide {
+                    (fma8::<true, u64> as EightFn, None)
+                } else {
+                    twice!(fma8, [false], u32)
+                });
             }
             (&Path::Ftz(f16, _), Model::FtzMulAdd(m)) => {
                 use crate::kernel::amd::{Bf16In, F16In};
                 return match (f16, unit.block, m.p) {
-                    (true, 8, 4) => Some(ftz8::<8, 4, F16In> as EightFn),
-                    (true, 16, 4) => Some(ftz8::<16, 4, F16In> as EightFn),
-                    (true, 8, 2) => Some(ftz8::<8, 2, F16In> as EightFn),
-                    (true, 16, 2) => Some(ftz8::<16, 2, F16In> as EightFn),
-                    (false, 8, 4) => Some(ftz8::<8, 4, Bf16In> as EightFn),
-                    (false, 16, 4) => Some(ftz8::<16, 4, Bf16In> as EightFn),
-                    (false, 8, 2) => Some(ftz8::<8, 2, Bf16In> as EightFn),
-                    (false, 16, 2) => Some(ftz8::<16, 2, Bf16In> as EightFn),
+                    (true, 8, 4) => Some(twice!(ftz8, [8, 4, F16In], u16)),
+                    (true, 16, 4) => Some(twice!(ftz8, [16, 4, F16In], u16)),
+                    (true, 8, 2) => Some(twice!(ftz8, [8, 2, F16In], u16)),
+                    (true, 16, 2) => Some(twice!(ftz8, [16, 2, F16In], u16)),
+                    (false, 8, 4) => Some(twice!(ftz8, [8, 4, Bf16In], u16)),
+                    (false, 16, 4) => Some(twice!(ftz8, [16, 4, Bf16In], u16)),
+                    (false, 8, 2) => Some(twice!(ftz8, [8, 2, Bf16In], u16)),
+                    (false, 16, 2) => Some(twice!(ftz8, [16, 2, Bf16In], u16)),
                     _ => None,
                 };
             }
@@ -251,22 +267,26 @@ pub(super) fn eight_fn_of(unit: &DotUnit, path: &Path) -> Option<EightFn> {
                 // The output rounding has a lane form and F >= ma + mb.
                 t_lanes(f, m.f, m.e_zero, &m.out)?;
                 macro_rules! table {
-                    ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
+                    ($(($va:ident, $vb:ident, $ta:ty, $tb:ty, $w:ty)),* $(,)?) => {
                         return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
                             $(
-                                (VFmt::$va, VFmt::$vb, 8) => Some(tfdpa8::<8, Fs<$ta, $tb>> as EightFn),
-                                (VFmt::$va, VFmt::$vb, 16) => Some(tfdpa8::<16, Fs<$ta, $tb>> as EightFn),
-                                (VFmt::$va, VFmt::$vb, 32) => Some(tfdpa8::<32, Fs<$ta, $tb>> as EightFn),
+                                (VFmt::$va, VFmt::$vb, 8) => Some(twice!(tfdpa8, [8, Fs<$ta, $tb>], $w)),
+                                (VFmt::$va, VFmt::$vb, 16) => Some(twice!(tfdpa8, [16, Fs<$ta, $tb>], $w)),
+                                (VFmt::$va, VFmt::$vb, 32) => Some(twice!(tfdpa8, [32, Fs<$ta, $tb>], $w)),
                             )*
-                            (VFmt::Tf32, VFmt::Tf32, 8) => Some(tfdpa8::<8, stage::Tf32Stage> as EightFn),
-                            (VFmt::Tf32, VFmt::Tf32, 16) => Some(tfdpa8::<16, stage::Tf32Stage> as EightFn),
-                            (VFmt::Tf32, VFmt::Tf32, 32) => Some(tfdpa8::<32, stage::Tf32Stage> as EightFn),
+                            (VFmt::Tf32, VFmt::Tf32, 8) => Some(twice!(tfdpa8, [8, stage::Tf32Stage], u32)),
+                            (VFmt::Tf32, VFmt::Tf32, 16) => Some(twice!(tfdpa8, [16, stage::Tf32Stage], u32)),
+                            (VFmt::Tf32, VFmt::Tf32, 32) => Some(twice!(tfdpa8, [32, stage::Tf32Stage], u32)),
                             _ => None,
                         }
                     };
                 }
                 // Every fp8/fp6/fp4 pair (`kind::f8f6f4`), fp16, bf16; tf32 by its own stage.
-                f8f6f4_pairs!(table, (F16, F16, VF16, VF16), (Bf16, Bf16, VBf16, VBf16));
+                f8f6f4_pairs!(
+                    table,
+                    (F16, F16, VF16, VF16, u16),
+                    (Bf16, Bf16, VBf16, VBf16, u16)
+                );
             }
             (Path::Tr(p), Model::TrFdpa(TrFdpa { out, .. }))
             | (Path::Gtr(p), Model::GtrFdpa(GtrFdpa { out, .. }))
@@ -279,13 +299,13 @@ pub(super) fn eight_fn_of(unit: &DotUnit, path: &Path) -> Option<EightFn> {
                 use simd::*;
                 use stage::{FloatStage as Fs, IntStage as Is};
                 macro_rules! table {
-                    ($(($va:ident, $vb:ident, $st:ty)),* $(,)?) => {
+                    ($(($va:ident, $vb:ident, $st:ty, $w:ty)),* $(,)?) => {
                         return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block, gtr) {
                             $(
-                                (VFmt::$va, VFmt::$vb, 8, false) => Some(tr8::<8, false, $st> as EightFn),
-                                (VFmt::$va, VFmt::$vb, 16, false) => Some(tr8::<16, false, $st> as EightFn),
-                                (VFmt::$va, VFmt::$vb, 8, true) => Some(tr8::<8, true, $st> as EightFn),
-                                (VFmt::$va, VFmt::$vb, 16, true) => Some(tr8::<16, true, $st> as EightFn),
+                                (VFmt::$va, VFmt::$vb, 8, false) => Some(twice!(tr8, [8, false, $st], $w)),
+                                (VFmt::$va, VFmt::$vb, 16, false) => Some(twice!(tr8, [16, false, $st], $w)),
+                                (VFmt::$va, VFmt::$vb, 8, true) => Some(twice!(tr8, [8, true, $st], $w)),
+                                (VFmt::$va, VFmt::$vb, 16, true) => Some(twice!(tr8, [16, true, $st], $w)),
                             )*
                             _ => None,
                         }
@@ -293,16 +313,16 @@ pub(super) fn eight_fn_of(unit: &DotUnit, path: &Path) -> Option<EightFn> {
                 }
                 // E5M2 FNUZ's top exponent code is finite: not an f16 exponent (integer stage).
                 table!(
-                    (F16, F16, Fs<VF16, VF16>),
-                    (Bf16, Bf16, Fs<VBf16, VBf16>),
-                    (E4M3Fnuz, E4M3Fnuz, Fs<VE4M3Fnuz, VE4M3Fnuz>),
-                    (E5M2Fnuz, E5M2Fnuz, Is<VE5M2Fnuz, VE5M2Fnuz>),
-                    (E4M3Fnuz, E5M2Fnuz, Is<VE4M3Fnuz, VE5M2Fnuz>),
-                    (E5M2Fnuz, E4M3Fnuz, Is<VE5M2Fnuz, VE4M3Fnuz>),
-                    (E4M3, E4M3, Fs<VE4M3, VE4M3>),
-                    (E5M2, E5M2, Fs<VE5M2, VE5M2>),
-                    (E4M3, E5M2, Fs<VE4M3, VE5M2>),
-                    (E5M2, E4M3, Fs<VE5M2, VE4M3>),
+                    (F16, F16, Fs<VF16, VF16>, u16),
+                    (Bf16, Bf16, Fs<VBf16, VBf16>, u16),
+                    (E4M3Fnuz, E4M3Fnuz, Fs<VE4M3Fnuz, VE4M3Fnuz>, u8),
+                    (E5M2Fnuz, E5M2Fnuz, Is<VE5M2Fnuz, VE5M2Fnuz>, u8),
+                    (E4M3Fnuz, E5M2Fnuz, Is<VE4M3Fnuz, VE5M2Fnuz>, u8),
+                    (E5M2Fnuz, E4M3Fnuz, Is<VE5M2Fnuz, VE4M3Fnuz>, u8),
+                    (E4M3, E4M3, Fs<VE4M3, VE4M3>, u8),
+                    (E5M2, E5M2, Fs<VE5M2, VE5M2>, u8),
+                    (E4M3, E5M2, Fs<VE4M3, VE5M2>, u8),
+                    (E5M2, E4M3, Fs<VE5M2, VE4M3>, u8),
                 );
             }
             _ => {}
@@ -335,7 +355,7 @@ pub(super) fn eight_scaled_fn_of(unit: &DotUnit) -> Option<EightScaledFn> {
         }
         t_lanes(f, m.f, m.e_zero, &m.out)?;
         macro_rules! table {
-            ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
+            ($(($va:ident, $vb:ident, $ta:ty, $tb:ty, $w:ty)),* $(,)?) => {
                 return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
                     $(
                         (VFmt::$va, VFmt::$vb, 32) => Some(st8::<32, Fs<$ta, $tb>> as EightScaledFn),
@@ -384,7 +404,7 @@ unsafe fn st8<const N: usize, S: stage::Stage>(
         }
         // SAFETY: an unaligned load of eight i32.
         let off = unsafe { _mm256_loadu_si256(off.as_ptr().cast()) };
-        batch::tfdpa_chain_off::<N, S>(&t, ra, rb, off, c8, d8) | nan
+        batch::tfdpa_chain_off::<N, S, u64>(&t, ra, rb, off, c8, d8) | nan
     });
 }
 
@@ -418,16 +438,16 @@ fn t_lanes(
 /// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
 /// it was planned for that instruction set.
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn ftz8<const N: usize, const P: usize, D: batch::VH16>(
+unsafe fn ftz8<const N: usize, const P: usize, D: batch::VH16, W: Word>(
     kern: &Kernel,
-    a: Rows<'_>,
-    b: Rows<'_>,
+    a: Rows<'_, W>,
+    b: Rows<'_, W>,
     c: &[u64],
     d: &mut [u64],
 ) {
     match kern.path {
         Path::Ftz(_, nan) if a.k() == N => kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
-            batch::ftz::<N, P, D>(a, b, c, nan, d);
+            batch::ftz::<N, P, D, W>(a, b, c, nan, d);
             0
         }),
         _ => kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff),
@@ -440,10 +460,10 @@ unsafe fn ftz8<const N: usize, const P: usize, D: batch::VH16>(
 /// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
 /// it was planned for that instruction set.
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn fma8<const WIDE: bool>(
+unsafe fn fma8<const WIDE: bool, W: Word>(
     kern: &Kernel,
-    a: Rows<'_>,
-    b: Rows<'_>,
+    a: Rows<'_, W>,
+    b: Rows<'_, W>,
     c: &[u64],
     d: &mut [u64],
 ) {
@@ -467,10 +487,10 @@ unsafe fn fma8<const WIDE: bool>(
 /// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
 /// it was planned for that instruction set.
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn tfdpa8<const N: usize, S: stage::Stage>(
+unsafe fn tfdpa8<const N: usize, S: stage::Stage, W: Word>(
     kern: &Kernel,
-    a: Rows<'_>,
-    b: Rows<'_>,
+    a: Rows<'_, W>,
+    b: Rows<'_, W>,
     c: &[u64],
     d: &mut [u64],
 ) {
@@ -481,7 +501,7 @@ unsafe fn tfdpa8<const N: usize, S: stage::Stage>(
         return kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff);
     }
     kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
-        batch::tfdpa_chain::<N, S>(&t, a, b, c, d)
+        batch::tfdpa_chain::<N, S, W>(&t, a, b, c, d)
     });
 }
 
@@ -491,10 +511,10 @@ unsafe fn tfdpa8<const N: usize, S: stage::Stage>(
 /// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
 /// it was planned for that instruction set.
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn tr8<const N: usize, const GTR: bool, S: stage::Stage>(
+unsafe fn tr8<const N: usize, const GTR: bool, S: stage::Stage, W: Word>(
     kern: &Kernel,
-    a: Rows<'_>,
-    b: Rows<'_>,
+    a: Rows<'_, W>,
+    b: Rows<'_, W>,
     c: &[u64],
     d: &mut [u64],
 ) {
@@ -517,6 +537,6 @@ unsafe fn tr8<const N: usize, const GTR: bool, S: stage::Stage>(
         shift: q.shift,
     };
     kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
-        batch::tr_chain::<N, GTR, S>(&t, a, b, c, d)
+        batch::tr_chain::<N, GTR, S, W>(&t, a, b, c, d)
     });
 }

@@ -1,10 +1,10 @@
 //! Every use of x86-64 vector instructions (AVX2 with BMI1/2, FMA, F16C and LZCNT) in the
 //! project, and the only place with intrinsics: the lane routines that evaluate eight dot
-//! products per vector (`lanes.rs` picks them; `batch.rs`, `stage.rs` and `simd.rs` are the
-//! arithmetic), and the vector block of one dot product (`per_dot.rs`). The rest of the kernel
-//! reaches this module only through the names re-exported below, when a kernel is planned for
-//! [`Isa::Avx2`]; on other architectures `kernel/no_x86.rs` stands in with the same names and
-//! no routine.
+//! products per vector (`lanes.rs` picks them; `rows.rs` loads their operands; `batch.rs`,
+//! `stage.rs` and `simd.rs` are the arithmetic), and the vector block of one dot product
+//! (`per_dot.rs`). The rest of the kernel reaches this module only through the names
+//! re-exported below, when a kernel is planned for [`Isa::Avx2`]; on other architectures
+//! `kernel/no_x86.rs` stands in with the same names and no routine.
 //!
 //! Soundness, once for the whole module: every function compiled with `#[target_feature]` is an
 //! `unsafe fn` whose contract is "the CPU supports [`Isa::Avx2`]". A kernel holds such a
@@ -17,6 +17,7 @@ mod batch;
 mod fma;
 mod lanes;
 mod per_dot;
+mod rows;
 mod simd;
 mod stage;
 
@@ -24,6 +25,7 @@ pub(super) use lanes::{prepare, Prepared};
 pub(super) use per_dot::gst_v;
 
 use crate::format::{self, Format};
+use crate::kernel::dots::{Word, Words};
 use crate::kernel::{table, Isa, Kernel, Path, Rows};
 use crate::model::{BlockIn, Formats, MAX_BLOCK};
 use crate::unit::DotUnit;
@@ -33,7 +35,7 @@ use crate::unit::DotUnit;
 /// routine's common case, and a `k` it does not take, are computed by `Kernel::dot`.
 /// # Safety
 /// Compiled for AVX2: call only on a CPU that has it (what [`Eight`] guarantees).
-type EightFn = unsafe fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &mut [u64]);
+type EightFn<W = u64> = unsafe fn(&Kernel, Rows<'_, W>, Rows<'_, W>, &[u64], &mut [u64]);
 /// As [`EightFn`] with one scale factor per dot product and operand: `(kernel, a rows, b rows,
 /// scale_a, scale_b, c, d)` (ST-FDPA with K equal to the scale block).
 /// # Safety
@@ -62,6 +64,99 @@ impl Eight {
         // SAFETY: the routine is compiled for AVX2, and an `Eight` is made only where
         // `avx2_here` confirmed that this CPU has it.
         unsafe { (self.0)(k, a, b, c, d) }
+    }
+}
+
+/// A lane routine compiled for the storage width of a unit's operands (`u8`, `u16` or `u32`;
+/// the `u64` routine is [`Eight`]): the same arithmetic, reading the narrow words directly.
+#[derive(Clone, Copy, Debug)]
+enum StoredFn {
+    U8(EightFn<u8>),
+    U16(EightFn<u16>),
+    U32(EightFn<u32>),
+}
+
+/// A storage width narrower than `u64` that lane routines are compiled for.
+trait LaneWord: Word {
+    /// The routine as a [`StoredFn`].
+    fn stored(f: EightFn<Self>) -> Option<StoredFn>;
+}
+
+impl LaneWord for u8 {
+    fn stored(f: EightFn<u8>) -> Option<StoredFn> {
+        Some(StoredFn::U8(f))
+    }
+}
+
+impl LaneWord for u16 {
+    fn stored(f: EightFn<u16>) -> Option<StoredFn> {
+        Some(StoredFn::U16(f))
+    }
+}
+
+impl LaneWord for u32 {
+    fn stored(f: EightFn<u32>) -> Option<StoredFn> {
+        Some(StoredFn::U32(f))
+    }
+}
+
+/// A unit's lane routine compiled twice: for `u64` words and for its operands' storage width
+/// `W`.
+fn both<W: LaneWord>(wide: EightFn, stored: EightFn<W>) -> (EightFn, Option<StoredFn>) {
+    (wide, W::stored(stored))
+}
+
+/// A storage-width lane routine this CPU can run; made only by [`eight_of`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Stored(StoredFn);
+
+impl Stored {
+    /// Bytes per word of this routine's operands.
+    pub(super) fn bytes(self) -> usize {
+        match self.0 {
+            StoredFn::U8(_) => 1,
+            StoredFn::U16(_) => 2,
+            StoredFn::U32(_) => 4,
+        }
+    }
+
+    /// The `c.len()` dot products (a multiple of 8) of `k` elements, rows following each other
+    /// in `a` and `b`, when both are in this routine's width; `false`, with nothing written,
+    /// when they are not.
+    pub(super) fn run(
+        self,
+        kern: &Kernel,
+        k: usize,
+        (a, b): (Words<'_>, Words<'_>),
+        c: &[u64],
+        d: &mut [u64],
+    ) -> bool {
+        #[inline(always)]
+        fn go<W: Word>(
+            f: EightFn<W>,
+            kern: &Kernel,
+            k: usize,
+            (a, b): (&[W], &[W]),
+            c: &[u64],
+            d: &mut [u64],
+        ) -> bool {
+            let n = c.len();
+            let (Some(ra), Some(rb)) = (Rows::new(a, k, k, n), Rows::new(b, k, k, n)) else {
+                return false;
+            };
+            if d.len() != n || k == 0 {
+                return false;
+            }
+            // SAFETY: as `Eight::run`: a `Stored` is made only where `avx2_here` held.
+            unsafe { f(kern, ra, rb, c, d) };
+            true
+        }
+        match (self.0, a, b) {
+            (StoredFn::U8(f), Words::U8(a), Words::U8(b)) => go(f, kern, k, (a, b), c, d),
+            (StoredFn::U16(f), Words::U16(a), Words::U16(b)) => go(f, kern, k, (a, b), c, d),
+            (StoredFn::U32(f), Words::U32(a), Words::U32(b)) => go(f, kern, k, (a, b), c, d),
+            _ => false,
+        }
     }
 }
 
@@ -101,12 +196,13 @@ impl VDot {
     }
 }
 
-/// The lane routine of a unit and its chosen path, for a kernel planned for `isa`.
-pub(super) fn eight_of(unit: &DotUnit, path: &Path, isa: Isa) -> Option<Eight> {
+/// The lane routine of a unit and its chosen path, for a kernel planned for `isa`, and its
+/// copy for the operands' storage width where that is narrower than `u64`.
+pub(super) fn eight_of(unit: &DotUnit, path: &Path, isa: Isa) -> Option<(Eight, Option<Stored>)> {
     avx2_here(isa)
         .then(|| lanes::eight_fn_of(unit, path))
         .flatten()
-        .map(Eight)
+        .map(|(wide, stored)| (Eight(wide), stored.map(Stored)))
 }
 
 /// The scaled lane routine of a unit (ST-FDPA), for a kernel planned for `isa`.

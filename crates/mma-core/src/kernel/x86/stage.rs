@@ -21,7 +21,7 @@
 
 #![allow(unused_unsafe)]
 
-use super::batch::Rows;
+use super::batch::{Rows, Word};
 use super::simd::{VDec, SP_ALL_ONES, SP_IEEE, SP_NEG_ZERO, V};
 use core::arch::x86_64::*;
 
@@ -38,9 +38,9 @@ pub trait Stage {
     /// `ez` otherwise). Returns, per group, the aligned sum and the largest exponent, and a
     /// mask of the lanes with an Inf/NaN input (or a product the stage cannot form exactly).
     #[allow(clippy::too_many_arguments)]
-    fn block<const N: usize, const G: usize>(
-        a: Rows<'_>,
-        b: Rows<'_>,
+    fn block<const N: usize, const G: usize, W: Word>(
+        a: Rows<'_, W>,
+        b: Rows<'_, W>,
         k0: usize,
         ez: i32,
         off: __m256i,
@@ -58,9 +58,9 @@ impl<A: VDec, B: VDec> Stage for IntStage<A, B> {
     const BIAS: i32 = A::BIAS + B::BIAS;
 
     #[inline(always)]
-    fn block<const N: usize, const G: usize>(
-        a: Rows<'_>,
-        b: Rows<'_>,
+    fn block<const N: usize, const G: usize, W: Word>(
+        a: Rows<'_, W>,
+        b: Rows<'_, W>,
         k0: usize,
         ez: i32,
         off: __m256i,
@@ -298,9 +298,9 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
     const BIAS: i32 = A::BIAS + B::BIAS;
 
     #[inline(always)]
-    fn block<const N: usize, const G: usize>(
-        a: Rows<'_>,
-        b: Rows<'_>,
+    fn block<const N: usize, const G: usize, W: Word>(
+        a: Rows<'_, W>,
+        b: Rows<'_, W>,
         k0: usize,
         ez: i32,
         off: __m256i,
@@ -387,9 +387,9 @@ impl Stage for Tf32Stage {
     const BIAS: i32 = 254;
 
     #[inline(always)]
-    fn block<const N: usize, const G: usize>(
-        a: Rows<'_>,
-        b: Rows<'_>,
+    fn block<const N: usize, const G: usize, W: Word>(
+        a: Rows<'_, W>,
+        b: Rows<'_, W>,
         k0: usize,
         ez: i32,
         off: __m256i,
