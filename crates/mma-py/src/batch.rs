@@ -1,7 +1,8 @@
 //! `Unit.dots`: batches of dot products on raw storage words, in chunks of rows spread over
 //! threads, evaluated with `Kernel::dots`: straight from the caller's words where they need no
-//! check or unpacking (`Job::direct`), otherwise widened to the engine's `u64` words (checking
-//! every encoding on the way).
+//! check or unpacking (`Job::direct`), otherwise unpacked into bytes (the 8-bit and narrower
+//! formats, `Job::load_bytes`) or widened to the engine's `u64` words (`Job::load`), checking
+//! every encoding on the way.
 
 use mma::core::{Format, Kernel};
 use numpy::PyReadonlyArrayDyn;
@@ -85,16 +86,6 @@ impl Src<'_> {
         }
     }
 
-    #[inline(always)]
-    fn get(&self, i: usize) -> u64 {
-        match self {
-            Src::U8(x) => u64::from(x[i]),
-            Src::U16(x) => u64::from(x[i]),
-            Src::U32(x) => u64::from(x[i]),
-            Src::U64(x) => x[i],
-        }
-    }
-
     /// Appends words `range` to `out`, widened.
     #[inline]
     fn extend(&self, from: usize, to: usize, out: &mut Vec<u64>) {
@@ -167,6 +158,28 @@ impl Word for u32 {
 impl Word for u64 {
     fn narrow(w: u64) -> u64 {
         w
+    }
+}
+
+/// What each byte of an operand held in bytes means: its element's code, `None` where the
+/// byte is not a valid element in the layout.
+struct ByteCodes {
+    code: [Option<u8>; 256],
+}
+
+impl ByteCodes {
+    fn new(fmt: &Format, layout: Layout) -> ByteCodes {
+        let mut code = [None; 256];
+        for (w, c) in code.iter_mut().enumerate() {
+            let w = w as u8;
+            *c = match (layout, fmt.width()) {
+                // fp4 in bits 5:2, fp6 in bits 5:0 (`kind::f8f6f4`).
+                (Layout::Byte, 4) => (w & !0x3C == 0).then_some(w >> 2),
+                (Layout::Byte, 6) => (w >> 6 == 0).then_some(w),
+                _ => fmt.is_valid_encoding(u64::from(w)).then_some(w),
+            };
+        }
+        ByteCodes { code }
     }
 }
 
@@ -267,7 +280,8 @@ impl Job<'_> {
     }
 
     /// Widens rows `r0..r1`, elements `e0..e1` of each, of operand `which` into `out`,
-    /// checking every encoding.
+    /// checking every encoding: one element per word (the other layouts are held in bytes and
+    /// go through [`Job::load_bytes`]).
     fn load(
         &self,
         which: &'static str,
@@ -281,51 +295,25 @@ impl Job<'_> {
         } else {
             (&self.b, &f.b)
         };
+        debug_assert_eq!(
+            self.layout,
+            Layout::Plain,
+            "other layouts are held in bytes"
+        );
         let rw = self.row_words();
         let start = out.len();
-        if self.layout == Layout::Plain && (e0, e1) == (0, rw) {
+        if (e0, e1) == (0, rw) {
             // Whole rows: one contiguous run of words, widened in one pass.
             src.extend(r0 * rw, r1 * rw, out);
-        }
-        for r in r0..r1 {
-            match self.layout {
-                Layout::Plain if (e0, e1) == (0, rw) => break,
-                Layout::Plain => src.extend(r * rw + e0, r * rw + e1, out),
-                Layout::PackedFp4 => {
-                    for i in r * rw + e0 / 2..r * rw + e1 / 2 {
-                        let w = src.get(i);
-                        out.push(w >> 4);
-                        out.push(w & 0xF);
-                    }
-                }
-                Layout::Byte => {
-                    for i in r * rw + e0..r * rw + e1 {
-                        let w = src.get(i);
-                        let code = match fmt.width() {
-                            4 if w & !0x3C != 0 => {
-                                return Err(Bad { field: which, index: i, word: w, msg: "an fp4 element in a byte must sit in bits 5:2 with the other bits zero".into() });
-                            }
-                            4 => w >> 2,
-                            6 if w >> 6 != 0 => {
-                                return Err(Bad {
-                                    field: which,
-                                    index: i,
-                                    word: w,
-                                    msg: "an fp6 element must sit in bits 5:0 with bits 7:6 zero"
-                                        .into(),
-                                });
-                            }
-                            _ => w,
-                        };
-                        out.push(code);
-                    }
-                }
+        } else {
+            for r in r0..r1 {
+                src.extend(r * rw + e0, r * rw + e1, out);
             }
         }
         // Every word of the source width is a valid encoding of most formats (f16 in uint16,
         // f32 in uint32, ...): then there is nothing to check.
         let all_valid = fmt.is_valid_encoding(u64::MAX >> (64 - src.bits()));
-        if self.layout == Layout::Plain && !all_valid {
+        if !all_valid {
             let per_row = e1 - e0;
             for (j, &w) in out[start..].iter().enumerate() {
                 if !fmt.is_valid_encoding(w) {
@@ -340,6 +328,66 @@ impl Job<'_> {
             }
         }
         Ok(())
+    }
+
+    /// As [`Job::load`] for operands held in bytes (the 8-bit and narrower formats, every
+    /// layout), into one byte per element: the engine reads bytes directly, and a table per
+    /// operand says for each byte whether it is valid and which code it holds.
+    fn load_bytes(
+        &self,
+        which: &'static str,
+        (r0, r1): (usize, usize),
+        (e0, e1): (usize, usize),
+        out: &mut Vec<u8>,
+    ) -> Result<(), Bad> {
+        let f = &self.kernel.unit.formats;
+        let (src, fmt) = if which == "a" {
+            (&self.a, &f.a)
+        } else {
+            (&self.b, &f.b)
+        };
+        let Src::U8(x) = *src else {
+            unreachable!("load_bytes on {} words (checked: Job::bytes)", src.bits())
+        };
+        let rw = self.row_words();
+        if self.layout == Layout::PackedFp4 {
+            // Two fp4 codes per byte, element 2i high: every byte is valid.
+            for r in r0..r1 {
+                let row = &x[r * rw + e0 / 2..r * rw + e1 / 2];
+                out.extend(row.iter().flat_map(|&w| [w >> 4, w & 0xF]));
+            }
+            return Ok(());
+        }
+        let codes = ByteCodes::new(fmt, self.layout);
+        for r in r0..r1 {
+            let row = &x[r * rw + e0..r * rw + e1];
+            if let Some(j) = row.iter().position(|&w| codes.code[w as usize].is_none()) {
+                let msg = match (self.layout, fmt.width()) {
+                    (Layout::Byte, 4) => {
+                        "an fp4 element in a byte must sit in bits 5:2 with the other bits zero"
+                            .into()
+                    }
+                    (Layout::Byte, 6) => {
+                        "an fp6 element must sit in bits 5:0 with bits 7:6 zero".into()
+                    }
+                    _ => format!("not a valid {} encoding", fmt.name),
+                };
+                let index = r * rw + e0 + j;
+                return Err(Bad {
+                    field: which,
+                    index,
+                    word: u64::from(row[j]),
+                    msg,
+                });
+            }
+            out.extend(row.iter().map(|&w| codes.code[w as usize].unwrap_or(0)));
+        }
+        Ok(())
+    }
+
+    /// Whether A and B are both held in bytes (see [`Job::load_bytes`]).
+    fn bytes(&self) -> bool {
+        matches!((self.a, self.b), (Src::U8(_), Src::U8(_)))
     }
 
     /// Scale bytes of rows `r0..r1`, scales `s0..s1` of each (of `s` per row).
@@ -382,9 +430,8 @@ impl Job<'_> {
     /// `false` (nothing written) otherwise.
     fn direct(&self, (r0, r1): (usize, usize), c: &[u64], d: &mut [u64]) -> bool {
         let f = &self.kernel.unit.formats;
-        let valid = |src: &Src<'_>, fmt: &Format| {
-            fmt.is_valid_encoding(u64::MAX >> (64 - src.bits()))
-        };
+        let valid =
+            |src: &Src<'_>, fmt: &Format| fmt.is_valid_encoding(u64::MAX >> (64 - src.bits()));
         if self.layout != Layout::Plain
             || f.scale.is_some()
             || !valid(&self.a, &f.a)
@@ -438,30 +485,42 @@ impl Job<'_> {
             }
             return Ok(());
         }
-        let (mut a, mut b) = (
-            Vec::with_capacity(n * self.k_step),
-            Vec::with_capacity(n * self.k_step),
-        );
+        // One instruction step at a time (its K elements of every row, its scale factors), D
+        // fed back as C; operands held in bytes stay bytes, others are widened.
+        let cap = n * self.k_step;
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let (mut a8, mut b8) = (Vec::new(), Vec::new());
         let (mut sa, mut sb) = (Vec::new(), Vec::new());
         for t in 0..steps {
             let el = (t * self.k_step, (t + 1) * self.k_step);
             let sc = (t * s_step, (t + 1) * s_step, s_row);
-            a.clear();
-            b.clear();
             sa.clear();
             sb.clear();
-            self.load("a", rows, el, &mut a)?;
-            self.load("b", rows, el, &mut b)?;
             self.load_scales("scale_a", rows, sc, &mut sa)?;
             self.load_scales("scale_b", rows, sc, &mut sb)?;
-            self.kernel
-                .dots(self.k_step, &a, &b, &acc, &sa, &sb, d)
-                .map_err(|e| Bad {
-                    field: "a",
-                    index: r0,
-                    word: 0,
-                    msg: e.to_string(),
-                })?;
+            let done = if self.bytes() {
+                for v in [&mut a8, &mut b8] {
+                    v.clear();
+                    v.reserve(cap);
+                }
+                self.load_bytes("a", rows, el, &mut a8)?;
+                self.load_bytes("b", rows, el, &mut b8)?;
+                self.kernel.dots(self.k_step, &a8, &b8, &acc, &sa, &sb, d)
+            } else {
+                for v in [&mut a, &mut b] {
+                    v.clear();
+                    v.reserve(cap);
+                }
+                self.load("a", rows, el, &mut a)?;
+                self.load("b", rows, el, &mut b)?;
+                self.kernel.dots(self.k_step, &a, &b, &acc, &sa, &sb, d)
+            };
+            done.map_err(|e| Bad {
+                field: "a",
+                index: r0,
+                word: 0,
+                msg: e.to_string(),
+            })?;
             acc.copy_from_slice(d);
         }
         for (o, &w) in out.iter_mut().zip(d.iter()) {

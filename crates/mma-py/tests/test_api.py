@@ -176,6 +176,13 @@ def test_dots_rejects_bad_encodings_by_element():
     a[2, 7] = 0x01  # fp4 sits in bits 5:2; bit 0 set is no fp4 byte
     with pytest.raises(ValueError, match=r"a\[2, 7\] = 0x1 .*bits 5:2"):
         bw.dots(a, np.zeros((3, 32), np.uint8), np.zeros(3, np.uint32))
+    # fp6 sits in bits 5:0 of its byte; 0x40 sets bit 6. The row before it is fine, so the
+    # error names the first bad element, not its row.
+    f6 = mma.find("Blackwell", "m128n8k32.kind::f8f6f4.f32.e3m2.e3m2", op="TCGen05MMA")
+    a6 = np.full((2, 32), 0x0C, np.uint8)
+    a6[1, 31] = 0x40
+    with pytest.raises(ValueError, match=r"b\[1, 31\] = 0x40 .*bits 7:6 zero"):
+        f6.dots(np.zeros((2, 32), np.uint8), a6, np.zeros(2, np.uint32))
     u = hopper()
     with pytest.raises(ValueError, match="scale_a: .*no block scaling"):
         u.dots(np.zeros((1, 16), np.uint16), np.zeros((1, 16), np.uint16),
