@@ -1,13 +1,14 @@
 //! `mma bench`: dot products per second of the models against a native FMA chain (fp64 for the
 //! fp64 instructions, fp32 otherwise) on the same random inputs, and the threaded matrix driver.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use mma::core::gemm::GemmIn;
 use mma::core::{format, DotUnit, Format, Value};
 use mma::core::{Kernel, Word};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::json;
+use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -59,6 +60,8 @@ const LIST: &[(&str, &str, &str, &str)] = &[
 
 pub struct Opts {
     pub json: bool,
+    /// Every distinct unit of both catalogs instead of the list.
+    pub all: bool,
     pub threads: usize,
     pub seconds: f64,
     pub gemm: Option<usize>,
@@ -92,6 +95,64 @@ impl Stored {
             _ => Stored::U64(words.to_vec()),
         }
     }
+}
+
+/// One instruction to measure: where it is, its unit and K (or why it is not available), and,
+/// with `--all`, how many catalog instructions compute the same unit.
+struct Target {
+    vendor: &'static str,
+    arch: String,
+    op: String,
+    name: String,
+    found: Result<(DotUnit, usize), String>,
+    shared: Option<usize>,
+}
+
+/// The instructions to measure: [`LIST`], or (`all`) the first instruction of each distinct
+/// unit of the NVIDIA and AMD catalogs, in catalog order.
+fn targets(all: bool) -> Vec<Target> {
+    if !all {
+        return LIST
+            .iter()
+            .map(|&(vendor, arch, op, name)| Target {
+                vendor,
+                arch: arch.into(),
+                op: op.into(),
+                name: name.into(),
+                found: lookup(vendor, arch, op, name).map_err(|e| e.to_string()),
+                shared: None,
+            })
+            .collect();
+    }
+    let nvidia = mma::nvidia::catalog().iter().map(|i| {
+        let at = ("nvidia", i.arch.name(), i.op.name(), i.name.clone());
+        (at, i.unit, i.k)
+    });
+    let amd = mma::amd::catalog().iter().map(|i| {
+        (
+            ("amd", i.arch.name(), "MFMA", i.name.to_string()),
+            i.unit,
+            i.k,
+        )
+    });
+    let mut out: Vec<Target> = Vec::new();
+    let mut first: HashMap<DotUnit, usize> = HashMap::new();
+    for ((vendor, arch, op, name), unit, k) in nvidia.chain(amd) {
+        if let Some(&t) = first.get(&unit) {
+            out[t].shared = out[t].shared.map(|n| n + 1);
+            continue;
+        }
+        first.insert(unit, out.len());
+        out.push(Target {
+            vendor,
+            arch: arch.into(),
+            op: op.into(),
+            name,
+            found: Ok((unit, k)),
+            shared: Some(1),
+        });
+    }
+    out
 }
 
 /// The unit and K of an instruction, or why it is not available.
@@ -327,11 +388,12 @@ pub fn run(o: &Opts) -> Result<bool> {
             "arch", "instruction", "K", "dot/s", "native dot/s", "native/model"
         );
     }
-    for (i, &(vendor, arch, op, name)) in LIST.iter().enumerate() {
-        if o.filter.as_deref().is_some_and(|t| !name.contains(t)) {
+    for (i, t) in targets(o.all).into_iter().enumerate() {
+        let (vendor, arch, op, name) = (t.vendor, &t.arch, &t.op, &t.name);
+        if o.filter.as_deref().is_some_and(|f| !name.contains(f)) {
             continue;
         }
-        let (unit, k) = match lookup(vendor, arch, op, name) {
+        let (unit, k) = match t.found {
             Ok(x) => x,
             Err(e) => {
                 if !o.json {
@@ -375,24 +437,44 @@ pub fn run(o: &Opts) -> Result<bool> {
                          "dot_per_s": model, "native_dot_per_s": nat, "native_over_model": ratio,
                          "native_format": native_fmt}),
         );
+        if let (Some(n), Some(serde_json::Value::Object(row))) = (t.shared, rows.last_mut()) {
+            row.insert("instructions".into(), json!(n));
+        }
     }
     let mut ok = true;
     let gemm = match o.gemm {
         Some(size) => {
-            let g = gemm(size, o.threads)?;
-            ok = g["identical"].as_bool() == Some(true);
-            if !o.json {
+            let gs = gemms(size, o.threads)?;
+            for g in &gs {
+                if g["run"] == json!(true) {
+                    ok &= g["identical"].as_bool() == Some(true);
+                }
+                if o.json {
+                    continue;
+                }
+                let what = format!(
+                    "GEMM {size}³ {} {}",
+                    g["arch"].as_str().unwrap_or(""),
+                    g["instr"].as_str().unwrap_or("")
+                );
+                if g["run"] != json!(true) {
+                    println!("{what}: not run: {}", g["why"].as_str().unwrap_or(""));
+                    continue;
+                }
+                let sec = |key: &str| g[key].as_f64().unwrap_or(0.0);
                 println!(
-                    "GEMM {size}x{size}x{size} bf16 (Hopper m64n8k16.f32.bf16.bf16, K step 16): \
-                     1 thread {:.3} s, {} threads {:.3} s, speed-up {:.2}, identical: {}",
-                    g["seconds_1"].as_f64().unwrap_or(0.0),
+                    "{what}: 1 thread {:.3} s, {} threads {:.3} s (speed-up {:.2}), native \
+                     sgemm 1 thread {:.3} s (model/native {:.1}), identical: {}",
+                    sec("seconds_1"),
                     g["threads"],
-                    g["seconds_n"].as_f64().unwrap_or(0.0),
-                    g["speedup"].as_f64().unwrap_or(0.0),
+                    sec("seconds_n"),
+                    sec("speedup"),
+                    sec("native_sgemm_seconds_1"),
+                    sec("model_over_native"),
                     g["identical"]
                 );
             }
-            g
+            serde_json::Value::Array(gs)
         }
         None => serde_json::Value::Null,
     };
@@ -404,40 +486,109 @@ pub fn run(o: &Opts) -> Result<bool> {
     Ok(ok)
 }
 
-/// Times a `size³` bf16 GEMM on the Hopper model with 1 and `threads` threads and checks that
-/// both give the same D.
-fn gemm(size: usize, threads: usize) -> Result<serde_json::Value> {
+/// The matrix products `--gemm` times: vendor, architecture, operation, instruction.
+const GEMMS: &[(&str, &str, &str, &str)] = &[
+    ("nvidia", "Hopper", "WGMMA", "m64n8k16.f32.bf16.bf16"),
+    ("nvidia", "Hopper", "WGMMA", "m64n8k32.f32.e4m3.e4m3"),
+    ("amd", "CDNA3", "MFMA", "f32_32x32x8_f16"),
+];
+
+/// Times a `size³` matrix product of each of [`GEMMS`] through the matrix driver with 1 and
+/// `threads` threads (checking that both give the same D), and a native single-precision
+/// GEMM (`matrixmultiply::sgemm`, one thread) on the same values decoded to f32.
+fn gemms(size: usize, threads: usize) -> Result<Vec<serde_json::Value>> {
     if size == 0 || size % 16 != 0 || size > 16384 {
         bail!("--gemm: the size must be a positive multiple of 16, at most 16384 (got {size})");
     }
-    let ins = mma::nvidia::find("Hopper", Some("WGMMA"), "m64n8k16.f32.bf16.bf16")
-        .context("Hopper bf16 WGMMA")?;
-    let unit = ins.unit;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1024);
-    let f = &unit.formats;
-    let a: Vec<u64> = (0..size * size).map(|_| bf16_normal(&mut rng)).collect();
-    let b: Vec<u64> = (0..size * size).map(|_| bf16_normal(&mut rng)).collect();
-    let c: Vec<u64> = (0..size * size).map(|_| c_word(&f.c, &mut rng)).collect();
-    let x = GemmIn {
-        a: &a,
-        b_cols: &b,
-        c: &c,
-        scale_a: &[],
-        scale_b: &[],
+    let mut out = Vec::new();
+    for (i, &(vendor, arch, op, name)) in GEMMS.iter().enumerate() {
+        let (unit, k) = lookup(vendor, arch, op, name)?;
+        if size % k != 0 {
+            out.push(
+                json!({"vendor": vendor, "arch": arch, "op": op, "instr": name,
+                            "run": false, "why": format!("{size} is not a multiple of K = {k}")}),
+            );
+            continue;
+        }
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1024 + i as u64);
+        let f = &unit.formats;
+        let normal = |fmt: &Format, rng: &mut Xoshiro256PlusPlus| {
+            if *fmt == format::BF16 {
+                bf16_normal(rng)
+            } else {
+                finite(fmt, rng)
+            }
+        };
+        let a: Vec<u64> = (0..size * size).map(|_| normal(&f.a, &mut rng)).collect();
+        let b: Vec<u64> = (0..size * size).map(|_| normal(&f.b, &mut rng)).collect();
+        let c: Vec<u64> = (0..size * size).map(|_| c_word(&f.c, &mut rng)).collect();
+        let x = GemmIn {
+            a: &a,
+            b_cols: &b,
+            c: &c,
+            scale_a: &[],
+            scale_b: &[],
+        };
+        let shape = (size, size, size);
+        let mut d1 = vec![0u64; size * size];
+        let t = Instant::now();
+        unit.gemm(shape, k, &x, &mut d1, 1)?;
+        let s1 = t.elapsed().as_secs_f64();
+        let mut dn = vec![0u64; size * size];
+        let t = Instant::now();
+        unit.gemm(shape, k, &x, &mut dn, threads)?;
+        let sn = t.elapsed().as_secs_f64();
+        let native = sgemm_seconds(size, (&f.a, &a), (&f.b, &b), (&f.c, &c));
+        out.push(
+            json!({"vendor": vendor, "arch": arch, "op": op, "instr": name, "run": true,
+                        "m": size, "n": size, "k": size, "threads": threads,
+                        "seconds_1": s1, "seconds_n": sn, "speedup": s1 / sn,
+                        "identical": d1 == dn, "native_sgemm_seconds_1": native,
+                        "model_over_native": s1 / native}),
+        );
+    }
+    Ok(out)
+}
+
+/// Seconds of one single-threaded f32 GEMM `D = A·B + C` (`size³`, A row-major, B given by
+/// columns as the matrix driver takes it) on the operands' values.
+fn sgemm_seconds(
+    size: usize,
+    (fa, a): (&Format, &[u64]),
+    (fb, b): (&Format, &[u64]),
+    (fc, c): (&Format, &[u64]),
+) -> f64 {
+    let f32s = |fmt: &Format, w: &[u64]| -> Vec<f32> {
+        w.iter().map(|&x| fmt.decode(x).to_f64() as f32).collect()
     };
-    let shape = (size, size, size);
-    let mut d1 = vec![0u64; size * size];
+    let (a, b) = (f32s(fa, a), f32s(fb, b));
+    let mut d = f32s(fc, c);
+    let n = size as isize;
     let t = Instant::now();
-    unit.gemm(shape, ins.k, &x, &mut d1, 1)?;
-    let s1 = t.elapsed().as_secs_f64();
-    let mut dn = vec![0u64; size * size];
-    let t = Instant::now();
-    unit.gemm(shape, ins.k, &x, &mut dn, threads)?;
-    let sn = t.elapsed().as_secs_f64();
-    Ok(
-        json!({"m": size, "n": size, "k": size, "instr": ins.name, "threads": threads,
-              "seconds_1": s1, "seconds_n": sn, "speedup": s1 / sn, "identical": d1 == dn}),
-    )
+    // SAFETY: `a`, `b` and `d` hold `size²` f32 each; the strides (A rows of `size`, B columns
+    // of `size`, D rows of `size`) keep every index `i·rs + j·cs` with `i, j < size` below
+    // `size²`, and `d` is borrowed mutably, alone.
+    unsafe {
+        matrixmultiply::sgemm(
+            size,
+            size,
+            size,
+            1.0,
+            a.as_ptr(),
+            n,
+            1,
+            b.as_ptr(),
+            1,
+            n,
+            1.0,
+            d.as_mut_ptr(),
+            n,
+            1,
+        );
+    }
+    let s = t.elapsed().as_secs_f64();
+    black_box(&d);
+    s
 }
 
 /// A bf16 with a roughly unit-normal magnitude (products stay finite, sums meaningful).

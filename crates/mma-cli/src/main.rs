@@ -410,12 +410,17 @@ enum Cmd {
         /// Seconds spent measuring each instruction and each baseline (0 < S <= 3600).
         #[arg(long, default_value_t = 1.0, value_parser = values::seconds)]
         seconds: f64,
-        /// Also time a SIZE×SIZE×SIZE bf16 GEMM on the Hopper model, 1 thread vs --threads.
+        /// Also time SIZE×SIZE×SIZE matrix products (Hopper bf16 and e4m3, CDNA3 fp16), 1
+        /// thread vs --threads, against a native single-thread f32 GEMM (matrixmultiply).
         #[arg(long, value_name = "SIZE", value_parser = values::gemm_size)]
         gemm: Option<usize>,
         /// Only instructions whose name contains this text.
         #[arg(long)]
         filter: Option<String>,
+        /// Every distinct unit of both catalogs (the first instruction of each, with the
+        /// number of instructions sharing it) instead of one instruction per class.
+        #[arg(long)]
+        all: bool,
         /// Dot products per pass, with A and B in their storage width (u8/u16/u32/u64 words,
         /// as a NumPy caller passes them); the default cycles 4096 in cache. Large batches
         /// (2^20) measure the streaming rate.
@@ -761,9 +766,11 @@ fn main() -> ExitCode {
             seconds,
             gemm,
             filter,
+            all,
             dots,
         } => bench::run(&bench::Opts {
             filter,
+            all,
             dots,
             json,
             threads: threads.map_or_else(
