@@ -10,7 +10,15 @@ use std::collections::HashSet;
 /// it stands for add up to the catalogs.
 #[test]
 fn bench_all_covers_every_distinct_unit() {
-    let (code, out, err) = mma(&["bench", "--all", "--json", "--seconds", "0.001", "--dots", "8"]);
+    let (code, out, err) = mma(&[
+        "bench",
+        "--all",
+        "--json",
+        "--seconds",
+        "0.001",
+        "--dots",
+        "8",
+    ]);
     assert_eq!(code, 0, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     let rows = doc["dots"].as_array().expect("dots");
@@ -22,7 +30,10 @@ fn bench_all_covers_every_distinct_unit() {
         .chain(amd.iter().map(|i| i.unit))
         .collect();
     assert_eq!(rows.len(), units.len());
-    let shared: u64 = rows.iter().map(|r| r["instructions"].as_u64().unwrap()).sum();
+    let shared: u64 = rows
+        .iter()
+        .map(|r| r["instructions"].as_u64().unwrap())
+        .sum();
     assert_eq!(shared as usize, nvidia.len() + amd.len());
     for r in rows {
         assert_eq!(r["available"], true, "{r}");
@@ -35,7 +46,14 @@ fn bench_all_covers_every_distinct_unit() {
 /// a size that is not a multiple of an instruction's K is reported as not run, not as passed.
 #[test]
 fn bench_gemm_reports_each_product_against_native() {
-    let args = ["bench", "--gemm", "16", "--json", "--filter", "no such instruction"];
+    let args = [
+        "bench",
+        "--gemm",
+        "16",
+        "--json",
+        "--filter",
+        "no such instruction",
+    ];
     let (code, out, err) = mma(&args);
     assert_eq!(code, 0, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&out).expect("JSON");
@@ -45,7 +63,10 @@ fn bench_gemm_reports_each_product_against_native() {
         if 16 % k == 0 {
             assert_eq!(row["run"], true, "{row}");
             assert_eq!(row["identical"], true, "{row}");
-            assert!(row["native_sgemm_seconds_1"].as_f64().unwrap() > 0.0, "{row}");
+            assert!(
+                row["native_sgemm_seconds_1"].as_f64().unwrap() > 0.0,
+                "{row}"
+            );
             assert!(row["model_over_native"].as_f64().unwrap() > 0.0, "{row}");
         } else {
             assert_eq!(row["run"], false, "{row}");

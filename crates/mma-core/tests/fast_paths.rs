@@ -94,9 +94,14 @@ fn tfdpa_fast_matches_plain() {
         tfdpa(format::E2M1, format::E4M3, f32, rz32, f32, 25, 32),
         tfdpa(format::E5M2, format::E2M3, f32, rz32, f32, 25, 32),
         tfdpa(format::E3M2, format::E2M1, f32, rz32, f32, 25, 32),
-        // tf32 (Hopper/Blackwell F = 25, blocks of 8; Ampere's blocks of 4 run per dot).
+        // tf32 (Hopper/Blackwell F = 25, blocks of 8; Ampere F = 24, blocks of 4).
         tfdpa(format::TF32, format::TF32, f32, rz32, f32, 25, 8),
         tfdpa(format::TF32, format::TF32, f32, rz32, f32, 24, 16),
+        tfdpa(format::TF32, format::TF32, f32, rz32, f32, 24, 4),
+        // Blocks of four in lanes (Volta fp16 F = 23 to fp32 and to fp16; bf16).
+        tfdpa(f16, f16, f32, rz32, f32, 23, 4),
+        tfdpa(f16, f16, f16, rne16, f16, 23, 4),
+        tfdpa(bf16, bf16, f32, rz32, f32, 24, 4),
     ];
     for (i, u) in units.iter().enumerate() {
         // K below the block too: a shorter first block (8 takes the vector path, 4 does not).

@@ -99,7 +99,7 @@ fn add(x: __m256, y: __m256) -> __m256 {
     flush(unsafe { _mm256_add_ps(x, y) })
 }
 
-/// FTZ-MulAdd of eight dot products of `N` elements (a multiple of 8) in groups of `P` (a power
+/// FTZ-MulAdd of eight dot products of `N` elements (4 or a multiple of 8) in groups of `P` (a power
 /// of two dividing `N`): `a` and `b` are the eight rows, `c` the eight C words; writes the
 /// eight D words. The operations and their order are [`crate::kernel::amd::ftz_block`]'s.
 #[inline(always)]
@@ -110,14 +110,14 @@ pub fn ftz<const N: usize, const P: usize, D: VH16, W: Word>(
     nan_bits: u64,
     out: &mut [u64; 8],
 ) {
-    const { assert!(N % 8 == 0 && P.is_power_of_two() && N % P == 0 && N <= 64) };
+    const { assert!((N == 4 || N % 8 == 0) && P.is_power_of_two() && N % P == 0 && N <= 64) };
     // SAFETY: register-only AVX arithmetic.
     unsafe {
         let mut prod = [_mm256_setzero_ps(); N];
         for k0 in (0..N).step_by(8) {
-            let ca = a.columns(k0);
-            let cb = b.columns(k0);
-            for e in 0..8 {
+            let ca = a.block_columns::<N>(k0);
+            let cb = b.block_columns::<N>(k0);
+            for e in 0..N.min(8) {
                 prod[k0 + e] = flush(_mm256_mul_ps(D::ftz(ca[e]), D::ftz(cb[e])));
             }
         }

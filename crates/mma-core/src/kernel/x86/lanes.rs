@@ -245,6 +245,10 @@ pub(super) fn eight_fn_of(unit: &DotUnit, path: &Path) -> Option<(EightFn, Optio
             (&Path::Ftz(f16, _), Model::FtzMulAdd(m)) => {
                 use crate::kernel::amd::{Bf16In, F16In};
                 return match (f16, unit.block, m.p) {
+                    (true, 4, 4) => Some(twice!(ftz8, [4, 4, F16In], u16)),
+                    (true, 4, 2) => Some(twice!(ftz8, [4, 2, F16In], u16)),
+                    (false, 4, 4) => Some(twice!(ftz8, [4, 4, Bf16In], u16)),
+                    (false, 4, 2) => Some(twice!(ftz8, [4, 2, Bf16In], u16)),
                     (true, 8, 4) => Some(twice!(ftz8, [8, 4, F16In], u16)),
                     (true, 16, 4) => Some(twice!(ftz8, [16, 4, F16In], u16)),
                     (true, 8, 2) => Some(twice!(ftz8, [8, 2, F16In], u16)),
@@ -274,6 +278,10 @@ pub(super) fn eight_fn_of(unit: &DotUnit, path: &Path) -> Option<(EightFn, Optio
                                 (VFmt::$va, VFmt::$vb, 16) => Some(twice!(tfdpa8, [16, Fs<$ta, $tb>], $w)),
                                 (VFmt::$va, VFmt::$vb, 32) => Some(twice!(tfdpa8, [32, Fs<$ta, $tb>], $w)),
                             )*
+                            // Blocks of four (Volta fp16, Ampere tf32).
+                            (VFmt::F16, VFmt::F16, 4) => Some(twice!(tfdpa8, [4, Fs<VF16, VF16>], u16)),
+                            (VFmt::Bf16, VFmt::Bf16, 4) => Some(twice!(tfdpa8, [4, Fs<VBf16, VBf16>], u16)),
+                            (VFmt::Tf32, VFmt::Tf32, 4) => Some(twice!(tfdpa8, [4, stage::Tf32Stage], u32)),
                             (VFmt::Tf32, VFmt::Tf32, 8) => Some(twice!(tfdpa8, [8, stage::Tf32Stage], u32)),
                             (VFmt::Tf32, VFmt::Tf32, 16) => Some(twice!(tfdpa8, [16, stage::Tf32Stage], u32)),
                             (VFmt::Tf32, VFmt::Tf32, 32) => Some(twice!(tfdpa8, [32, stage::Tf32Stage], u32)),

@@ -93,6 +93,27 @@ unsafe fn load8<W: Word>(p: *const W) -> __m256i {
     }
 }
 
+/// Four words at `p` zero-extended to the 32-bit lanes of a 128-bit vector (the low 32 bits of
+/// `u64` words), in order.
+///
+/// # Safety
+/// `p` must point to four readable `W`.
+#[inline(always)]
+unsafe fn load4<W: Word>(p: *const W) -> __m128i {
+    // A constant after monomorphisation, as in `load8`.
+    match W::BYTES {
+        1 => _mm_cvtepu8_epi32(_mm_cvtsi32_si128(p.cast::<i32>().read_unaligned())),
+        2 => _mm_cvtepu16_epi32(_mm_loadl_epi64(p.cast())),
+        4 => _mm_loadu_si128(p.cast()),
+        _ => {
+            // The even 32-bit halves of four `u64`: their low words.
+            let v = _mm256_loadu_si256(p.cast());
+            let low = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+            _mm256_castsi256_si128(low)
+        }
+    }
+}
+
 impl<W: Word> Rows<'_, W> {
     /// Elements `k0 .. k0 + 8`: `out[e]` holds, in lane `j`, the low 32 bits of element
     /// `k0 + e` of row `j`.
@@ -120,6 +141,54 @@ impl<W: Word> Rows<'_, W> {
             *oe = t[POS[e]];
         }
         out
+    }
+
+    /// Elements `k0 .. k0 + 4` as [`Rows::columns`] gives eight: `out[e]` for `e < 4`, lane
+    /// `j` = row `j`; `out[4..]` zero. For blocks of four elements, whose rows may end after
+    /// them.
+    #[inline(always)]
+    pub(super) fn columns4(&self, k0: usize) -> [__m256i; 8] {
+        assert!(self.n() >= 8 && k0 + 4 <= self.k());
+        let (words, stride) = (self.words, self.stride);
+        let p = words.as_ptr();
+        // SAFETY: row `j < 8 <= n` reads words `j·stride + k0 .. j·stride + k0 + 4`, below
+        // `(n - 1)·stride + k <= words.len()` (as in `columns`; `k0 + 4 <= k` asserted). The
+        // rest is register-only.
+        unsafe {
+            let mut r = [_mm_setzero_si128(); 8];
+            for (j, rj) in r.iter_mut().enumerate() {
+                *rj = load4(p.add(j * stride + k0));
+            }
+            // Rows j and j + 4 in the two halves, then a 4×4 transpose within each half.
+            let x = |j: usize| _mm256_set_m128i(r[j + 4], r[j]);
+            let (x0, x1, x2, x3) = (x(0), x(1), x(2), x(3));
+            let t0 = _mm256_unpacklo_epi32(x0, x1);
+            let t1 = _mm256_unpackhi_epi32(x0, x1);
+            let t2 = _mm256_unpacklo_epi32(x2, x3);
+            let t3 = _mm256_unpackhi_epi32(x2, x3);
+            let z = _mm256_setzero_si256();
+            [
+                _mm256_unpacklo_epi64(t0, t2),
+                _mm256_unpackhi_epi64(t0, t2),
+                _mm256_unpacklo_epi64(t1, t3),
+                _mm256_unpackhi_epi64(t1, t3),
+                z,
+                z,
+                z,
+                z,
+            ]
+        }
+    }
+
+    /// The columns of a block of `N` elements from `k0`: eight ([`Rows::columns`]), or the
+    /// four of a block of four ([`Rows::columns4`]).
+    #[inline(always)]
+    pub(super) fn block_columns<const N: usize>(&self, k0: usize) -> [__m256i; 8] {
+        if N < 8 {
+            self.columns4(k0)
+        } else {
+            self.columns(k0)
+        }
     }
 
     /// `f` of row `j` as `u64` words (zero-extended from a narrower width): how the lanes a

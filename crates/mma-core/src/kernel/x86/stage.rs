@@ -25,7 +25,7 @@ use super::batch::{Rows, Word};
 use super::simd::{VDec, SP_ALL_ONES, SP_IEEE, SP_NEG_ZERO, V};
 use core::arch::x86_64::*;
 
-/// The product stage of one block of `N` elements (a multiple of 8) in `G` groups (1, or 2:
+/// The product stage of one block of `N` elements (4 or a multiple of 8) in `G` groups (1, or 2:
 /// even elements in group 0, odd in group 1).
 pub trait Stage {
     /// `bias_a + bias_b`: the exponents below are biased by it.
@@ -78,9 +78,9 @@ impl<A: VDec, B: VDec> Stage for IntStage<A, B> {
             let mut emax = floor;
             let mut special = zero;
             for j in (0..N).step_by(8) {
-                let ca = a.columns(k0 + j);
-                let cb = b.columns(k0 + j);
-                for e in 0..8 {
+                let ca = a.block_columns::<N>(k0 + j);
+                let cb = b.block_columns::<N>(k0 + j);
+                for e in 0..N.min(8) {
                     let (sa, fa, xa, na) = A::dec(ca[e]);
                     let (sb, fb, xb, nb) = B::dec(cb[e]);
                     let s = _mm256_mullo_epi32(sa, sb);
@@ -326,9 +326,9 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
             let mut emax16 = _mm256_set1_epi16(i16::MIN);
             let mut flags = _mm256_setzero_si256();
             for j in (0..N).step_by(8) {
-                let ca = a.columns(k0 + j);
-                let cb = b.columns(k0 + j);
-                for e in (0..8).step_by(2) {
+                let ca = a.block_columns::<N>(k0 + j);
+                let cb = b.block_columns::<N>(k0 + j);
+                for e in (0..N.min(8)).step_by(2) {
                     let wa = pack(ca[e], ca[e + 1]);
                     let wb = pack(cb[e], cb[e + 1]);
                     let (fa, za, xa) = A::fields(wa);
@@ -418,9 +418,9 @@ impl Stage for Tf32Stage {
             let mut emax = floor;
             let mut bad = zero;
             for j in (0..N).step_by(8) {
-                let ca = a.columns(k0 + j);
-                let cb = b.columns(k0 + j);
-                for e in 0..8 {
+                let ca = a.block_columns::<N>(k0 + j);
+                let cb = b.block_columns::<N>(k0 + j);
+                for e in 0..N.min(8) {
                     let (va, fa, za, xa) = dec(ca[e]);
                     let (vb, fb, zb, xb) = dec(cb[e]);
                     let z = _mm256_or_si256(za, zb);
