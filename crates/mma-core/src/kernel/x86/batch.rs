@@ -15,10 +15,10 @@
 //!   flushes as lane masks. It covers every input; there is no fallback.
 //! - T-FDPA ([`tfdpa`]) takes its products from a [`Stage`] (`kernel/x86/stage.rs`: the aligned,
 //!   truncated product sum and the largest exponent, as `crate::kernel::tfdpa_n` computes them), adds
-//!   C and rounds like [`crate::kernel::round::FastRound`] for results in the normal range. A lane whose
-//!   dot product leaves that common case (an Inf/NaN operand or C, a sum beyond the 32-bit
-//!   lanes, an exact zero, a subnormal or overflowing result) is flagged, and the caller
-//!   recomputes that dot product with the per-dot kernel. Chained blocks stay in registers: a
+//!   C and rounds like [`crate::kernel::round::FastRound`] for results in the normal range and
+//!   beyond it (overflow to Inf). A lane whose dot product leaves that common case (an Inf/NaN
+//!   operand or C, a sum beyond the 32-bit lanes, an exact zero, a subnormal result) is
+//!   flagged, and the caller recomputes that dot product with the per-dot kernel. Chained blocks stay in registers: a
 //!   block's fp32 result is the next block's C.
 //! - TR-FDPA and GTR-FDPA ([`tr`]) take their products from the same stages, then add C late
 //!   and round in 64-bit integer and f64 lanes; only Inf/NaN inputs and products at the Inf
@@ -266,8 +266,10 @@ pub fn tfdpa<const N: usize, S: Stage, W: Word>(
         let carry = _mm256_srli_epi32::<1>(_mm256_srlv_epi32(sig, set(man)));
         let sig = _mm256_srlv_epi32(sig, carry);
         let e_res = _mm256_add_epi32(e_res, carry);
-        // Overflow (Inf) goes to the scalar kernel.
-        bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(e_res, set(all_ones - 1 - cd.bias)));
+        // Overflow: a result above the largest binade is Inf of its sign, with RZ as with RNE
+        // (the lanes' outputs overflow to Inf, see `FastRound::new`); a chained block that
+        // takes it as C is flagged.
+        let over = _mm256_cmpgt_epi32(e_res, set(all_ones - 1 - cd.bias));
         let frac = _mm256_sll_epi32(
             _mm256_sub_epi32(sig, _mm256_sllv_epi32(set(1), set(man))),
             count(cd.man - t.man),
@@ -276,6 +278,7 @@ pub fn tfdpa<const N: usize, S: Stage, W: Word>(
             _mm256_sll_epi32(_mm256_add_epi32(e_res, set(cd.bias)), count(cd.man)),
             frac,
         );
+        let body = _mm256_blendv_epi8(body, set(all_ones << cd.man), over);
         let sign = _mm256_sll_epi32(_mm256_srli_epi32::<31>(total), count(sign_at));
         (_mm256_or_si256(sign, body), bad)
     }
