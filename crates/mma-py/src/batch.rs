@@ -279,6 +279,16 @@ impl Job<'_> {
         Ok(())
     }
 
+    /// Operand `which` ("a" or "b"): its words and its format.
+    fn operand(&self, which: &str) -> (&Src<'_>, &Format) {
+        let f = &self.kernel.unit.formats;
+        if which == "a" {
+            (&self.a, &f.a)
+        } else {
+            (&self.b, &f.b)
+        }
+    }
+
     /// Widens rows `r0..r1`, elements `e0..e1` of each, of operand `which` into `out`,
     /// checking every encoding: one element per word (the other layouts are held in bytes and
     /// go through [`Job::load_bytes`]).
@@ -289,12 +299,7 @@ impl Job<'_> {
         (e0, e1): (usize, usize),
         out: &mut Vec<u64>,
     ) -> Result<(), Bad> {
-        let f = &self.kernel.unit.formats;
-        let (src, fmt) = if which == "a" {
-            (&self.a, &f.a)
-        } else {
-            (&self.b, &f.b)
-        };
+        let (src, fmt) = self.operand(which);
         debug_assert_eq!(
             self.layout,
             Layout::Plain,
@@ -340,12 +345,7 @@ impl Job<'_> {
         (e0, e1): (usize, usize),
         out: &mut Vec<u8>,
     ) -> Result<(), Bad> {
-        let f = &self.kernel.unit.formats;
-        let (src, fmt) = if which == "a" {
-            (&self.a, &f.a)
-        } else {
-            (&self.b, &f.b)
-        };
+        let (src, fmt) = self.operand(which);
         let Src::U8(x) = *src else {
             unreachable!("load_bytes on {} words (checked: Job::bytes)", src.bits())
         };
