@@ -4,8 +4,8 @@
 //! C = -2^23 and products 2^23, -1/2, -1/4, -1/8, so the exact result is -0.875. Each unit
 //! aligns, truncates, flushes or rounds the small products differently.
 //!
-//! Run with `cargo run --example divergence -p mma` (the exact value comes from the oracle,
-//! feature `oracle`, on by default).
+//! Run with `cargo run --example divergence -p mma --features oracle` (the exact value comes
+//! from the oracle, an opt-in feature).
 
 use mma::oracle::{correctly_rounded, exact_dot};
 use mma::{DotUnit, Rounding};

@@ -34,10 +34,9 @@
 //!
 //! - `nvidia` (default): [`nvidia`], the NVIDIA instruction catalog (`mma-nvidia`).
 //! - `amd` (default): [`amd`], the AMD CDNA catalog (`mma-amd`).
-//! - `oracle` (default): [`oracle`], the exact MPFR reference (`mma-oracle`), and [`errors`],
+//! - `oracle` (opt-in): `mma::oracle`, the exact MPFR reference (`mma-oracle`), and `mma::errors`,
 //!   error reports of catalog instructions. It builds GMP and MPFR from source (needs `m4` and
-//!   a C compiler, and a few minutes once); leave it out with `default-features = false,
-//!   features = ["nvidia", "amd"]`.
+//!   a C compiler, and a few minutes once): `features = ["oracle"]`.
 //!
 //! [`cases`] reads and evaluates case files (JSON Lines, one dot product per line), as the
 //! `mma` command-line tool does.
