@@ -16,9 +16,10 @@
 //! - T-FDPA ([`tfdpa`]) takes its products from a [`Stage`] (`kernel/x86/stage.rs`: the aligned,
 //!   truncated product sum and the largest exponent, as `crate::kernel::tfdpa_n` computes them), adds
 //!   C and rounds like [`crate::kernel::round::FastRound`] for results in the normal range and
-//!   beyond it (overflow to Inf). A lane whose dot product leaves that common case (an Inf/NaN
-//!   operand or C, a sum beyond the 32-bit lanes, an exact zero, a subnormal result) is
-//!   flagged, and the caller recomputes that dot product with the per-dot kernel. Chained blocks stay in registers: a
+//!   beyond it (overflow to Inf), and passes an infinite C on when every product is finite. A
+//!   lane whose dot product leaves that common case (an Inf/NaN operand, a NaN C, a sum beyond
+//!   the 32-bit lanes, an exact zero, a subnormal result) is flagged, and the caller
+//!   recomputes that dot product with the per-dot kernel. Chained blocks stay in registers: a
 //!   block's fp32 result is the next block's C.
 //! - TR-FDPA and GTR-FDPA ([`tr`]) take their products from the same stages, then add C late
 //!   and round in 64-bit integer and f64 lanes; only Inf/NaN inputs and products at the Inf
@@ -208,6 +209,13 @@ pub fn tfdpa<const N: usize, S: Stage, W: Word>(
         let c_special = _mm256_cmpeq_epi32(ef, set(all_ones));
         let ([acc], [emax], special) =
             S::block::<N, 1, W>(a, b, k0, t.e_zero + bias, off, [c_e], t.f, t.shift);
+        // C = ±Inf with every product finite (the stage flags none): D is that Inf, whatever
+        // the sum (the plain model's IEEE rule for a fused sum, `term::scan_specials`); such a
+        // lane takes C's word and is not flagged. Other C specials (NaN) are flagged.
+        let c_inf = _mm256_andnot_si256(
+            special,
+            _mm256_and_si256(c_special, _mm256_cmpeq_epi32(c_man, zero)),
+        );
         let special = _mm256_or_si256(special, c_special);
         // C aligned to F fraction bits below e_max, truncated (magnitude), then signed.
         let d = _mm256_sub_epi32(emax, c_e);
@@ -280,7 +288,8 @@ pub fn tfdpa<const N: usize, S: Stage, W: Word>(
         );
         let body = _mm256_blendv_epi8(body, set(all_ones << cd.man), over);
         let sign = _mm256_sll_epi32(_mm256_srli_epi32::<31>(total), count(sign_at));
-        (_mm256_or_si256(sign, body), bad)
+        let d = _mm256_blendv_epi8(_mm256_or_si256(sign, body), c, c_inf);
+        (d, _mm256_andnot_si256(c_inf, bad))
     }
 }
 
