@@ -436,20 +436,24 @@ fn unit_target(path: Option<&std::path::Path>) -> Result<Option<mma::cases::Targ
 
 /// The instruction of `dot`, `explain` and `gemm`: the unit file's where one was given, else
 /// the catalog's (the vendor from the architecture unless named).
+/// The arguments are the subcommand's `--vendor`, `--arch`, `--op` and `--instr`.
 fn dot_target<'a>(
     fixed: &'a Option<mma::cases::Target>,
-    vendor: Option<&'a str>,
-    arch: &'a str,
-    op: Option<&'a str>,
-    instr: Option<&'a str>,
+    vendor: &'a Option<String>,
+    arch: &'a Option<String>,
+    op: &'a Option<String>,
+    instr: &'a Option<String>,
 ) -> dot::DotTarget<'a> {
+    let arch = arch.as_deref().unwrap_or_default();
     match fixed {
         Some(t) => dot::DotTarget::Unit(t),
         None => dot::DotTarget::Catalog {
-            vendor: vendor.unwrap_or_else(|| mma::cases::vendor_of(arch)),
+            vendor: vendor
+                .as_deref()
+                .unwrap_or_else(|| mma::cases::vendor_of(arch)),
             arch,
-            op,
-            instr: instr.unwrap_or_default(),
+            op: op.as_deref(),
+            instr: instr.as_deref().unwrap_or_default(),
         },
     }
 }
@@ -589,14 +593,7 @@ fn main() -> ExitCode {
             round,
             json,
         } => unit_target(unit.as_deref()).and_then(|fixed| {
-            let arch = arch.unwrap_or_default();
-            let target = dot_target(
-                &fixed,
-                vendor.as_deref(),
-                &arch,
-                op.as_deref(),
-                instr.as_deref(),
-            );
+            let target = dot_target(&fixed, &vendor, &arch, &op, &instr);
             dot::dot(
                 target,
                 &dot::DotArgs {
@@ -634,14 +631,7 @@ fn main() -> ExitCode {
             threads,
             report,
         } => unit_target(unit.as_deref()).and_then(|fixed| {
-            let arch = arch.unwrap_or_default();
-            let target = dot_target(
-                &fixed,
-                vendor.as_deref(),
-                &arch,
-                op.as_deref(),
-                instr.as_deref(),
-            );
+            let target = dot_target(&fixed, &vendor, &arch, &op, &instr);
             let input = |bits: bool| {
                 if bits {
                     mma_cli::npy::Input::Bits
@@ -686,14 +676,7 @@ fn main() -> ExitCode {
             json,
             color,
         } => unit_target(unit.as_deref()).and_then(|fixed| {
-            let arch = arch.unwrap_or_default();
-            let target = dot_target(
-                &fixed,
-                vendor.as_deref(),
-                &arch,
-                op.as_deref(),
-                instr.as_deref(),
-            );
+            let target = dot_target(&fixed, &vendor, &arch, &op, &instr);
             let x = explain::Operands {
                 a: &a,
                 b: &b,

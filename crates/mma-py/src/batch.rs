@@ -336,11 +336,13 @@ impl Job<'_> {
     }
 
     /// As [`Job::load`] for operands held in bytes (the 8-bit and narrower formats, every
-    /// layout), into one byte per element: the engine reads bytes directly, and a table per
-    /// operand says for each byte whether it is valid and which code it holds.
+    /// layout), into one byte per element: the engine reads bytes directly, and `codes` (the
+    /// operand's table, made once per chunk) says for each byte whether it is valid and which
+    /// code it holds.
     fn load_bytes(
         &self,
         which: &'static str,
+        codes: &ByteCodes,
         (r0, r1): (usize, usize),
         (e0, e1): (usize, usize),
         out: &mut Vec<u8>,
@@ -358,7 +360,6 @@ impl Job<'_> {
             }
             return Ok(());
         }
-        let codes = ByteCodes::new(fmt, self.layout);
         for r in r0..r1 {
             let row = &x[r * rw + e0..r * rw + e1];
             if let Some(j) = row.iter().position(|&w| codes.code[w as usize].is_none()) {
@@ -491,6 +492,13 @@ impl Job<'_> {
         let (mut a, mut b) = (Vec::new(), Vec::new());
         let (mut a8, mut b8) = (Vec::new(), Vec::new());
         let (mut sa, mut sb) = (Vec::new(), Vec::new());
+        let f = &self.kernel.unit.formats;
+        let codes = self.bytes().then(|| {
+            (
+                ByteCodes::new(&f.a, self.layout),
+                ByteCodes::new(&f.b, self.layout),
+            )
+        });
         for t in 0..steps {
             let el = (t * self.k_step, (t + 1) * self.k_step);
             let sc = (t * s_step, (t + 1) * s_step, s_row);
@@ -498,13 +506,13 @@ impl Job<'_> {
             sb.clear();
             self.load_scales("scale_a", rows, sc, &mut sa)?;
             self.load_scales("scale_b", rows, sc, &mut sb)?;
-            let done = if self.bytes() {
+            let done = if let Some((ca, cb)) = &codes {
                 for v in [&mut a8, &mut b8] {
                     v.clear();
                     v.reserve(cap);
                 }
-                self.load_bytes("a", rows, el, &mut a8)?;
-                self.load_bytes("b", rows, el, &mut b8)?;
+                self.load_bytes("a", ca, rows, el, &mut a8)?;
+                self.load_bytes("b", cb, rows, el, &mut b8)?;
                 self.kernel.dots(self.k_step, &a8, &b8, &acc, &sa, &sb, d)
             } else {
                 for v in [&mut a, &mut b] {

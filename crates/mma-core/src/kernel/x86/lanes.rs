@@ -54,6 +54,20 @@ impl Kernel {
         true
     }
 
+    /// Every dot product through [`Kernel::dot`]: what a lane routine does with a kernel or a
+    /// K it does not take.
+    #[inline(always)]
+    fn all_per_dot<W: Word>(
+        &self,
+        a: Rows<'_, W>,
+        b: Rows<'_, W>,
+        scales: (&[u64], &[u64], usize),
+        c: &[u64],
+        d: &mut [u64],
+    ) {
+        self.groups(a, b, scales, c, d, |_, _, _, _, _| 0xff)
+    }
+
     /// Runs `eight` over each group of eight dot products (their rows, and their scale
     /// factors: `scales = (scale_a, scale_b, per dot product)`) and [`Kernel::dot`] over the
     /// lanes it flags.
@@ -396,10 +410,10 @@ unsafe fn st8<const N: usize, S: stage::Stage>(
     use table::{self, Dec, SPECIAL};
     let scales = (sa, sb, 1);
     let (Some(t), Some(ts)) = (kern.lanes.t, kern.lanes.st_scales) else {
-        return kern.groups(a, b, scales, c, d, |_, _, _, _, _| 0xff);
+        return kern.all_per_dot(a, b, scales, c, d);
     };
     if a.k() != N {
-        return kern.groups(a, b, scales, c, d, |_, _, _, _, _| 0xff);
+        return kern.all_per_dot(a, b, scales, c, d);
     }
     kern.groups(a, b, scales, c, d, |ra, rb, (sa8, sb8), c8, d8| {
         // The scale pairs' exponents (powers of two: no significand), NaN scales flagged.
@@ -458,7 +472,7 @@ unsafe fn ftz8<const N: usize, const P: usize, D: batch::VH16, W: Word>(
             batch::ftz::<N, P, D, W>(a, b, c, nan, d);
             0
         }),
-        _ => kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff),
+        _ => kern.all_per_dot(a, b, NO_SCALES, c, d),
     }
 }
 
@@ -486,7 +500,7 @@ unsafe fn fma8<const WIDE: bool, W: Word>(
                 0
             })
         }
-        _ => kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff),
+        _ => kern.all_per_dot(a, b, NO_SCALES, c, d),
     }
 }
 
@@ -503,10 +517,10 @@ unsafe fn tfdpa8<const N: usize, S: stage::Stage, W: Word>(
     d: &mut [u64],
 ) {
     let Some(t) = kern.lanes.t else {
-        return kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff);
+        return kern.all_per_dot(a, b, NO_SCALES, c, d);
     };
     if a.k() % N != 0 {
-        return kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff);
+        return kern.all_per_dot(a, b, NO_SCALES, c, d);
     }
     kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
         batch::tfdpa_chain::<N, S, W>(&t, a, b, c, d)
@@ -529,10 +543,10 @@ unsafe fn tr8<const N: usize, const GTR: bool, S: stage::Stage, W: Word>(
     let p = match kern.path {
         Path::Tr(p) if !GTR => p,
         Path::Gtr(p) if GTR => p,
-        _ => return kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff),
+        _ => return kern.all_per_dot(a, b, NO_SCALES, c, d),
     };
     if a.k() % N != 0 {
-        return kern.groups(a, b, NO_SCALES, c, d, |_, _, _, _, _| 0xff);
+        return kern.all_per_dot(a, b, NO_SCALES, c, d);
     }
     let q = &p.params;
     let t = batch::TrLanes {
