@@ -4,7 +4,8 @@
 //! whose names do not carry them, are those of the CDNA ISA guides (the same instructions are
 //! renamed with `_Nb` on CDNA3).
 
-use crate::{Arch, Instruction};
+use crate::{Arch, Instruction, Op};
+use mma_core::catalog::Layout;
 use mma_core::format::{Format, BF16, E4M3_FNUZ, E5M2_FNUZ, FP16, FP32, FP64, TF32};
 use mma_core::models::e_fdpa::EFdpa;
 use mma_core::models::fma::Fma;
@@ -676,13 +677,16 @@ pub(crate) fn build() -> Vec<Instruction> {
         for row in table(arch) {
             all.push(Instruction {
                 arch,
-                name: row.0,
+                op: Op::Mfma,
+                name: row.0.to_string(),
                 mnemonic: format!("v_mfma_{}", row.0),
                 m: row.1,
                 n: row.2,
                 k: row.3,
                 blocks: row.4,
+                layout: Layout::Plain,
                 unit: unit(arch, row),
+                note: None,
             });
         }
     }

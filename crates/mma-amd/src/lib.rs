@@ -13,8 +13,8 @@
 //! let (tiny, one) = (0x0001u64, 0x3c00u64); // f16 2^-24 (subnormal), 1.0
 //! let (mut a, mut b) = (vec![0u64; 8], vec![0u64; 8]);
 //! (a[0], b[0]) = (tiny, one);
-//! let cdna2 = mma_amd::find("MI250X", "v_mfma_f32_32x32x8f16")?;
-//! let cdna3 = mma_amd::find("MI300X", "f32_32x32x8_f16")?;
+//! let cdna2 = mma_amd::find("MI250X", None, "v_mfma_f32_32x32x8f16")?;
+//! let cdna3 = mma_amd::find("MI300X", None, "f32_32x32x8_f16")?;
 //! assert_eq!(cdna2.dot(&a, &b, 0), 0x0000_0000); // +0
 //! assert_eq!(cdna3.dot(&a, &b, 0), 0x3380_0000); // 2^-24
 //! # Ok(())
@@ -86,10 +86,9 @@
 mod catalog;
 mod lookup;
 
-use mma_core::DotUnit;
 use std::sync::OnceLock;
 
-pub use lookup::parse_arch;
+pub use lookup::{find_in, parse_arch};
 
 /// The CDNA generations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -121,30 +120,41 @@ impl std::fmt::Display for Arch {
     }
 }
 
-/// One MFMA instruction.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Instruction {
-    pub arch: Arch,
-    /// mmasim's suffix, e.g. `f32_32x32x8_f16`.
-    pub name: &'static str,
-    /// ISA mnemonic, e.g. `v_mfma_f32_32x32x8_f16`.
-    pub mnemonic: String,
-    pub m: usize,
-    pub n: usize,
-    pub k: usize,
-    /// Independent blocks computed by one instruction (`_Nb`); 1 for single-block forms. Each
-    /// block is an `m×n×k` product of its own.
-    pub blocks: usize,
-    /// The arithmetic of one output element.
-    pub unit: DotUnit,
+/// The instruction class: every instruction of this catalog is an MFMA (the `op` that case
+/// files may give as `"MFMA"`; the NVIDIA catalog has several).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Op {
+    Mfma,
 }
 
-impl Instruction {
-    /// One output element `d = a·b + c` (raw storage words, `k` elements each).
-    pub fn dot(&self, a: &[u64], b: &[u64], c: u64) -> u64 {
-        self.unit.dot(a, b, c, &[], &[])
+impl Op {
+    pub const ALL: [Op; 1] = [Op::Mfma];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Mfma => "MFMA",
+        }
+    }
+
+    /// The operation named `s` (case-insensitive).
+    pub fn parse(s: &str) -> Option<Op> {
+        Op::ALL
+            .into_iter()
+            .find(|o| o.name().eq_ignore_ascii_case(s))
     }
 }
+
+impl std::fmt::Display for Op {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One MFMA instruction: the row type shared with `mma-nvidia`
+/// ([`mma_core::catalog::Instruction`]) with this crate's architectures and operation. `name` is
+/// mmasim's suffix (`f32_32x32x8_f16`), `mnemonic` the ISA's (`v_mfma_f32_32x32x8_f16`),
+/// `blocks` the `_Nb` count, `layout` always `Plain`, `note` always `None`.
+pub type Instruction = mma_core::catalog::Instruction<Arch, Op>;
 
 /// Why a look-up failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -167,6 +177,8 @@ pub enum CatalogError {
         input: String,
         suggestions: Vec<String>,
     },
+    #[error("unknown operation `{input}`: every AMD instruction here is an MFMA (leave op out or give MFMA)")]
+    UnknownOp { input: String },
     #[error("`{input}` matches several {arch} instructions: {}", candidates.join(", "))]
     Ambiguous {
         arch: &'static str,
@@ -193,9 +205,21 @@ pub fn catalog() -> &'static [Instruction] {
 /// MI210, MI250, MI250X, MI300A, MI300X, MI325X) or gfx target. `name`: the mmasim suffix
 /// (`f32_32x32x8_f16`), the ISA mnemonic with or without `v_mfma_` and with or without the
 /// underscore before the type (`v_mfma_f32_32x32x8f16`), or the compiler builtin
-/// (`__builtin_amdgcn_mfma_f32_32x32x8f16`), case-insensitive.
-pub fn find(arch: &str, name: &str) -> Result<&'static Instruction, CatalogError> {
-    lookup::find_in(parse_arch(arch)?, name)
+/// (`__builtin_amdgcn_mfma_f32_32x32x8f16`), case-insensitive. `op`, when given, must be
+/// `MFMA` (the same signature as `mma_nvidia::find`, whose catalog has several operations).
+pub fn find(
+    arch: &str,
+    op: Option<&str>,
+    name: &str,
+) -> Result<&'static Instruction, CatalogError> {
+    let arch = parse_arch(arch)?;
+    let op = match op {
+        Some(o) => Some(Op::parse(o).ok_or_else(|| CatalogError::UnknownOp {
+            input: o.to_string(),
+        })?),
+        None => None,
+    };
+    find_in(arch, op, name)
 }
 
 /// A documented difference from mmasim 2.1.1 (see DIFFERENCES above).

@@ -1,7 +1,7 @@
 //! Name look-up: architectures by family or product name, instructions by mmasim suffix, ISA
 //! mnemonic or compiler builtin, with close matches in the errors.
 
-use crate::{catalog, Arch, CatalogError, Instruction};
+use crate::{catalog, Arch, CatalogError, Instruction, Op};
 
 /// Product and target names accepted for each architecture (lower case).
 const ARCH_NAMES: &[(&str, Arch)] = &[
@@ -124,8 +124,14 @@ fn parse(name: &str) -> Option<Parsed> {
     })
 }
 
-/// Finds an instruction of `arch` by any of its accepted spellings.
-pub fn find_in(arch: Arch, input: &str) -> Result<&'static Instruction, CatalogError> {
+/// As [`crate::find`] with the architecture (and the operation, if given) already known.
+pub fn find_in(
+    arch: Arch,
+    op: Option<Op>,
+    input: &str,
+) -> Result<&'static Instruction, CatalogError> {
+    // Every instruction is an MFMA: `op` narrows nothing, it is taken for the shared shape.
+    let (Some(Op::Mfma) | None) = op;
     if let Some(found) = lookup(arch, input)? {
         return Ok(found);
     }
@@ -133,7 +139,7 @@ pub fn find_in(arch: Arch, input: &str) -> Result<&'static Instruction, CatalogE
     let names: Vec<&str> = catalog()
         .iter()
         .filter(|i| i.arch == arch)
-        .map(|i| i.name)
+        .map(|i| i.name.as_str())
         .collect();
     let mut suggestions: Vec<String> = close_matches(&name, &names)
         .into_iter()
@@ -161,7 +167,7 @@ fn lookup(arch: Arch, input: &str) -> Result<Option<&'static Instruction>, Catal
         return Ok(Some(i));
     }
     let c = compact(&name);
-    if let Some(i) = here().find(|i| compact(i.name) == c) {
+    if let Some(i) = here().find(|i| compact(&i.name) == c) {
         return Ok(Some(i));
     }
     // Structural match: the compiler builtins of CDNA3 keep the CDNA1/CDNA2 spellings
@@ -170,7 +176,7 @@ fn lookup(arch: Arch, input: &str) -> Result<Option<&'static Instruction>, Catal
     if let Some(p) = parse(&name) {
         let hits: Vec<&'static Instruction> = here()
             .filter(|i| {
-                let q = parse(i.name).expect("catalog names parse");
+                let q = parse(&i.name).expect("catalog names parse");
                 q.out == p.out
                     && q.shape == p.shape
                     && q.a == p.a
@@ -181,7 +187,7 @@ fn lookup(arch: Arch, input: &str) -> Result<Option<&'static Instruction>, Catal
         let exact_1k: Vec<_> = hits
             .iter()
             .copied()
-            .filter(|i| parse(i.name).is_some_and(|q| q.one_k == p.one_k))
+            .filter(|i| parse(&i.name).is_some_and(|q| q.one_k == p.one_k))
             .collect();
         match (hits.len(), exact_1k.len()) {
             (1, _) => return Ok(Some(hits[0])),

@@ -11,7 +11,7 @@ fn pad(v: &[u64], k: usize) -> Vec<u64> {
 
 #[test]
 fn difference_1_cdna3_fp8_nan_or_inf_c_is_not_dropped() {
-    let ins = find("CDNA3", "f32_32x32x16_bf8_bf8").unwrap();
+    let ins = find("CDNA3", None, "f32_32x32x16_bf8_bf8").unwrap();
     // bf8 0x7f = 1.75·2^15 (57344); the product is 1.53125·2^31 (e_max = 31 > 24), so mmasim
     // drops a C with frexp exponent -1 and returns the product, 0x4f440000. IEEE: a NaN C
     // gives NaN (default quiet NaN 0x7fc00000), an Inf C gives Inf of its sign.
@@ -35,7 +35,7 @@ fn difference_1_cdna3_fp8_nan_or_inf_c_is_not_dropped() {
 fn difference_2_cdna1_sum_of_negative_zeros_is_negative_zero() {
     // bf16 (-0)·1 + (-0)·2 + (-0): every addend is -0, so the IEEE sum is -0 (0x80000000);
     // mmasim returns +0.
-    let ins = find("CDNA1", "f32_32x32x2bf16").unwrap();
+    let ins = find("CDNA1", None, "f32_32x32x2bf16").unwrap();
     let a = [0x8000, 0x8000];
     let b = [0x3f80, 0x4000];
     assert_eq!(ins.dot(&a, &b, 0x8000_0000), 0x8000_0000);
@@ -52,7 +52,7 @@ fn difference_2_cdna1_sum_of_negative_zeros_is_negative_zero() {
 fn decided_for_mmasim_cdna2_flushed_subnormal_times_inf_is_nan() {
     // fp16 0x0001 (2^-24) is flushed to +0 before the multiply, so 0·Inf = NaN (0x7fc00000).
     // The MATLAB model of the AMD paper gives Inf; mmasim gives NaN, as does this crate.
-    let ins = find("CDNA2", "f32_4x4x4f16").unwrap();
+    let ins = find("CDNA2", None, "f32_4x4x4f16").unwrap();
     let a = [0x0001, 0, 0, 0];
     let b = [0x7c00, 0, 0, 0];
     assert_eq!(ins.dot(&a, &b, 0), 0x7fc0_0000);
@@ -62,7 +62,7 @@ fn decided_for_mmasim_cdna2_flushed_subnormal_times_inf_is_nan() {
 #[test]
 fn decided_for_mmasim_cdna3_zero_sum_is_positive() {
     // TR-FDPA sums in two's-complement fixed point: (-0)·1 + ... + (-0) is +0, unlike IEEE.
-    let ins = find("CDNA3", "f32_32x32x8_f16").unwrap();
+    let ins = find("CDNA3", None, "f32_32x32x8_f16").unwrap();
     let a = [0x8000; 8];
     let b = [0x3c00; 8];
     assert_eq!(ins.dot(&a, &b, 0x8000_0000), 0);
@@ -74,7 +74,7 @@ fn difference_3_cdna3_fp8_nan_operand_before_the_last_block_is_not_dropped() {
     // Block 1 holds the NaN, so its result is NaN; block 2's product 57344² = 1.53125·2^31
     // (e_max = 31 > 24) makes mmasim drop the NaN partial result as a C (frexp exponent -1)
     // and return the product, 0x4f440000. IEEE: NaN (CDNA3: default quiet NaN 0x7fc00000).
-    let ins = find("CDNA3", "f32_16x16x32_bf8_bf8").unwrap();
+    let ins = find("CDNA3", None, "f32_16x16x32_bf8_bf8").unwrap();
     let mut a = vec![0u64; 32];
     let mut b = vec![0u64; 32];
     a[0] = 0x80;
@@ -101,7 +101,7 @@ fn difference_3_cdna3_fp8_nan_operand_before_the_last_block_is_not_dropped() {
     assert_eq!(ins.dot(&a2, &b2, 0), 0x7fc0_0000);
     assert_eq!(known_difference(ins, &a2, &b2, 0), None);
     // A single-block instruction never is.
-    let one_block = find("CDNA3", "f32_32x32x16_bf8_bf8").unwrap();
+    let one_block = find("CDNA3", None, "f32_32x32x16_bf8_bf8").unwrap();
     assert_eq!(known_difference(one_block, &a[..16], &b[..16], 0), None);
 }
 
@@ -111,7 +111,7 @@ fn difference_3_cdna3_fp8_nan_operand_before_the_last_block_is_not_dropped() {
 #[test]
 fn inf_minus_inf_nan_sign_per_architecture() {
     let dots = |arch: &str, name: &str, a: &[u64], b: &[u64]| {
-        let ins = find(arch, name).unwrap();
+        let ins = find(arch, None, name).unwrap();
         let per_dot = ins.dot(a, b, 0);
         assert_eq!(
             per_dot,

@@ -49,7 +49,10 @@ fn amd_fast_paths_match_plain() {
         };
         assert_eq!(kern.is_fast(), fast_expected, "{}", ins.name);
         if mma_core::Isa::detect() == mma_core::Isa::Avx2
-            && matches!(ins.name, "f32_32x32x8_f16" | "f32_16x16x32_fp8_fp8")
+            && matches!(
+                ins.name.as_str(),
+                "f32_32x32x8_f16" | "f32_16x16x32_fp8_fp8"
+            )
         {
             // The vector TR-FDPA / GTR-FDPA blocks and their lane-wise batch (AVX2 builds).
             assert!(kern.is_vector(), "{}", ins.name);

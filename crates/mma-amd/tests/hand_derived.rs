@@ -5,7 +5,7 @@
 use mma_amd::find;
 
 fn dot(arch: &str, instr: &str, a: &[u64], b: &[u64], c: u64) -> u64 {
-    find(arch, instr).expect("catalog entry").dot(a, b, c)
+    find(arch, None, instr).expect("catalog entry").dot(a, b, c)
 }
 
 /// `v` followed by zeros up to `k` elements.

@@ -14,8 +14,8 @@ fn catalog_has_every_mmasim_instruction() {
     for ins in catalog() {
         assert_eq!(ins.mnemonic, format!("v_mfma_{}", ins.name));
         // Every instruction finds itself by its own names.
-        assert_eq!(find(ins.arch.name(), ins.name).unwrap(), ins);
-        assert_eq!(find(ins.arch.name(), &ins.mnemonic).unwrap(), ins);
+        assert_eq!(find(ins.arch.name(), None, &ins.name).unwrap(), ins);
+        assert_eq!(find(ins.arch.name(), None, &ins.mnemonic).unwrap(), ins);
         assert!(ins.unit.block >= 1 && ins.unit.block <= ins.k.max(ins.unit.block));
     }
 }
@@ -33,7 +33,7 @@ fn names_are_unique_even_without_underscores() {
 #[test]
 fn models_and_blocks_follow_the_parameter_table() {
     let model = |arch: &str, name: &str| {
-        let i = find(arch, name).unwrap();
+        let i = find(arch, None, name).unwrap();
         (i.unit.model.name(), i.unit.block)
     };
     assert_eq!(model("CDNA1", "f32_32x32x8f16"), ("E-FDPA", 4));
@@ -43,8 +43,8 @@ fn models_and_blocks_follow_the_parameter_table() {
     assert_eq!(model("CDNA3", "f32_16x16x8_xf32"), ("TR-FDPA", 4));
     assert_eq!(model("CDNA3", "f32_16x16x16_bf16"), ("TR-FDPA", 8));
     assert_eq!(model("CDNA3", "f32_16x16x32_fp8_bf8"), ("GTR-FDPA", 16));
-    assert_eq!(find("CDNA3", "f32_4x4x4_16b_f16").unwrap().blocks, 16);
-    assert_eq!(find("CDNA1", "f32_32x32x1f32").unwrap().blocks, 2);
+    assert_eq!(find("CDNA3", None, "f32_4x4x4_16b_f16").unwrap().blocks, 16);
+    assert_eq!(find("CDNA1", None, "f32_32x32x1f32").unwrap().blocks, 2);
 }
 
 #[test]
@@ -78,7 +78,7 @@ fn architecture_names() {
 
 #[test]
 fn instruction_spellings() {
-    let want = find("CDNA3", "f32_32x32x8_f16").unwrap();
+    let want = find("CDNA3", None, "f32_32x32x8_f16").unwrap();
     for s in [
         "v_mfma_f32_32x32x8_f16",
         "v_mfma_f32_32x32x8f16",
@@ -87,39 +87,45 @@ fn instruction_spellings() {
         "mfma_f32_32x32x8f16",
         "__builtin_amdgcn_mfma_f32_32x32x8f16",
     ] {
-        assert_eq!(find("MI300X", s).unwrap(), want, "{s}");
+        assert_eq!(find("MI300X", None, s).unwrap(), want, "{s}");
     }
     // CDNA3 builtins keep the CDNA1/2 spellings of the renamed multi-block and _1k forms.
     assert_eq!(
-        find("cdna3", "__builtin_amdgcn_mfma_f32_16x16x4f16")
+        find("cdna3", None, "__builtin_amdgcn_mfma_f32_16x16x4f16")
             .unwrap()
             .name,
         "f32_16x16x4_4b_f16"
     );
     assert_eq!(
-        find("cdna3", "__builtin_amdgcn_mfma_f32_32x32x8bf16_1k")
+        find("cdna3", None, "__builtin_amdgcn_mfma_f32_32x32x8bf16_1k")
             .unwrap()
             .name,
         "f32_32x32x8_bf16"
     );
     // On CDNA2 the `_1k` suffix decides between two instructions of the same shape.
     assert_eq!(
-        find("MI250X", "v_mfma_f32_32x32x4bf16_1k").unwrap().name,
+        find("MI250X", None, "v_mfma_f32_32x32x4bf16_1k")
+            .unwrap()
+            .name,
         "f32_32x32x4bf16_1k"
     );
     assert_eq!(
-        find("MI250X", "v_mfma_f32_32x32x4_bf16").unwrap().name,
+        find("MI250X", None, "v_mfma_f32_32x32x4_bf16")
+            .unwrap()
+            .name,
         "f32_32x32x4bf16"
     );
     assert_eq!(
-        find("cdna3", "v_mfma_f32_16x16x32_fp8_bf8").unwrap().name,
+        find("cdna3", None, "v_mfma_f32_16x16x32_fp8_bf8")
+            .unwrap()
+            .name,
         "f32_16x16x32_fp8_bf8"
     );
 }
 
 #[test]
 fn unknown_instructions_list_close_matches() {
-    match find("CDNA3", "v_mfma_f32_32x32x8_f61") {
+    match find("CDNA3", None, "v_mfma_f32_32x32x8_f61") {
         Err(e @ CatalogError::UnknownInstruction { .. }) => {
             let msg = e.to_string();
             assert!(msg.contains("v_mfma_f32_32x32x8_f61"), "{msg}");
@@ -128,7 +134,7 @@ fn unknown_instructions_list_close_matches() {
         other => panic!("expected UnknownInstruction, got {other:?}"),
     }
     // xf32 exists only on CDNA3, and the error says so.
-    let msg = find("CDNA2", "v_mfma_f32_16x16x8_xf32")
+    let msg = find("CDNA2", None, "v_mfma_f32_16x16x8_xf32")
         .unwrap_err()
         .to_string();
     assert!(msg.contains("CDNA3 has it"), "{msg}");

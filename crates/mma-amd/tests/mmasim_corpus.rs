@@ -73,7 +73,8 @@ fn check_file(path: &Path, tallies: &mut BTreeMap<String, Tally>, failures: &mut
         let rec: serde_json::Value = serde_json::from_str(line).expect("JSON line");
         let arch = rec["arch"].as_str().expect("arch");
         let instr = rec["instr"].as_str().expect("instr");
-        let ins = find(arch, instr).unwrap_or_else(|e| panic!("{path:?}:{}: {e}", lineno + 1));
+        let ins =
+            find(arch, None, instr).unwrap_or_else(|e| panic!("{path:?}:{}: {e}", lineno + 1));
         let (a, b, c, d) = (
             hexes(&rec["a"]),
             hexes(&rec["b"]),
@@ -125,7 +126,7 @@ fn check_file(path: &Path, tallies: &mut BTreeMap<String, Tally>, failures: &mut
     // Every compared line again through the batch evaluation (eight dot products across vector
     // lanes where the kernel has it): the same bits as one at a time.
     for ((arch, instr), (a, b, c, ours)) in batches {
-        let ins = find(&arch, &instr).expect("found above");
+        let ins = find(&arch, None, &instr).expect("found above");
         let mut d = vec![0u64; c.len()];
         ins.unit
             .kernel()

@@ -161,7 +161,7 @@ fn lookup(vendor: &str, arch: &str, op: &str, name: &str) -> Result<(DotUnit, us
         let i = mma::nvidia::find(arch, Some(op), name)?;
         Ok((i.unit, i.k))
     } else {
-        let i = mma::amd::find(arch, name)?;
+        let i = mma::amd::find(arch, None, name)?;
         Ok((i.unit, i.k))
     }
 }

@@ -264,7 +264,10 @@ pub fn list(
     output: ListOutput,
 ) -> Result<bool> {
     let (nv_arch, amd_arch) = match arch {
-        Some(a) => (mma::nvidia::parse_arch(a), mma::amd::parse_arch(a).ok()),
+        Some(a) => (
+            mma::nvidia::parse_arch(a).ok(),
+            mma::amd::parse_arch(a).ok(),
+        ),
         None => (None, None),
     };
     if let (Some(a), None, None) = (arch, nv_arch, amd_arch) {
@@ -275,39 +278,38 @@ pub fn list(
         None => true,
         Some(f) => name.to_ascii_lowercase().contains(f),
     };
+    // Both catalogs have the same row type: one row format for both.
+    fn row<A: std::fmt::Display, O: std::fmt::Display>(
+        vendor: &str,
+        i: &mma::catalog::Instruction<A, O>,
+    ) -> [String; 7] {
+        [
+            vendor.into(),
+            i.arch.to_string(),
+            i.op.to_string(),
+            i.name.clone(),
+            i.k.to_string(),
+            i.mnemonic.clone(),
+            i.unit.describe(),
+        ]
+    }
     let mut rows: Vec<[String; 7]> = Vec::new();
     let show = |v: Vendor| vendor.is_none_or(|w| w == v);
     if (arch.is_none() || nv_arch.is_some()) && show(Vendor::Nvidia) {
-        for i in mma::nvidia::catalog() {
-            if nv_arch.is_some_and(|a| a != i.arch) || !keep(&i.name) {
-                continue;
-            }
-            rows.push([
-                "nvidia".into(),
-                i.arch.to_string(),
-                i.op.to_string(),
-                i.name.clone(),
-                i.k.to_string(),
-                i.ptx(),
-                i.describe_model(),
-            ]);
-        }
+        rows.extend(
+            mma::nvidia::catalog()
+                .iter()
+                .filter(|i| nv_arch.is_none_or(|a| a == i.arch) && keep(&i.name))
+                .map(|i| row("nvidia", i)),
+        );
     }
     if (arch.is_none() || amd_arch.is_some()) && show(Vendor::Amd) {
-        for i in mma::amd::catalog() {
-            if amd_arch.is_some_and(|a| a != i.arch) || !keep(i.name) {
-                continue;
-            }
-            rows.push([
-                "amd".into(),
-                i.arch.name().into(),
-                "MFMA".into(),
-                i.name.into(),
-                i.k.to_string(),
-                i.mnemonic.clone(),
-                i.unit.describe(),
-            ]);
-        }
+        rows.extend(
+            mma::amd::catalog()
+                .iter()
+                .filter(|i| amd_arch.is_none_or(|a| a == i.arch) && keep(&i.name))
+                .map(|i| row("amd", i)),
+        );
     }
     if rows.is_empty() {
         // Only a filter can leave nothing: every architecture has instructions.

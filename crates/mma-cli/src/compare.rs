@@ -57,7 +57,7 @@ fn entries() -> Vec<Entry> {
         v.push(Entry {
             vendor: "amd",
             arch: i.arch.name(),
-            target: Target::of_unit(&i.unit, i.k, i.name),
+            target: Target::of_unit(&i.unit, i.k, &i.name),
         });
     }
     v
@@ -97,7 +97,7 @@ struct Run {
 
 /// The canonical architecture name of what a user typed, with its vendor.
 fn arch_of(name: &str) -> Result<(&'static str, &'static str)> {
-    if let Some(a) = mma::nvidia::parse_arch(name) {
+    if let Ok(a) = mma::nvidia::parse_arch(name) {
         return Ok(("nvidia", a.name()));
     }
     if let Ok(a) = mma::amd::parse_arch(name) {

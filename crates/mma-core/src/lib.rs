@@ -13,6 +13,7 @@
 //! - [`trace`]: the steps a model takes, recorded by the plain models for
 //!   [`DotUnit::explain`].
 //! - [`unit_file`]: units as data (serde), for units no catalog holds.
+//! - [`catalog`](mod@catalog): the row type every vendor catalog is a list of.
 //! - [`split_k`]: the split-K matrix driver and its IEEE reduction in D's format.
 //! - [`unit`](mod@unit): a whole instruction (formats, block length, model) with the
 //!   K-chaining and the matrix-level drivers.
@@ -60,6 +61,7 @@
 //! The lane paths of [`Kernel`] are chosen at run time ([`Isa::detect`]): on AVX2 CPUs in
 //! every build, the portable kernels elsewhere, with identical results.
 
+pub mod catalog;
 pub mod format;
 pub mod gemm;
 mod kernel;

@@ -139,13 +139,14 @@ fn squash(s: &str) -> String {
 }
 
 /// Looks an architecture up by architecture name, PTX target or GPU product name
-/// (case-insensitive, ignoring spaces, dashes and underscores).
-pub fn parse_arch(name: &str) -> Option<Arch> {
+/// (case-insensitive, ignoring spaces, dashes and underscores); [`crate::parse_arch`] adds the
+/// error with the closest names.
+pub(crate) fn arch_named(name: &str) -> Option<Arch> {
     let key = squash(name);
     NAMES.iter().find(|(n, _)| *n == key).map(|&(_, a)| a)
 }
 
-/// Every name [`parse_arch`] accepts, for error messages.
-pub fn known_arch_names() -> impl Iterator<Item = &'static str> {
+/// Every name [`arch_named`] accepts, for error messages.
+pub(crate) fn known_arch_names() -> impl Iterator<Item = &'static str> {
     NAMES.iter().map(|(n, _)| *n)
 }

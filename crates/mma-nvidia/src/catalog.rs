@@ -7,6 +7,7 @@
 //! 2511.10909; README, "References"). mmasim 2.1.1's instruction lists are the minimum; the additions are marked where they are made and say what evidence fixed them.
 
 use crate::arch::Arch;
+pub use mma_core::catalog::Layout;
 use mma_core::format::{self, Format};
 use mma_core::models::gst_fdpa::GstFdpa;
 use mma_core::models::st_fdpa::StFdpa;
@@ -58,79 +59,48 @@ impl fmt::Display for Op {
     }
 }
 
-/// How A and B elements sit in the bytes of a case file or register.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Layout {
-    /// One element per storage word of its format.
-    Plain,
-    /// `kind::f8f6f4`: one element per byte, fp6 in bits 5:0 and fp4 in bits 5:2.
-    Byte,
-    /// `kind::mxf4`, `kind::mxf4nvf4`: two fp4 per byte, element 2i in the high nibble.
-    PackedFp4,
-}
+/// One instruction of the catalog: the row type shared with `mma-amd`
+/// ([`mma_core::catalog::Instruction`]) with this crate's architectures and operations.
+pub type Instruction = mma_core::catalog::Instruction<Arch, Op>;
 
-/// One instruction of the catalog.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Instruction {
-    pub arch: Arch,
-    pub op: Op,
-    /// mmasim's `shape_and_type` string, e.g. `m16n8k16.f32.bf16.bf16.f32`.
-    pub name: String,
-    pub m: usize,
-    pub n: usize,
-    pub k: usize,
-    pub layout: Layout,
-    pub unit: DotUnit,
-    /// Where the arithmetic comes from when mmasim does not list the instruction.
-    pub note: Option<&'static str>,
-}
-
-impl Instruction {
-    /// The PTX spelling users write for this instruction.
-    pub fn ptx(&self) -> String {
-        let f = &self.unit.formats;
-        match self.op {
-            Op::Mma => {
-                let rest = self.name.split_once('.').map_or("", |(_, r)| r);
-                let shape = self.name.split('.').next().unwrap_or("");
-                match rest.strip_prefix("kind::f8f6f4.") {
-                    Some(types) => format!("mma.sync.aligned.{shape}.row.col.kind::f8f6f4.{types}"),
-                    None => format!("mma.sync.aligned.{shape}.row.col.{rest}"),
-                }
-            }
-            Op::MmaBlockScale => {
-                let parts: Vec<&str> = self.name.split('.').collect();
-                let per = f.scale.map_or(32, |(_, p)| p);
-                let vec = self.k / per;
-                format!(
-                    "mma.sync.aligned.{}.row.col.{}.block_scale.scale_vec::{}X.{}",
-                    parts[0],
-                    parts[1],
-                    vec,
-                    parts[3..].join(".")
-                )
-            }
-            Op::Wgmma => format!("wgmma.mma_async.sync.aligned.{}", self.name),
-            Op::Tcgen05Mma | Op::Tcgen05MmaBlockScale => {
-                let kind = self
-                    .name
-                    .split('.')
-                    .find(|p| p.starts_with("kind::"))
-                    .unwrap_or("");
-                let scale = if self.op == Op::Tcgen05MmaBlockScale {
-                    let per = f.scale.map_or(32, |(_, p)| p);
-                    format!(".block_scale.scale_vec::{}X", self.k / per)
-                } else {
-                    String::new()
-                };
-                format!("tcgen05.mma.cta_group::1.{kind}{scale}")
+/// The PTX spelling users write for an instruction of `op` named `name` (mmasim's short
+/// form), of `k` elements and the unit's formats.
+fn ptx(op: Op, name: &str, k: usize, f: &Formats) -> String {
+    match op {
+        Op::Mma => {
+            let rest = name.split_once('.').map_or("", |(_, r)| r);
+            let shape = name.split('.').next().unwrap_or("");
+            match rest.strip_prefix("kind::f8f6f4.") {
+                Some(types) => format!("mma.sync.aligned.{shape}.row.col.kind::f8f6f4.{types}"),
+                None => format!("mma.sync.aligned.{shape}.row.col.{rest}"),
             }
         }
-    }
-
-    /// The model's parameters in words, for `mma list`.
-    pub fn describe_model(&self) -> String {
-        self.unit.describe()
+        Op::MmaBlockScale => {
+            let parts: Vec<&str> = name.split('.').collect();
+            let per = f.scale.map_or(32, |(_, p)| p);
+            let vec = k / per;
+            format!(
+                "mma.sync.aligned.{}.row.col.{}.block_scale.scale_vec::{}X.{}",
+                parts[0],
+                parts[1],
+                vec,
+                parts[3..].join(".")
+            )
+        }
+        Op::Wgmma => format!("wgmma.mma_async.sync.aligned.{name}"),
+        Op::Tcgen05Mma | Op::Tcgen05MmaBlockScale => {
+            let kind = name
+                .split('.')
+                .find(|p| p.starts_with("kind::"))
+                .unwrap_or("");
+            let scale = if op == Op::Tcgen05MmaBlockScale {
+                let per = f.scale.map_or(32, |(_, p)| p);
+                format!(".block_scale.scale_vec::{}X", k / per)
+            } else {
+                String::new()
+            };
+            format!("tcgen05.mma.cta_group::1.{kind}{scale}")
+        }
     }
 }
 
@@ -287,10 +257,12 @@ impl Builder {
         self.out.push(Instruction {
             arch,
             op,
+            mnemonic: ptx(op, &name, k, &unit.formats),
             name,
             m,
             n,
             k,
+            blocks: 1,
             layout,
             unit,
             note,

@@ -99,13 +99,19 @@ pub(crate) fn push(arch: Arch, out: &mut Vec<Instruction>) {
         for d in [format::FP32, format::FP16] {
             for a in [format::E5M2, format::E4M3] {
                 for b in [format::E5M2, format::E4M3] {
+                    let name = format!("{shape}.{}.{}.{}.{}", d.name, a.name, b.name, d.name);
                     out.push(Instruction {
                         arch,
                         op: Op::Mma,
-                        name: format!("{shape}.{}.{}.{}.{}", d.name, a.name, b.name, d.name),
+                        mnemonic: format!(
+                            "mma.sync.aligned.{shape}.row.col.{}",
+                            &name[shape.len() + 1..]
+                        ),
+                        name,
                         m: 16,
                         n: 8,
                         k,
+                        blocks: 1,
                         layout: Layout::Plain,
                         unit: unit(arch, k, d, a, b),
                         note: Some(note),

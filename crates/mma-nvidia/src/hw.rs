@@ -10,7 +10,7 @@
 //! and tf32 through `wmma`; fp8 through `mma.sync.aligned.m16n8k32.row.col`; with fp16 output C
 //! was rounded to binary16 first; the H100 fp8 records with binary32 output match C = 0.
 
-use crate::arch::{parse_arch, Arch};
+use crate::arch::{arch_named, Arch};
 use crate::catalog::Instruction;
 use crate::lookup::find_in;
 use mma_core::format::{self, Format};
@@ -447,7 +447,7 @@ pub fn load_dir(root: &Path) -> (Vec<RecordSet>, Vec<HwError>) {
             .file_name()
             .map(|s| s.to_string_lossy().to_string())
             .unwrap_or_default();
-        let Some(arch) = parse_arch(&gpu) else {
+        let Some(arch) = arch_named(&gpu) else {
             errors.push(HwError::UnknownGpu {
                 path: gdir.clone(),
                 name: gpu,

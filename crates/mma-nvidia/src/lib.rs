@@ -67,6 +67,6 @@ mod fp8_mma;
 pub mod hw;
 mod lookup;
 
-pub use arch::{parse_arch, Arch};
+pub use arch::Arch;
 pub use catalog::{Instruction, Layout, Op};
-pub use lookup::{catalog, find, find_in, CatalogError};
+pub use lookup::{catalog, find, find_in, parse_arch, CatalogError};

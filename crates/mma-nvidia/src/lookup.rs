@@ -1,6 +1,6 @@
 //! Finding an instruction by the names users type.
 
-use crate::arch::{known_arch_names, parse_arch, Arch};
+use crate::arch::{arch_named, known_arch_names, Arch};
 use crate::catalog::{build, Instruction, Op};
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -131,6 +131,15 @@ fn op_of_ptx(name: &str) -> Option<Op> {
     }
 }
 
+/// Looks an architecture up by architecture name, PTX target (`sm_90a`) or GPU product name
+/// (`H100`), case-insensitive, ignoring spaces, dashes and underscores.
+pub fn parse_arch(name: &str) -> Result<Arch, CatalogError> {
+    arch_named(name).ok_or_else(|| CatalogError::UnknownArch {
+        name: name.to_string(),
+        known: closest(name, known_arch_names().map(str::to_string)).join(", "),
+    })
+}
+
 /// Looks an instruction up by architecture (name, PTX target or product) and instruction name
 /// (mmasim's short form or a PTX spelling). `op` may be omitted when the name is unique.
 pub fn find(
@@ -138,10 +147,7 @@ pub fn find(
     op: Option<&str>,
     name: &str,
 ) -> Result<&'static Instruction, CatalogError> {
-    let a = parse_arch(arch).ok_or_else(|| CatalogError::UnknownArch {
-        name: arch.to_string(),
-        known: closest(arch, known_arch_names().map(str::to_string)).join(", "),
-    })?;
+    let a = parse_arch(arch)?;
     let op = match op {
         Some(o) => Some(Op::parse(o).ok_or_else(|| {
             CatalogError::UnknownOp {

@@ -289,7 +289,7 @@ fn nvidia_unit(
         arch: i.arch.name(),
         op: i.op.name().to_string(),
         name: i.name.clone(),
-        spelling: i.ptx(),
+        spelling: i.mnemonic.clone(),
         m: i.m,
         n: i.n,
         k: i.k,
@@ -302,7 +302,7 @@ fn nvidia_unit(
 }
 
 fn amd_unit(arch: &str, instr: &str) -> Result<PyUnit, mma::amd::CatalogError> {
-    let i = mma::amd::find(arch, instr)?;
+    let i = mma::amd::find(arch, None, instr)?;
     Ok(PyUnit {
         unit: &i.unit,
         kernel: i.unit.kernel(),
@@ -371,7 +371,7 @@ fn catalog<'py>(
         )));
     }
     let (nv_arch, amd_arch) = match arch {
-        Some(a) => (mma::nvidia::parse_arch(a), mma::amd::parse_arch(a).ok()),
+        Some(a) => (mma::nvidia::parse_arch(a).ok(), mma::amd::parse_arch(a).ok()),
         None => (None, None),
     };
     if let (Some(a), None, None) = (arch, nv_arch, amd_arch) {
@@ -395,7 +395,7 @@ fn catalog<'py>(
                     ("op", i.op.name().into_pyobject(py)?.into_any()),
                     ("instr", i.name.as_str().into_pyobject(py)?.into_any()),
                     ("k", i.k.into_pyobject(py)?.into_any()),
-                    ("ptx", i.ptx().into_pyobject(py)?.into_any()),
+                    ("ptx", i.mnemonic.as_str().into_pyobject(py)?.into_any()),
                     ("mnemonic", none()),
                     ("model", i.unit.model.name().into_pyobject(py)?.into_any()),
                     (
@@ -418,7 +418,7 @@ fn catalog<'py>(
                     ("vendor", "amd".into_pyobject(py)?.into_any()),
                     ("arch", i.arch.name().into_pyobject(py)?.into_any()),
                     ("op", "MFMA".into_pyobject(py)?.into_any()),
-                    ("instr", i.name.into_pyobject(py)?.into_any()),
+                    ("instr", i.name.as_str().into_pyobject(py)?.into_any()),
                     ("k", i.k.into_pyobject(py)?.into_any()),
                     ("ptx", none()),
                     (
@@ -507,7 +507,7 @@ fn amd_known_difference(
     b: Vec<u64>,
     c: u64,
 ) -> PyResult<Option<String>> {
-    let i = mma::amd::find(arch, instr).map_err(|e| PyKeyError::new_err(e.to_string()))?;
+    let i = mma::amd::find(arch, None, instr).map_err(|e| PyKeyError::new_err(e.to_string()))?;
     if a.len() != i.k || b.len() != i.k {
         return Err(PyValueError::new_err(format!(
             "a, b: expected {} words each, got {} and {}",

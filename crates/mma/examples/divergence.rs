@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("CDNA2", "f32_32x32x8f16"),
         ("CDNA3", "f32_32x32x8_f16"),
     ] {
-        let ins = mma::amd::find(arch, name)?;
+        let ins = mma::amd::find(arch, None, name)?;
         rows.push((arch.to_string(), ins.name.to_string(), ins.k, &ins.unit));
     }
 

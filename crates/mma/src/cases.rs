@@ -213,12 +213,13 @@ pub fn resolve(
                     ),
                 });
             }
-            let i = mma_amd::find(arch, instr).map_err(|e| CaseError::Catalog(e.to_string()))?;
+            let i =
+                mma_amd::find(arch, None, instr).map_err(|e| CaseError::Catalog(e.to_string()))?;
             Ok(Target {
                 unit: &i.unit,
                 k: i.k,
                 packing: Packing::Plain,
-                name: i.name,
+                name: &i.name,
             })
         }
         other => Err(CaseError::Vendor(other.to_string())),

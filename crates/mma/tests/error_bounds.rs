@@ -27,7 +27,7 @@ fn jobs() -> Vec<Job> {
     }
     for i in mma::amd::catalog() {
         if seen.insert((i.unit, i.k)) {
-            let job = Job::resolve(Some("amd"), i.arch.name(), i.name)
+            let job = Job::resolve(Some("amd"), i.arch.name(), &i.name)
                 .unwrap_or_else(|e| panic!("{} {}: {e}", i.arch.name(), i.name));
             out.push(job);
         }

@@ -259,8 +259,8 @@ pub fn values_step(ctx: &mut Ctx) {
             let _ = mma::cases::vendor_of(&s);
             let _ = mma::nvidia::find(&s, None, &t);
             let _ = mma::nvidia::find("H100", Some(&s), &t);
-            let _ = mma::amd::find(&s, &t);
-            let _ = mma::amd::find("MI300X", &t);
+            let _ = mma::amd::find(&s, None, &t);
+            let _ = mma::amd::find("MI300X", None, &t);
             let _ = s.parse::<mma::errors::Source>();
         },
     );
@@ -273,7 +273,7 @@ fn ctx_names() -> &'static [String] {
         let mut v: Vec<String> = mma::nvidia::catalog()
             .iter()
             .step_by(11)
-            .map(|i| i.ptx())
+            .map(|i| i.mnemonic.clone())
             .collect();
         v.extend(mma::amd::catalog().iter().map(|i| i.mnemonic.clone()));
         v

@@ -1,6 +1,6 @@
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Also found by the mmasim suffix (f32_32x32x8_f16) or the builtin's name.
-    let ins = mma_amd::find("MI300X", "v_mfma_f32_32x32x8_f16")?;
+    let ins = mma_amd::find("MI300X", None, "v_mfma_f32_32x32x8_f16")?;
     assert_eq!(ins.k, 8);
     let (a_row, b_col) = ([0x3c00u64; 8], [0x3c00u64; 8]); // f16 1.0, raw storage words
     let c = 0x3f00_0000; // f32 0.5

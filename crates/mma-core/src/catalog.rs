@@ -1,0 +1,86 @@
+//! The shape of a vendor catalog's row, shared by every vendor crate.
+//!
+//! Each vendor crate lists its instructions as rows of [`Instruction`], with its own
+//! architecture and operation types (its `Instruction` is `Instruction<Arch, Op>` of its
+//! `Arch` and `Op`), and each offers the same four look-ups:
+//! `catalog()`, `parse_arch(&str) -> Result<Arch, CatalogError>`,
+//! `find(arch, op, name) -> Result<&Instruction, CatalogError>` and `find_in(Arch, Option<Op>,
+//! name)`. Code written against one vendor's catalog reads the other's the same way. The core
+//! knows no vendor: the type parameters carry the vendor's names.
+
+use crate::unit::DotUnit;
+
+/// How the elements of A and B sit in the bytes of a register or a case file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// One element per storage word of its format.
+    Plain,
+    /// One element per byte, narrower formats in its low bits (NVIDIA `kind::f8f6f4`: fp6 in
+    /// bits 5:0, fp4 in bits 5:2).
+    Byte,
+    /// Two fp4 elements per byte, element `2i` in the high nibble (NVIDIA `kind::mxf4`,
+    /// `kind::mxf4nvf4`).
+    PackedFp4,
+}
+
+/// One instruction of a vendor catalog: its names, shape and the arithmetic of one output
+/// element. `A` is the vendor's architecture type, `O` its operation (instruction class) type.
+///
+/// ```
+/// use mma_core::catalog::{Instruction, Layout};
+/// # use mma_core::{format, models::fma::Fma, DotUnit, Formats, Model, NanStyle, Rounding};
+/// # let unit = DotUnit {
+/// #     formats: Formats { a: format::FP32, b: format::FP32, c: format::FP32, d: format::FP32, scale: None },
+/// #     block: 1,
+/// #     model: Model::Fma(Fma { mode: Rounding::NearestEven, nan: NanStyle::DefaultQuiet }),
+/// # };
+/// // A row as a catalog would hold it (architecture and operation are the vendor's types).
+/// let ins = Instruction {
+///     arch: "MyGpu",
+///     op: "FMA",
+///     name: "f32_1x1x1_f32".to_string(),
+///     mnemonic: "v_fma_f32".to_string(),
+///     m: 1, n: 1, k: 1, blocks: 1,
+///     layout: Layout::Plain,
+///     unit,
+///     note: None,
+/// };
+/// assert_eq!(ins.dot(&[0x4000_0000], &[0x4040_0000], 0x3f80_0000), 0x40e0_0000); // 2·3 + 1 = 7
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instruction<A, O> {
+    pub arch: A,
+    pub op: O,
+    /// The short name mmasim uses: NVIDIA's `shape_and_type` (`m16n8k16.f32.bf16.bf16.f32`),
+    /// AMD's suffix (`f32_32x32x8_f16`).
+    pub name: String,
+    /// The full spelling in the vendor's assembly: PTX for NVIDIA
+    /// (`mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`), the ISA mnemonic for AMD
+    /// (`v_mfma_f32_32x32x8_f16`).
+    pub mnemonic: String,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    /// Independent products computed by one instruction (AMD `_Nb` forms); 1 otherwise. Each
+    /// is an `m×n×k` product of its own.
+    pub blocks: usize,
+    /// How A and B elements are packed.
+    pub layout: Layout,
+    /// The arithmetic of one output element.
+    pub unit: DotUnit,
+    /// Where the arithmetic comes from when the reference (mmasim) does not list the
+    /// instruction.
+    pub note: Option<&'static str>,
+}
+
+impl<A, O> Instruction<A, O> {
+    /// One output element `d = a·b + c` (raw storage words, `k` elements each) of a unit
+    /// without scale factors; [`DotUnit::dot`] takes them.
+    ///
+    /// # Panics
+    /// As [`DotUnit::dot`]: when the lengths do not fit, or the unit takes scale factors.
+    #[track_caller]
+    pub fn dot(&self, a: &[u64], b: &[u64], c: u64) -> u64 {
+        self.unit.dot(a, b, c, &[], &[])
+    }
+}

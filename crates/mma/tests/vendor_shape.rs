@@ -1,0 +1,104 @@
+//! Both vendor catalogs have one shape: the same row type (`mma::catalog::Instruction`), and
+//! `catalog`, `parse_arch`, `find` and `find_in` with the same signatures.
+
+use mma::catalog::{Instruction, Layout};
+
+/// Every row finds itself through `find` by arch, op and name, and through `find_in`.
+fn finds_itself<A: Copy + std::fmt::Display, O: Copy + std::fmt::Display>(
+    rows: &'static [Instruction<A, O>],
+    find: impl Fn(&str, Option<&str>, &str) -> Option<&'static Instruction<A, O>>,
+    find_in: impl Fn(A, Option<O>, &str) -> Option<&'static Instruction<A, O>>,
+) {
+    for i in rows {
+        let by_op = find(&i.arch.to_string(), Some(&i.op.to_string()), &i.name);
+        assert!(
+            by_op.is_some_and(|j| std::ptr::eq(i, j)),
+            "{} {}",
+            i.arch,
+            i.name
+        );
+        let known = find_in(i.arch, Some(i.op), &i.name);
+        assert!(
+            known.is_some_and(|j| std::ptr::eq(i, j)),
+            "{} {}",
+            i.arch,
+            i.name
+        );
+    }
+}
+
+#[test]
+fn both_catalogs_find_every_row_the_same_way() {
+    finds_itself(
+        mma::nvidia::catalog(),
+        |a, o, n| mma::nvidia::find(a, o, n).ok(),
+        |a, o, n| mma::nvidia::find_in(a, o, n).ok(),
+    );
+    finds_itself(
+        mma::amd::catalog(),
+        |a, o, n| mma::amd::find(a, o, n).ok(),
+        |a, o, n| mma::amd::find_in(a, o, n).ok(),
+    );
+}
+
+#[test]
+fn mnemonics_are_the_assembly_spellings() {
+    // NVIDIA `mma.sync`: the PTX spelling looks the instruction up again (the fp8 rows of
+    // Hopper and Blackwell, which mmasim does not list, included).
+    let mut fp8 = 0;
+    for i in mma::nvidia::catalog() {
+        assert_eq!((i.blocks, i.m > 0), (1, true), "{}", i.name);
+        if i.op == mma::nvidia::Op::Mma {
+            assert!(
+                i.mnemonic.starts_with("mma.sync.aligned."),
+                "{}",
+                i.mnemonic
+            );
+            let again = mma::nvidia::find(i.arch.name(), None, &i.mnemonic).unwrap();
+            assert!(std::ptr::eq(i, again), "{}", i.mnemonic);
+            fp8 += i.note.is_some() as usize;
+        }
+    }
+    // 2 shapes × 2 outputs × 4 type pairs, on Hopper and Blackwell.
+    assert!(fp8 >= 32, "{fp8}");
+    let h = mma::nvidia::find("H100", None, "m16n8k32.f16.e4m3.e5m2.f16").unwrap();
+    assert_eq!(
+        h.mnemonic,
+        "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16"
+    );
+    for i in mma::amd::catalog() {
+        assert_eq!(i.mnemonic, format!("v_mfma_{}", i.name));
+        assert_eq!((i.layout, i.note), (Layout::Plain, None));
+    }
+}
+
+#[test]
+fn amd_takes_its_one_operation_or_none() {
+    let plain = mma::amd::find("MI300X", None, "f32_32x32x8_f16").unwrap();
+    for op in ["MFMA", "mfma"] {
+        let i = mma::amd::find("MI300X", Some(op), "f32_32x32x8_f16").unwrap();
+        assert!(std::ptr::eq(plain, i));
+    }
+    let err = mma::amd::find("MI300X", Some("WGMMA"), "f32_32x32x8_f16").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "unknown operation `WGMMA`: every AMD instruction here is an MFMA (leave op out or give MFMA)"
+    );
+}
+
+#[test]
+fn parse_arch_returns_the_error_with_close_names() {
+    assert_eq!(
+        mma::nvidia::parse_arch("H100"),
+        Ok(mma::nvidia::Arch::Hopper)
+    );
+    assert_eq!(mma::amd::parse_arch("MI300X"), Ok(mma::amd::Arch::Cdna3));
+    let nv = mma::nvidia::parse_arch("H1000").unwrap_err().to_string();
+    assert!(
+        nv.starts_with("unknown NVIDIA architecture or GPU \"H1000\"; known: "),
+        "{nv}"
+    );
+    assert!(nv.contains("h100"), "{nv}");
+    let amd = mma::amd::parse_arch("MI3000X").unwrap_err().to_string();
+    assert!(amd.contains("did you mean: mi300x"), "{amd}");
+}
