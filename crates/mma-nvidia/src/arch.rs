@@ -26,59 +26,59 @@ impl Arch {
         Arch::RtxBlackwell,
     ];
 
+    /// This architecture's row of [`PARAMS`].
+    fn row(self) -> &'static Params {
+        &PARAMS[self as usize]
+    }
+
     /// The name used by mmasim 2.1.1 and in case files.
     pub fn name(self) -> &'static str {
-        match self {
-            Arch::Volta => "Volta",
-            Arch::Turing => "Turing",
-            Arch::Ampere => "Ampere",
-            Arch::AdaLovelace => "Ada Lovelace",
-            Arch::Hopper => "Hopper",
-            Arch::Blackwell => "Blackwell",
-            Arch::RtxBlackwell => "RTX Blackwell",
-        }
+        self.row().name
     }
 
     /// The PTX target.
     pub fn sm(self) -> &'static str {
-        match self {
-            Arch::Volta => "sm_70",
-            Arch::Turing => "sm_75",
-            Arch::Ampere => "sm_80",
-            Arch::AdaLovelace => "sm_89",
-            Arch::Hopper => "sm_90",
-            Arch::Blackwell => "sm_100",
-            Arch::RtxBlackwell => "sm_120",
-        }
+        self.row().sm
     }
 
     /// Fraction bits `F` kept by the fused adder for the 16- and 32-bit input formats.
     pub fn f(self) -> u32 {
-        match self {
-            Arch::Volta => 23,
-            Arch::Turing | Arch::Ampere | Arch::AdaLovelace => 24,
-            Arch::Hopper | Arch::Blackwell | Arch::RtxBlackwell => 25,
-        }
+        self.row().f
     }
 
     /// Bytes of A per fused block (`L_max` in bytes).
     pub fn block_bytes(self) -> usize {
-        match self {
-            Arch::Volta => 8,
-            Arch::Turing | Arch::Ampere | Arch::AdaLovelace => 16,
-            Arch::Hopper | Arch::Blackwell | Arch::RtxBlackwell => 32,
-        }
+        self.row().block_bytes
     }
 
     /// Exponent of zero terms with fp32 output and with fp16 output.
     pub fn e_zero(self) -> (i32, i32) {
-        match self {
-            Arch::Volta => (-131, -19),
-            Arch::Turing | Arch::Ampere | Arch::AdaLovelace => (-132, -20),
-            Arch::Hopper | Arch::Blackwell | Arch::RtxBlackwell => (-133, -21),
-        }
+        self.row().e_zero
     }
 }
+
+/// The parameters of one architecture's standard T-FDPA path.
+struct Params {
+    arch: Arch,
+    name: &'static str,
+    sm: &'static str,
+    f: u32,
+    block_bytes: usize,
+    e_zero: (i32, i32),
+}
+
+/// One row per architecture, in [`Arch::ALL`] order (the first paper's Table III: `F`,
+/// `L_max` in bytes of A, the zero exponent for fp32 and fp16 output).
+#[rustfmt::skip]
+const PARAMS: [Params; 7] = [
+    Params { arch: Arch::Volta,        name: "Volta",         sm: "sm_70",  f: 23, block_bytes: 8,  e_zero: (-131, -19) },
+    Params { arch: Arch::Turing,       name: "Turing",        sm: "sm_75",  f: 24, block_bytes: 16, e_zero: (-132, -20) },
+    Params { arch: Arch::Ampere,       name: "Ampere",        sm: "sm_80",  f: 24, block_bytes: 16, e_zero: (-132, -20) },
+    Params { arch: Arch::AdaLovelace,  name: "Ada Lovelace",  sm: "sm_89",  f: 24, block_bytes: 16, e_zero: (-132, -20) },
+    Params { arch: Arch::Hopper,       name: "Hopper",        sm: "sm_90",  f: 25, block_bytes: 32, e_zero: (-133, -21) },
+    Params { arch: Arch::Blackwell,    name: "Blackwell",     sm: "sm_100", f: 25, block_bytes: 32, e_zero: (-133, -21) },
+    Params { arch: Arch::RtxBlackwell, name: "RTX Blackwell", sm: "sm_120", f: 25, block_bytes: 32, e_zero: (-133, -21) },
+];
 
 impl fmt::Display for Arch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -149,4 +149,16 @@ pub(crate) fn arch_named(name: &str) -> Option<Arch> {
 /// Every name [`arch_named`] accepts, for error messages.
 pub(crate) fn known_arch_names() -> impl Iterator<Item = &'static str> {
     NAMES.iter().map(|(n, _)| *n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_rows_are_in_arch_order() {
+        for (i, a) in Arch::ALL.into_iter().enumerate() {
+            assert_eq!((PARAMS[i].arch, a as usize), (a, i));
+        }
+    }
 }
