@@ -28,7 +28,9 @@ impl Arch {
 
     /// This architecture's row of [`PARAMS`].
     fn row(self) -> &'static Params {
-        &PARAMS[self as usize]
+        let row = &PARAMS[self as usize];
+        debug_assert_eq!(row.arch, self, "PARAMS rows follow Arch::ALL");
+        row
     }
 
     /// The name used by mmasim 2.1.1 and in case files.
