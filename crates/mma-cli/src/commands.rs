@@ -368,7 +368,7 @@ pub fn list(
 }
 
 pub fn hw_check(dir: &Path, show: usize) -> Result<bool> {
-    use mma::nvidia::hw;
+    use mma::hw;
     let (sets, errors) = hw::load_dir(dir);
     for e in &errors {
         eprintln!("error: {e}");

@@ -181,7 +181,7 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
 
 /// One `<fmt>` folder of hardware records: a set per output format.
 fn format_dir(dir: &Path) -> Result<Vec<RecordSet>> {
-    let (input, outputs, errors) = mma::nvidia::hw::read_format_dir(dir)?;
+    let (input, outputs, errors) = mma::hw::read_format_dir(dir)?;
     for e in errors.iter().take(5) {
         eprintln!("error: {e}");
     }

@@ -6,7 +6,6 @@
 //! - [`catalog`](mod@catalog): the instruction tables; [`catalog()`](fn@catalog) lists them,
 //!   [`find`] looks one up by any of the names users write (mmasim's short form, PTX
 //!   spellings) on an architecture given by name, PTX target or product.
-//! - [`hw`]: reading hardware-record folders laid out like `shared/hw` and checking them.
 //!
 //! # Example
 //!
@@ -64,7 +63,6 @@
 pub mod arch;
 pub mod catalog;
 mod fp8_mma;
-pub mod hw;
 mod lookup;
 
 pub use arch::Arch;

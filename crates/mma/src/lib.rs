@@ -53,7 +53,10 @@ pub use mma_amd as amd;
 #[cfg(feature = "oracle")]
 pub use mma_oracle as oracle;
 
-pub mod cases;
+pub use mma_io::cases;
+
+#[cfg(feature = "nvidia")]
+pub use mma_io::hw;
 
 #[cfg(feature = "oracle")]
-pub mod errors;
+pub use mma_io::errors;

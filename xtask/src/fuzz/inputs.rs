@@ -201,9 +201,9 @@ pub fn hw_step(ctx: &mut Ctx, seeds: &Seeds) {
     ctx.guard(
         || shown,
         || {
-            let (sets, _errors) = mma::nvidia::hw::load_dir(&root);
+            let (sets, _errors) = mma::hw::load_dir(&root);
             for s in &sets {
-                mma::nvidia::hw::check_set(s);
+                mma::hw::check_set(s);
             }
         },
     );

@@ -10,12 +10,10 @@
 //! and tf32 through `wmma`; fp8 through `mma.sync.aligned.m16n8k32.row.col`; with fp16 output C
 //! was rounded to binary16 first; the H100 fp8 records with binary32 output match C = 0.
 
-use crate::arch::{arch_named, Arch};
-use crate::catalog::Instruction;
-use crate::lookup::find_in;
 use mma_core::format::{self, Format};
 use mma_core::round::convert;
 use mma_core::{RoundOpts, Rounding, Value};
+use mma_nvidia::{find_in, parse_arch, Arch, Instruction};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -104,7 +102,7 @@ pub fn instruction_for(
         (_, "e4m3" | "e5m2") => format!("m16n8k32.{o}.{i}.{i}.{o}"),
         _ => return None,
     };
-    find_in(arch, Some(crate::Op::Mma), &name).ok()
+    find_in(arch, Some(mma_nvidia::Op::Mma), &name).ok()
 }
 
 /// The lines of a record file, each with its problem if it cannot be read as text; blank
@@ -117,10 +115,10 @@ fn read_lines(path: &Path) -> Result<Vec<Result<String, String>>, HwError> {
     };
     let f = fs::File::open(path).map_err(io)?;
     let mut lines = Vec::new();
-    for item in mma_io::Lines::new(std::io::BufReader::new(f)) {
+    for item in crate::Lines::new(std::io::BufReader::new(f)) {
         let (_, line) = item.map_err(io)?;
         lines.push(match line {
-            mma_io::Line::Text(t) => Ok(t),
+            crate::Line::Text(t) => Ok(t),
             other => Err(other.problem().unwrap_or_default()),
         });
     }
@@ -447,7 +445,7 @@ pub fn load_dir(root: &Path) -> (Vec<RecordSet>, Vec<HwError>) {
             .file_name()
             .map(|s| s.to_string_lossy().to_string())
             .unwrap_or_default();
-        let Some(arch) = arch_named(&gpu) else {
+        let Ok(arch) = parse_arch(&gpu) else {
             errors.push(HwError::UnknownGpu {
                 path: gdir.clone(),
                 name: gpu,

@@ -5,7 +5,7 @@
 //! nothing, unless the run opts out with `MMA_ALLOW_MISSING_HW=1`, and then it says on stderr
 //! that it skipped. With `CI=true` the records are required and the opt-out does not apply.
 
-use mma_nvidia::hw::{check_set, load_dir};
+use mma_io::hw::{check_set, load_dir};
 use std::path::PathBuf;
 
 /// (GPU, input, output) sets whose arithmetic is not established: none at present. A set
