@@ -10,7 +10,7 @@
 
 use crate::dot::{dot_case, DotTarget};
 use anyhow::{anyhow, bail, Result};
-use mma::cases::{self, Packing, Target};
+use mma::cases::{self, Layout, Target};
 use mma::core::trace::{Source, Step};
 use mma::core::{DotUnit, Explanation, Format, Value};
 use std::fmt::Write as _;
@@ -37,27 +37,17 @@ struct Entry {
 fn entries() -> Vec<Entry> {
     let mut v = Vec::new();
     for i in mma::nvidia::catalog() {
-        let packing = match i.layout {
-            mma::nvidia::Layout::Plain => Packing::Plain,
-            mma::nvidia::Layout::Byte => Packing::Byte,
-            mma::nvidia::Layout::PackedFp4 => Packing::PackedFp4,
-        };
         v.push(Entry {
             vendor: "nvidia",
             arch: i.arch.name(),
-            target: Target {
-                unit: &i.unit,
-                k: i.k,
-                packing,
-                name: &i.name,
-            },
+            target: Target::of_instruction(i),
         });
     }
     for i in mma::amd::catalog() {
         v.push(Entry {
             vendor: "amd",
             arch: i.arch.name(),
-            target: Target::of_unit(&i.unit, i.k, &i.name),
+            target: Target::of_instruction(i),
         });
     }
     v
@@ -120,9 +110,9 @@ fn pick(all: &[Entry], vendor: &str, arch: &str, fam: &str, k: usize) -> Option<
 }
 
 /// Elements given in `--a` for a packing.
-fn count(a: &str, packing: Packing) -> usize {
+fn count(a: &str, packing: Layout) -> usize {
     let words = mma_cli::values::word_list(a).len();
-    if packing == Packing::PackedFp4 {
+    if packing == Layout::PackedFp4 {
         words * 2
     } else {
         words

@@ -2,7 +2,7 @@
 //! `mma_cli::operand`), D in hex and decimal with the exact result and the error in ulps.
 
 use anyhow::{anyhow, bail, Result};
-use mma::cases::{self, Packing, Target};
+use mma::cases::{self, Layout, Target};
 use mma::core::{Format, Rounding};
 use mma_cli::operand::{self, Operand};
 use mma_cli::{decimal, exact};
@@ -43,7 +43,7 @@ pub enum Output {
 struct Slot {
     flag: &'static str,
     fmt: Format,
-    packing: Packing,
+    packing: Layout,
     round: Option<Rounding>,
 }
 
@@ -51,8 +51,8 @@ impl Slot {
     /// Hex digits of one case-file word of this operand.
     fn digits(&self) -> usize {
         match self.packing {
-            Packing::Plain => self.fmt.hex_digits(),
-            Packing::Byte | Packing::PackedFp4 => 2,
+            Layout::Plain => self.fmt.hex_digits(),
+            Layout::Byte | Layout::PackedFp4 => 2,
         }
     }
 
@@ -60,20 +60,20 @@ impl Slot {
     fn legacy(&self, raw: u64) -> Option<u64> {
         let w = self.fmt.width();
         match self.packing {
-            Packing::Plain => Some(raw).filter(|&r| self.fmt.is_valid_encoding(r)),
-            Packing::Byte if w == 4 => Some(raw >> 2).filter(|_| raw & !0x3c == 0),
-            Packing::Byte if w == 6 => Some(raw).filter(|&r| r >> 6 == 0),
-            Packing::Byte => Some(raw),
+            Layout::Plain => Some(raw).filter(|&r| self.fmt.is_valid_encoding(r)),
+            Layout::Byte if w == 4 => Some(raw >> 2).filter(|_| raw & !0x3c == 0),
+            Layout::Byte if w == 6 => Some(raw).filter(|&r| r >> 6 == 0),
+            Layout::Byte => Some(raw),
             // A packed byte holds two elements: only zero reads the same as a single 0.
-            Packing::PackedFp4 => Some(0).filter(|_| raw == 0),
+            Layout::PackedFp4 => Some(0).filter(|_| raw == 0),
         }
     }
 
     /// One element's code as a case-file word.
     fn word(&self, code: u64) -> String {
         match self.packing {
-            Packing::Plain => cases::hex(code, &self.fmt),
-            Packing::Byte if self.fmt.width() == 4 => format!("{:02x}", code << 2),
+            Layout::Plain => cases::hex(code, &self.fmt),
+            Layout::Byte if self.fmt.width() == 4 => format!("{:02x}", code << 2),
             _ => format!("{code:02x}"),
         }
     }
@@ -94,7 +94,7 @@ impl Slot {
                     codes.push(self.word(b));
                 }
             }
-            if self.packing == Packing::PackedFp4 {
+            if self.packing == Layout::PackedFp4 {
                 if !raw.is_empty() && !codes.is_empty() {
                     bail!(
                         "{}: element {}: give either packed bytes (two fp4 per hex byte, as in case files) or one value per element, not both",
@@ -106,7 +106,7 @@ impl Slot {
                 raw.append(&mut codes);
             }
         }
-        if self.packing == Packing::PackedFp4 && !codes.is_empty() {
+        if self.packing == Layout::PackedFp4 && !codes.is_empty() {
             if codes.len() % 2 == 1 {
                 bail!(
                     "{}: {} elements; packed fp4 takes an even number",
@@ -167,7 +167,7 @@ fn case_line(target: &DotTarget, t: &Target, x: &DotArgs) -> Result<String> {
     }
     m.insert("a".into(), list(slot("--a", f.a, t.packing).words(x.a)?));
     m.insert("b".into(), list(slot("--b", f.b, t.packing).words(x.b)?));
-    let c = slot("--c", f.c, Packing::Plain).words(x.c)?;
+    let c = slot("--c", f.c, Layout::Plain).words(x.c)?;
     if c.len() != 1 {
         bail!("--c: {} values, but C is one {} value", c.len(), f.c.name);
     }
@@ -178,7 +178,7 @@ fn case_line(target: &DotTarget, t: &Target, x: &DotArgs) -> Result<String> {
     ] {
         if let Some(s) = s {
             let words = match f.scale {
-                Some((sf, _)) => slot(flag, sf, Packing::Plain).words(s)?,
+                Some((sf, _)) => slot(flag, sf, Layout::Plain).words(s)?,
                 None => mma_cli::values::word_list(s),
             };
             m.insert(key.into(), list(words));

@@ -53,20 +53,16 @@ fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
     }
 }
 
-/// How the A and B words of an instruction are packed (see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Packing {
-    Plain,
-    Byte,
-    PackedFp4,
-}
+/// How the A and B words of an instruction are packed (see the module docs): the catalogs'
+/// own [`Layout`].
+pub use mma_core::catalog::Layout;
 
 /// A resolved instruction: what the case-file layer needs from either vendor's catalog.
 #[derive(Clone, Copy, Debug)]
 pub struct Target {
     pub unit: &'static DotUnit,
     pub k: usize,
-    pub packing: Packing,
+    pub packing: Layout,
     pub name: &'static str,
 }
 
@@ -77,8 +73,18 @@ impl Target {
         Target {
             unit,
             k,
-            packing: Packing::Plain,
+            packing: Layout::Plain,
             name,
+        }
+    }
+
+    /// A catalog instruction of either vendor.
+    pub fn of_instruction<A, O>(i: &'static mma_core::catalog::Instruction<A, O>) -> Target {
+        Target {
+            unit: &i.unit,
+            k: i.k,
+            packing: i.layout,
+            name: &i.name,
         }
     }
 }
@@ -191,17 +197,7 @@ pub fn resolve(
         "nvidia" => {
             let i =
                 mma_nvidia::find(arch, op, instr).map_err(|e| CaseError::Catalog(e.to_string()))?;
-            let packing = match i.layout {
-                mma_nvidia::Layout::Plain => Packing::Plain,
-                mma_nvidia::Layout::Byte => Packing::Byte,
-                mma_nvidia::Layout::PackedFp4 => Packing::PackedFp4,
-            };
-            Ok(Target {
-                unit: &i.unit,
-                k: i.k,
-                packing,
-                name: &i.name,
-            })
+            Ok(Target::of_instruction(i))
         }
         #[cfg(feature = "amd")]
         "amd" => {
@@ -215,12 +211,7 @@ pub fn resolve(
             }
             let i =
                 mma_amd::find(arch, None, instr).map_err(|e| CaseError::Catalog(e.to_string()))?;
-            Ok(Target {
-                unit: &i.unit,
-                k: i.k,
-                packing: Packing::Plain,
-                name: &i.name,
-            })
+            Ok(Target::of_instruction(i))
         }
         other => Err(CaseError::Vendor(other.to_string())),
     }
@@ -285,17 +276,17 @@ fn unpack(
     field: &'static str,
     words: &[String],
     fmt: &Format,
-    packing: Packing,
+    packing: Layout,
 ) -> Result<Vec<u64>, CaseError> {
     let mut out = Vec::with_capacity(words.len() * 2);
     for (i, w) in words.iter().enumerate() {
         match packing {
-            Packing::PackedFp4 => {
+            Layout::PackedFp4 => {
                 let v = parse_hex(field, i, w, 2, "a byte of two fp4 elements")?;
                 out.push(v >> 4);
                 out.push(v & 0xF);
             }
-            Packing::Byte => {
+            Layout::Byte => {
                 let v = parse_hex(field, i, w, 2, "one element per byte")?;
                 let width = fmt.width();
                 let code = match width {
@@ -321,7 +312,7 @@ fn unpack(
                 };
                 out.push(code);
             }
-            Packing::Plain => {
+            Layout::Plain => {
                 let v = parse_word(field, i, w, fmt)?;
                 if !fmt.is_valid_encoding(v) {
                     return Err(CaseError::Word {
@@ -355,7 +346,7 @@ pub fn operands(case: &Case, t: &Target) -> Result<Operands, CaseError> {
     let b = unpack("b", &hex_list(&case.fields, "b")?, &f.b, t.packing)?;
     for (field, got) in [("a", a.len()), ("b", b.len())] {
         if got != t.k {
-            let (got, want) = if t.packing == Packing::PackedFp4 {
+            let (got, want) = if t.packing == Layout::PackedFp4 {
                 (got / 2, t.k / 2)
             } else {
                 (got, t.k)
@@ -386,7 +377,7 @@ pub fn operands(case: &Case, t: &Target) -> Result<Operands, CaseError> {
             });
         }
         if let Some((sf, _)) = f.scale {
-            *slot = unpack(field, &words, &sf, Packing::Plain)?;
+            *slot = unpack(field, &words, &sf, Layout::Plain)?;
         }
     }
     let [scale_a, scale_b] = scales;

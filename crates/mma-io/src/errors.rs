@@ -5,7 +5,7 @@
 //! share of correctly rounded results, the Table V bound beside the observed errors, and the
 //! worst input, which [`dot_command`] prints as a replayable `mma dot` command line.
 
-use crate::cases::{self, CaseError, Packing, Target};
+use crate::cases::{self, CaseError, Layout, Target};
 use mma_core::Format;
 use mma_oracle::{evaluate, Dist, Inputs, Sampler, Summary};
 use serde_json::{json, Value as Json};
@@ -239,15 +239,15 @@ fn hexes(xs: &[u64], fmt: &Format) -> String {
 }
 
 /// A and B words as a case file or `mma dot` writes them (packing of the instruction).
-pub fn packed(xs: &[u64], fmt: &Format, packing: Packing) -> String {
+pub fn packed(xs: &[u64], fmt: &Format, packing: Layout) -> String {
     match packing {
-        Packing::Plain => hexes(xs, fmt),
-        Packing::Byte => xs
+        Layout::Plain => hexes(xs, fmt),
+        Layout::Byte => xs
             .iter()
             .map(|&x| format!("{:02x}", if fmt.width() == 4 { x << 2 } else { x }))
             .collect::<Vec<_>>()
             .join(","),
-        Packing::PackedFp4 => xs
+        Layout::PackedFp4 => xs
             .chunks(2)
             .map(|p| format!("{:02x}", (p[0] << 4) | p.get(1).copied().unwrap_or(0)))
             .collect::<Vec<_>>()
