@@ -2,7 +2,7 @@
 //! fp64 instructions, fp32 otherwise) on the same random inputs, and the threaded matrix driver.
 
 use anyhow::{bail, Result};
-use mma::core::gemm::GemmIn;
+use mma::core::GemmIn;
 use mma::core::{format, DotUnit, Format, Value};
 use mma::core::{Kernel, Word};
 use rand::{Rng, SeedableRng};

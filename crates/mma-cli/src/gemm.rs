@@ -4,7 +4,7 @@
 
 use crate::dot::{resolve, DotTarget};
 use anyhow::{bail, Result};
-use mma::core::gemm::GemmIn;
+use mma::core::GemmIn;
 use mma_cli::npy::{self, Input, Matrix};
 use std::io::IsTerminal;
 use std::path::PathBuf;

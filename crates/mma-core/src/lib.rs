@@ -14,9 +14,11 @@
 //!   [`DotUnit::explain`].
 //! - [`unit_file`]: units as data (serde), for units no catalog holds.
 //! - [`catalog`](mod@catalog): the row type every vendor catalog is a list of.
-//! - [`split_k`]: the split-K matrix driver and its IEEE reduction in D's format.
+//! - [`drive`]: the drivers built from one unit's dot products: [`DotUnit::mma`],
+//!   [`DotUnit::gemm`], [`Kernel::dots_threaded`]; [`split_k`]: split-K and its IEEE
+//!   reduction in D's format.
 //! - [`unit`](mod@unit): a whole instruction (formats, block length, model) with the
-//!   K-chaining and the matrix-level drivers.
+//!   K-chaining.
 //! - [`Kernel`]: a unit prepared once, with per-dot and lane paths bit-identical to the models
 //!   (the crate-private `kernel` module).
 //!
@@ -62,8 +64,8 @@
 //! every build, the portable kernels elsewhere, with identical results.
 
 pub mod catalog;
+pub mod drive;
 pub mod format;
-pub mod gemm;
 mod kernel;
 pub mod model;
 pub mod models;
@@ -76,6 +78,7 @@ pub mod unit_file;
 pub mod value;
 pub mod wide;
 
+pub use drive::GemmIn;
 pub use format::Format;
 pub use kernel::{Isa, Kernel, Rows, Word};
 pub use model::{BlockModel, Formats, NanStyle, Output, OutputRounding};

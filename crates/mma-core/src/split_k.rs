@@ -5,8 +5,8 @@
 //! performs in its epilogue (for f32 D, an fp32 reduction); it is deterministic and does not
 //! depend on the thread count.
 
+use crate::drive::GemmIn;
 use crate::format::Format;
-use crate::gemm::GemmIn;
 use crate::model::{BlockIn, BlockModel, Formats, NanStyle};
 use crate::models::fma::Fma;
 use crate::round::Rounding;

@@ -423,41 +423,4 @@ impl DotUnit {
         }
         acc
     }
-
-    /// Matrix-level MMA: `D = A·B + C` for an `m×k` A (row-major), a `k×n` B given column by
-    /// column (`n` rows of `k`, the `.col` layout), and `m×n` C and D (row-major). Scales, when
-    /// the unit has them, are per row of A and per column of B: `m×s` and `n×s` with
-    /// `s = scales_for(k)`. Writes `d` without allocating.
-    #[allow(clippy::too_many_arguments)]
-    pub fn mma(
-        &self,
-        (m, n, k): (usize, usize, usize),
-        a: &[u64],
-        b_cols: &[u64],
-        c: &[u64],
-        scale_a: &[u64],
-        scale_b: &[u64],
-        d: &mut [u64],
-    ) -> Result<(), ShapeError> {
-        let s = self.scales_for(k);
-        check_lengths(&[
-            ("A", a.len(), m, k),
-            ("B", b_cols.len(), k, n),
-            ("C", c.len(), m, n),
-            ("D", d.len(), m, n),
-            ("scale_a", scale_a.len(), m, s),
-            ("scale_b", scale_b.len(), n, s),
-        ])?;
-        let kern = self.kernel();
-        for i in 0..m {
-            let row = &a[i * k..(i + 1) * k];
-            let sa = &scale_a[i * s..(i + 1) * s];
-            for j in 0..n {
-                let col = &b_cols[j * k..(j + 1) * k];
-                let sb = &scale_b[j * s..(j + 1) * s];
-                d[i * n + j] = kern.dot(row, col, c[i * n + j], sa, sb);
-            }
-        }
-        Ok(())
-    }
 }

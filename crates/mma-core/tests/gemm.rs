@@ -2,12 +2,12 @@
 //! counts, with the per-dot kernels and the lane-wise ones (eight columns at a time).
 
 use mma_core::format;
-use mma_core::gemm::GemmIn;
 use mma_core::model::{NanStyle, Output, OutputRounding};
 use mma_core::models::ftz_mul_add::FtzMulAdd;
 use mma_core::models::gst_fdpa::GstFdpa;
 use mma_core::models::t_fdpa::TFdpa;
 use mma_core::models::tr_fdpa::TrFdpa;
+use mma_core::GemmIn;
 use mma_core::{DotUnit, Formats, Model, RoundOpts, Rounding, ShapeError};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

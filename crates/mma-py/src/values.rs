@@ -1,7 +1,7 @@
 //! `Unit.matmul`: real values to storage words (exactly, or an error naming the element), then
 //! the engine's matrix driver (`DotUnit::gemm`: instruction-K steps, D fed back as C).
 
-use mma::core::gemm::GemmIn;
+use mma::core::GemmIn;
 use mma::core::{DotUnit, Format, Value};
 
 /// The word of `fmt` that holds `x` exactly; `None` when no word does.

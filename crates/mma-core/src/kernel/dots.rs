@@ -177,7 +177,7 @@ impl Kernel {
     /// Whether [`Kernel::dots`] (and the matrix driver) evaluate dot products eight at a time
     /// across vector lanes.
     pub fn is_batched(&self) -> bool {
-        if self.lanes.has_gst() {
+        if self.plan.g.is_some() {
             return true;
         }
         self.eight.is_some() || self.eight_scaled.is_some()
@@ -220,7 +220,7 @@ impl Kernel {
 
     /// [`Kernel::dots`] after the length check (`s` scale factors per dot product): `u64`
     /// words as they are, narrower ones widened a tile of rows at a time.
-    fn dots_words(
+    pub(crate) fn dots_words(
         &self,
         k: usize,
         s: usize,
@@ -315,7 +315,7 @@ impl Kernel {
 
     /// The operand lengths (A's and B's words) of a batch of `c.len()` dot products of `k`
     /// elements; the scale factors per dot product.
-    fn check_batch(
+    pub(crate) fn check_batch(
         &self,
         k: usize,
         (a, b): (usize, usize),
@@ -334,40 +334,6 @@ impl Kernel {
             ("scale_b", scale_b.len(), n, s),
         ])?;
         Ok(s)
-    }
-
-    /// [`Kernel::dots`] spread over threads: `threads` 0 uses rayon's global pool, 1 the
-    /// calling thread, `t > 1` a pool of `t` threads (without the `parallel` feature, always
-    /// the calling thread). Every dot product is computed by the same operations whatever the
-    /// thread count, so `d` does not depend on it.
-    #[allow(clippy::too_many_arguments)]
-    pub fn dots_threaded<A: Word, B: Word>(
-        &self,
-        threads: usize,
-        k: usize,
-        a: &[A],
-        b: &[B],
-        c: &[u64],
-        scale_a: &[u64],
-        scale_b: &[u64],
-        d: &mut [u64],
-    ) -> Result<(), ShapeError> {
-        // Lengths first, so that every chunk below is well formed.
-        let s = self.check_batch(k, (a.len(), b.len()), c, scale_a, scale_b, d)?;
-        // Dot products per task: a multiple of 8, large enough to amortise the task.
-        const CHUNK: usize = 4096;
-        crate::gemm::run(d, CHUNK, threads, |(t, dt)| {
-            let (i0, i1) = (t * CHUNK, t * CHUNK + dt.len());
-            self.dots_words(
-                k,
-                s,
-                (A::words(&a[i0 * k..i1 * k]), B::words(&b[i0 * k..i1 * k])),
-                &c[i0..i1],
-                (&scale_a[i0 * s..i1 * s], &scale_b[i0 * s..i1 * s]),
-                dt,
-            );
-        });
-        Ok(())
     }
 
     /// Dot products of one length in groups of eight (`c` and `d` hold as many words as `a` and

@@ -21,6 +21,7 @@ mod amd;
 mod dots;
 mod gst;
 mod isa;
+mod plan;
 mod round;
 mod table;
 // The one gate of machine-specific code: `x86/` on x86-64, a stand-in without routines
@@ -41,96 +42,24 @@ use crate::model::{BlockIn, BlockModel, Formats, Output};
 use crate::models::t_fdpa::TFdpa;
 use crate::unit::{DotUnit, Model};
 use crate::value::Value;
-use gst::{gst_block, ts_man, values4};
+use gst::gst_block;
+use plan::{Decs, GPath, Path, Plan, TPath};
 use round::FastRound;
-use table::{Bf16Dec, Dec, F16Dec, Table8, SPECIAL};
-
-/// Largest `F` for which the `i64` sums of the fast paths cannot overflow (see module docs).
-const MAX_FAST_F: u32 = 48;
-
-#[derive(Clone, Copy, Debug)]
-enum Path {
-    Plain,
-    TFdpa(TPath),
-    Gst(GPath),
-    /// FTZ-MulAdd in native fp32: fp16 (true) or bf16 operands, and the NaN bits of D.
-    Ftz(bool, u64),
-    Tr(TrPath),
-    Gtr(TrPath),
-    /// FMA chain with RNE in the machine's fused multiply-add: fp64 (true) or fp32 operands, C
-    /// and D, and the NaN bits of D.
-    Fma(bool, u64),
-}
-
-/// Prepared TR-FDPA or GTR-FDPA: decoders, parameters, the output rounding.
-#[derive(Clone, Copy, Debug)]
-struct TrPath {
-    decs: Decs,
-    params: amd::TrParams,
-    round: Option<FastRound>,
-    /// The vector dot product, where the build has one for the formats and block.
-    vec: Option<x86::VDot>,
-}
-
-/// Decoders of A and B.
-#[derive(Clone, Copy, Debug)]
-enum Decs {
-    T8(Table8, Table8),
-    F16,
-    Bf16,
-}
-
-impl Decs {
-    fn of(f: &Formats) -> Option<Decs> {
-        if f.a == format::FP16 && f.b == format::FP16 {
-            Some(Decs::F16)
-        } else if f.a == format::BF16 && f.b == format::BF16 {
-            Some(Decs::Bf16)
-        } else {
-            Some(Decs::T8(Table8::of(&f.a)?, Table8::of(&f.b)?))
-        }
-    }
-}
-
-/// Prepared T-FDPA: decoders, `shift = F - ma - mb`, the output rounding, and the A/B format
-/// pair of the vector block where the build has one and the block fits its 32-bit lanes.
-#[derive(Clone, Copy, Debug)]
-struct TPath {
-    decs: Decs,
-    shift: u32,
-    round: Option<FastRound>,
-    vec: Option<x86::VDot>,
-}
-
-/// Prepared GST-FDPA: element and scale tables, the output rounding.
-#[derive(Clone, Copy, Debug)]
-struct GPath {
-    ta: Table8,
-    tb: Table8,
-    ts: Table8,
-    /// Exact signed products of every pair of 4-bit codes, in units of the smallest product
-    /// quantum, when neither format has Inf/NaN codes.
-    prods: Option<&'static [i32; 256]>,
-    /// The codes' signed values of A and B for the vector group sums (`simd::gst4`), where
-    /// their products are exactly `prods`.
-    vals: Option<([i8; 16], [i8; 16])>,
-    /// `min_lsb_exp(a) + min_lsb_exp(b)` and twice the scale format's mantissa bits.
-    lsb0: i32,
-    ms: i32,
-    round: Option<FastRound>,
-}
+use table::{Bf16Dec, Dec, F16Dec, SPECIAL};
 
 /// A [`DotUnit`] prepared for repeated evaluation; cheap to copy, built by [`DotUnit::kernel`].
 #[derive(Clone, Copy, Debug)]
 pub struct Kernel {
     pub unit: DotUnit,
-    isa: Isa,
-    path: Path,
+    /// Every choice, made once (`plan.rs`); the routines below are what `x86/` compiled for
+    /// the plan's keys.
+    plan: Plan,
+    /// The vector block of one dot product.
+    vdot: Option<x86::VDot>,
     eight: Option<x86::Eight>,
     /// The lane routine compiled for the operands' storage width (`Kernel::dots`).
     eight_stored: Option<x86::Stored>,
     eight_scaled: Option<x86::EightScaled>,
-    lanes: x86::Prepared,
 }
 
 impl DotUnit {
@@ -156,111 +85,36 @@ impl Kernel {
 
     /// The instruction set this kernel's paths were compiled for.
     pub fn isa(&self) -> Isa {
-        self.isa
+        self.plan.isa
     }
 
-    /// The plan: every choice of path, table and lane routine, made once. `isa` must be
-    /// supported by this CPU (the AVX2 routines are called on that premise).
+    /// The kernel of `unit` for `isa`, which must be supported by this CPU (the AVX2 routines
+    /// are called on that premise): the plan, and the routines `x86/` compiled for its keys.
     fn for_isa(unit: DotUnit, isa: Isa) -> Kernel {
-        let f = &unit.formats;
-        let path = match (&unit.model, Decs::of(f)) {
-            (Model::TFdpa(m), Some(decs))
-                if m.f <= MAX_FAST_F && m.f >= f.a.man_bits + f.b.man_bits =>
-            {
-                Path::TFdpa(TPath {
-                    decs,
-                    shift: m.f - f.a.man_bits - f.b.man_bits,
-                    round: FastRound::new(&m.out, &f.d),
-                    vec: x86::vdot_for(f, unit.block, m.f, isa),
-                })
-            }
-            (Model::GstFdpa(m), Some(Decs::T8(ta, tb))) if m.f <= MAX_FAST_F && m.g <= 16 => {
-                match f.scale.and_then(|(s, _)| Table8::of(&s)) {
-                    Some(ts) if f.a.width() <= 4 && f.b.width() <= 4 => Path::Gst(GPath {
-                        ta,
-                        tb,
-                        ts,
-                        prods: table::products4(&f.a, &f.b),
-                        vals: if isa == Isa::Avx2 {
-                            values4(&f.a, &f.b)
-                        } else {
-                            None
-                        },
-                        lsb0: f.a.min_lsb_exp() + f.b.min_lsb_exp(),
-                        ms: 2 * ts_man(f),
-                        round: FastRound::new(&m.out, &f.d),
-                    }),
-                    _ => Path::Plain,
-                }
-            }
-            (Model::FtzMulAdd(m), Some(d @ (Decs::F16 | Decs::Bf16)))
-                if m.acc == format::FP32 && f.c == format::FP32 && f.d == format::FP32 =>
-            {
-                Path::Ftz(matches!(d, Decs::F16), m.nan.bits(&f.d))
-            }
-            (Model::TrFdpa(m), Some(decs))
-                if tr_fits(m.f, m.f2, f) && f.c == format::FP32 && f.d == format::FP32 =>
-            {
-                Path::Tr(TrPath {
-                    decs,
-                    params: amd::TrParams::tr(m, f.a.man_bits, f.b.man_bits),
-                    round: FastRound::new(&m.out, &f.d),
-                    vec: x86::amd_vdot_for(f, unit.block, m.f, false, isa),
-                })
-            }
-            (Model::GtrFdpa(m), Some(decs))
-                if tr_fits(m.f, m.f2, f) && f.c == format::FP32 && f.d == format::FP32 =>
-            {
-                Path::Gtr(TrPath {
-                    decs,
-                    params: amd::TrParams::gtr(m, f.a.man_bits, f.b.man_bits),
-                    round: FastRound::new(&m.out, &f.d),
-                    vec: x86::amd_vdot_for(f, unit.block, m.f, true, isa),
-                })
-            }
-            (Model::Fma(m), _) if m.mode == crate::round::Rounding::NearestEven => {
-                let all = |g: Format| f.a == g && f.b == g && f.c == g && f.d == g;
-                if all(format::FP64) {
-                    Path::Fma(true, m.nan.bits(&f.d))
-                } else if all(format::FP32) {
-                    Path::Fma(false, m.nan.bits(&f.d))
-                } else {
-                    Path::Plain
-                }
-            }
-            _ => Path::Plain,
-        };
-        let (eight, eight_stored) = match x86::eight_of(&unit, &path, isa) {
+        let plan = Plan::new(&unit, isa);
+        let (eight, eight_stored) = match plan.lanes.and_then(|key| x86::eight_of(key, isa)) {
             Some((eight, stored)) => (Some(eight), stored),
             None => (None, None),
         };
-        let eight_scaled = x86::eight_scaled_of(&unit, isa);
         Kernel {
             unit,
-            isa,
-            path,
+            vdot: plan.vdot.and_then(|key| x86::vdot_of(key, isa)),
             eight,
             eight_stored,
-            eight_scaled,
-            lanes: x86::prepare(&unit, &path, isa),
+            eight_scaled: plan.st.and_then(|key| x86::eight_scaled_of(key, isa)),
+            plan,
         }
     }
 
     /// Whether a fast path was chosen (false: every block runs the plain model).
     pub fn is_fast(&self) -> bool {
-        !matches!(self.path, Path::Plain)
+        !matches!(self.plan.path, Path::Plain)
     }
 
     /// Whether blocks run through a vector (AVX2) routine (GST-FDPA: for blocks of 16, 32 or 64
     /// elements in groups of 16).
     pub fn is_vector(&self) -> bool {
-        matches!(
-            self.path,
-            Path::TFdpa(TPath { vec: Some(_), .. })
-                | Path::Tr(TrPath { vec: Some(_), .. })
-                | Path::Gtr(TrPath { vec: Some(_), .. })
-                | Path::Gst(GPath { vals: Some(_), .. })
-        )
+        self.vdot.is_some() || matches!(self.plan.path, Path::Gst(GPath { vals: Some(_), .. }))
     }
 
     /// One block, fast where possible.
@@ -273,7 +127,7 @@ impl Kernel {
     #[inline(always)]
     fn block_any(&self, x: &BlockIn<'_>) -> u64 {
         let f = &self.unit.formats;
-        let fast = match (&self.path, &self.unit.model) {
+        let fast = match (&self.plan.path, &self.unit.model) {
             (Path::TFdpa(p), Model::TFdpa(m)) => tfdpa_block(m, f, p, x),
             (Path::Gst(p), Model::GstFdpa(m)) => gst_block(m, f, p, x),
             (&Path::Fma(wide, nan), _) => {
@@ -328,13 +182,8 @@ impl Kernel {
     /// [`Kernel::dot`] after the length check, inlined into each instruction set's copy.
     #[inline(always)]
     fn dot_any(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
-        let vec = match self.path {
-            Path::TFdpa(TPath { vec, .. }) => vec,
-            Path::Tr(TrPath { vec, .. }) | Path::Gtr(TrPath { vec, .. }) => vec,
-            _ => None,
-        };
-        if let Some(g) = vec {
-            return g.call(self, a, b, c);
+        if let Some(v) = self.vdot {
+            return v.call(self, a, b, c);
         }
         self.unit.chain(a, b, c, sa, sb, |x| self.block_any(x))
     }
@@ -346,12 +195,6 @@ fn widen_words<W: Copy + Into<u64>>(x: &[W], out: &mut [u64]) {
     for (o, &w) in out.iter_mut().zip(x) {
         *o = w.into();
     }
-}
-
-/// Whether a TR-FDPA or GTR-FDPA unit's widths keep the fast path's sums within `i64` (see
-/// [`amd`]) and its alignment shifts non-negative.
-fn tr_fits(f_bits: u32, f2: u32, f: &Formats) -> bool {
-    f_bits <= 25 && f2 <= MAX_FAST_F && f2 + 1 >= f_bits && f_bits >= f.a.man_bits + f.b.man_bits
 }
 
 /// Decoded C: significand, scientific exponent (`e_zero` for a zero), sign; `None` for Inf/NaN.

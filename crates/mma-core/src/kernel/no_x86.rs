@@ -4,24 +4,14 @@
 //! checks this file with `cargo check --target aarch64-unknown-linux-gnu`.
 
 use super::dots::Words;
-use super::{GPath, Isa, Kernel, Path, Rows};
+use super::plan::{GPath, LaneKey, StKey, VDotKey};
+use super::{Isa, Kernel, Rows};
 use crate::model::{BlockIn, Formats};
 use crate::models::gst_fdpa::GstFdpa;
-use crate::unit::DotUnit;
 
 /// Zero-extends `x` into `out` (portable).
 pub(super) fn widen<W: Copy + Into<u64>>(_: &Kernel, x: &[W], out: &mut [u64]) {
     super::widen_words(x, out)
-}
-
-/// No lane parameters.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Prepared;
-
-impl Prepared {
-    pub(super) fn has_gst(&self) -> bool {
-        false
-    }
 }
 
 /// No lane routine: uninhabited.
@@ -85,23 +75,15 @@ impl VDot {
     }
 }
 
-pub(super) fn prepare(_: &DotUnit, _: &Path, _: Isa) -> Prepared {
-    Prepared
-}
-
-pub(super) fn eight_of(_: &DotUnit, _: &Path, _: Isa) -> Option<(Eight, Option<Stored>)> {
+pub(super) fn eight_of(_: LaneKey, _: Isa) -> Option<(Eight, Option<Stored>)> {
     None
 }
 
-pub(super) fn eight_scaled_of(_: &DotUnit, _: Isa) -> Option<EightScaled> {
+pub(super) fn eight_scaled_of(_: StKey, _: Isa) -> Option<EightScaled> {
     None
 }
 
-pub(super) fn vdot_for(_: &Formats, _: usize, _: u32, _: Isa) -> Option<VDot> {
-    None
-}
-
-pub(super) fn amd_vdot_for(_: &Formats, _: usize, _: u32, _: bool, _: Isa) -> Option<VDot> {
+pub(super) fn vdot_of(_: VDotKey, _: Isa) -> Option<VDot> {
     None
 }
 

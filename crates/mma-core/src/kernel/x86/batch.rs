@@ -34,6 +34,7 @@
 use super::rows::{lanes, store};
 use super::stage::Stage;
 pub use crate::kernel::dots::{Rows, Word};
+pub(super) use crate::kernel::plan::{GLanes, TLanes};
 use core::arch::x86_64::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -150,28 +151,6 @@ pub fn ftz<const N: usize, const P: usize, D: VH16, W: Word>(
 // ---------------------------------------------------------------------------------------------
 // T-FDPA
 // ---------------------------------------------------------------------------------------------
-
-/// An IEEE binary format of at most 32 bits (fp32 or fp16) in the lanes: exponent and mantissa
-/// bits, bias.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ieee {
-    pub exp: u32,
-    pub man: u32,
-    pub bias: i32,
-}
-
-/// A T-FDPA unit prepared for the lanes: `shift = F - ma - mb`, `F`, the zero exponent, the
-/// format of C and D (the same: a block's D is the next block's C), and the output rounding
-/// (RZ or RNE to `man` fraction bits with D's exponent range, widened to D's mantissa).
-#[derive(Clone, Copy, Debug)]
-pub struct TLanes {
-    pub shift: u32,
-    pub f: u32,
-    pub e_zero: i32,
-    pub cd: Ieee,
-    pub nearest: bool,
-    pub man: u32,
-}
 
 /// One T-FDPA block of `N` products (a multiple of 8) for eight dot products, C a word of
 /// `t.cd` in each lane of `c`; of the eight rows `a` and `b` this block reads elements
@@ -520,24 +499,6 @@ pub fn tr_chain<const N: usize, const GTR: bool, S: Stage, W: Word>(
 // ---------------------------------------------------------------------------------------------
 // GST-FDPA
 // ---------------------------------------------------------------------------------------------
-
-/// A GST-FDPA unit (groups of 16 four-bit elements without Inf/NaN codes) prepared for the
-/// lanes: `F`, the zero exponent, `lsb0` (the smallest product quantum's exponent), `ms` (twice
-/// the scale format's mantissa bits), the output rounding (RZ or RNE to fp32), the scale
-/// format's decode table and the elements' signed values for [`super::simd::gst4`].
-#[derive(Clone, Copy, Debug)]
-pub struct GLanes {
-    pub f: u32,
-    pub e_zero: i32,
-    pub lsb0: i32,
-    pub ms: i32,
-    pub nearest: bool,
-    /// Elements per scale factor: 16 or 32 (a multiple of the group of 16).
-    pub per: usize,
-    pub scales: &'static [u32; 256],
-    pub va: [i8; 16],
-    pub vb: [i8; 16],
-}
 
 /// Eight GST-FDPA dot products of one block of `N = 16 · G` elements: the group sums per dot
 /// product ([`super::simd::gst4`], whose row loads are cheaper than transposing 64 words per

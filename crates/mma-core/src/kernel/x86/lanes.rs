@@ -1,13 +1,13 @@
-//! The lane routines of a unit (eight dot products per AVX2 vector): the parameters prepared
-//! once with the kernel (`prepare`), the tables that pick a routine for a unit (`eight_of`,
-//! `eight_scaled_of`), and the routines themselves, which run the arithmetic of `batch.rs` over
+//! The lane routines of a unit (eight dot products per AVX2 vector): the tables from a plan's
+//! lane keys to the routines compiled for them (`eight_fn_of`, `eight_scaled_fn_of`), and the
+//! routines themselves, which run the arithmetic of `batch.rs` over
 //! each group of eight dot products and send the lanes it flags to `Kernel::dot`. Soundness:
 //! `x86/mod.rs`.
 
-use super::{batch, both, fits32, fma, simd, stage, EightFn, EightScaledFn, StoredFn, VFmt};
+use super::{batch, both, fma, simd, stage, EightFn, EightScaledFn, StoredFn};
 use crate::kernel::dots::Word;
-use crate::kernel::{table, Isa, Kernel, Path, Rows};
-use crate::unit::DotUnit;
+use crate::kernel::plan::{LaneKey, Path, StKey, VFmt};
+use crate::kernel::{table, Kernel, Rows};
 
 /// The scale factors of unscaled units, for [`Kernel::groups`].
 const NO_SCALES: (&[u64], &[u64], usize) = (&[], &[], 0);
@@ -31,7 +31,7 @@ impl Kernel {
     ) -> bool {
         use batch::gst;
         let k = a.k();
-        let Some(t) = self.lanes.g else {
+        let Some(t) = self.plan.g else {
             return false;
         };
         if k != self.unit.block {
@@ -102,95 +102,6 @@ impl Kernel {
     }
 }
 
-/// The lane parameters of a unit, prepared once with its kernel (the lane routines run per
-/// group of eight dot products, and the matrix driver calls them per instruction step).
-#[derive(Clone, Copy, Debug)]
-pub(in crate::kernel) struct Prepared {
-    /// T-FDPA and ST-FDPA.
-    t: Option<batch::TLanes>,
-    /// ST-FDPA's scale decode table.
-    st_scales: Option<table::Table8>,
-    /// GST-FDPA.
-    g: Option<batch::GLanes>,
-}
-
-impl Prepared {
-    /// Whether the GST-FDPA lanes were prepared.
-    pub(in crate::kernel) fn has_gst(&self) -> bool {
-        self.g.is_some()
-    }
-}
-
-/// [`Prepared`] for a unit and its chosen path.
-pub(in crate::kernel) fn prepare(unit: &DotUnit, path: &Path, isa: Isa) -> Prepared {
-    use crate::unit::Model;
-    if isa != Isa::Avx2 {
-        return Prepared {
-            t: None,
-            st_scales: None,
-            g: None,
-        };
-    }
-    let f = &unit.formats;
-    let t = match &unit.model {
-        Model::TFdpa(m) => t_lanes(f, m.f, m.e_zero, &m.out),
-        Model::StFdpa(m) => t_lanes(f, m.f, m.e_zero, &m.out),
-        _ => None,
-    };
-    Prepared {
-        t,
-        st_scales: match &unit.model {
-            Model::StFdpa(_) => f.scale.and_then(|(sf, _)| table::Table8::of(&sf)),
-            _ => None,
-        },
-        g: gst_lanes(unit, path),
-    }
-}
-
-/// The GST-FDPA lane parameters, where the unit has four-bit elements in groups of 16 with a
-/// scale per 16 or 32 elements, fp32 C and D, an RZ/RNE fp32 output, and sums that the f64
-/// lanes hold exactly.
-fn gst_lanes(unit: &DotUnit, path: &Path) -> Option<batch::GLanes> {
-    use crate::format;
-    let (Path::Gst(p), crate::unit::Model::GstFdpa(m)) = (path, &unit.model) else {
-        return None;
-    };
-    let f = &unit.formats;
-    let (Some((va, vb)), Some((sf, per)), Some((nearest, 23))) =
-        (p.vals, f.scale, p.round.and_then(|r| r.lanes(&f.d)))
-    else {
-        return None;
-    };
-    if m.g != 16
-        || !(per == 16 || per == 32)
-        || unit.block % per != 0
-        || f.c != format::FP32
-        || f.d != format::FP32
-    {
-        return None;
-    }
-    // Exactness bounds of the f64 lanes (see `batch::gst`): a scaled group sum within
-    // i32, and every aligned term below 2^50 so that five of them sum exactly.
-    let max = |v: &[i8; 16]| v.iter().map(|x| x.unsigned_abs() as u64).max().unwrap_or(0);
-    let sig_max = (1u64 << (sf.man_bits + 1)) - 1;
-    let term = 16 * max(&va) * max(&vb) * sig_max * sig_max;
-    let bits = 64 - term.leading_zeros() as i32;
-    if term >= 1 << 31 || bits + p.lsb0 - p.ms + m.f as i32 > 50 {
-        return None;
-    }
-    Some(batch::GLanes {
-        f: m.f,
-        e_zero: m.e_zero,
-        lsb0: p.lsb0,
-        ms: p.ms,
-        nearest,
-        per,
-        scales: p.ts.0,
-        va,
-        vb,
-    })
-}
-
 /// Calls `$table!` with every pair of the fp8/fp6/fp4 formats of `kind::f8f6f4` and
 /// `kind::mxf8f6f4` (the [`VFmt`] names and the lane decoders of A and B), then `$extra`: the
 /// one list of those pairs for every lane table.
@@ -235,159 +146,109 @@ macro_rules! twice {
     };
 }
 
-/// The lane-wise routine for a unit and its chosen path, where there is one, and its copy for
-/// the operands' storage width (the kernel asks only when planned for `Isa::Avx2`).
-pub(super) fn eight_fn_of(unit: &DotUnit, path: &Path) -> Option<(EightFn, Option<StoredFn>)> {
-    {
-        use crate::format;
-        use crate::models::gtr_fdpa::GtrFdpa;
-        use crate::models::tr_fdpa::TrFdpa;
-        use crate::unit::Model;
-        let f = &unit.formats;
-        if f.scale.is_some() {
-            return None;
-        }
-        match (path, &unit.model) {
-            (&Path::Fma(wide, _), Model::Fma(_)) => {
-                // fp64 words are `u64`; fp32 ones `u32`.
-                return Some(if wide {
-                    (fma8::<true, u64> as EightFn, None)
-                } else {
-                    twice!(fma8, [false], u32)
-                });
+/// The lane routine compiled for a plan's lane key, and its copy for the operands' storage
+/// width; `None` where no routine is compiled for the key (the plan has checked every
+/// condition of the family: this is a table, and decides nothing else).
+pub(super) fn eight_fn_of(key: LaneKey) -> Option<(EightFn, Option<StoredFn>)> {
+    use simd::*;
+    use stage::{FloatStage as Fs, IntStage as Is};
+    match key {
+        // fp64 words are `u64`; fp32 ones `u32`.
+        LaneKey::Fma { wide: true } => Some((fma8::<true, u64> as EightFn, None)),
+        LaneKey::Fma { wide: false } => Some(twice!(fma8, [false], u32)),
+        LaneKey::Ftz { f16, n, p } => {
+            use crate::kernel::amd::{Bf16In, F16In};
+            match (f16, n, p) {
+                (true, 4, 4) => Some(twice!(ftz8, [4, 4, F16In], u16)),
+                (true, 4, 2) => Some(twice!(ftz8, [4, 2, F16In], u16)),
+                (false, 4, 4) => Some(twice!(ftz8, [4, 4, Bf16In], u16)),
+                (false, 4, 2) => Some(twice!(ftz8, [4, 2, Bf16In], u16)),
+                (true, 8, 4) => Some(twice!(ftz8, [8, 4, F16In], u16)),
+                (true, 16, 4) => Some(twice!(ftz8, [16, 4, F16In], u16)),
+                (true, 8, 2) => Some(twice!(ftz8, [8, 2, F16In], u16)),
+                (true, 16, 2) => Some(twice!(ftz8, [16, 2, F16In], u16)),
+                (false, 8, 4) => Some(twice!(ftz8, [8, 4, Bf16In], u16)),
+                (false, 16, 4) => Some(twice!(ftz8, [16, 4, Bf16In], u16)),
+                (false, 8, 2) => Some(twice!(ftz8, [8, 2, Bf16In], u16)),
+                (false, 16, 2) => Some(twice!(ftz8, [16, 2, Bf16In], u16)),
+                _ => None,
             }
-            (&Path::Ftz(f16, _), Model::FtzMulAdd(m)) => {
-                use crate::kernel::amd::{Bf16In, F16In};
-                return match (f16, unit.block, m.p) {
-                    (true, 4, 4) => Some(twice!(ftz8, [4, 4, F16In], u16)),
-                    (true, 4, 2) => Some(twice!(ftz8, [4, 2, F16In], u16)),
-                    (false, 4, 4) => Some(twice!(ftz8, [4, 4, Bf16In], u16)),
-                    (false, 4, 2) => Some(twice!(ftz8, [4, 2, Bf16In], u16)),
-                    (true, 8, 4) => Some(twice!(ftz8, [8, 4, F16In], u16)),
-                    (true, 16, 4) => Some(twice!(ftz8, [16, 4, F16In], u16)),
-                    (true, 8, 2) => Some(twice!(ftz8, [8, 2, F16In], u16)),
-                    (true, 16, 2) => Some(twice!(ftz8, [16, 2, F16In], u16)),
-                    (false, 8, 4) => Some(twice!(ftz8, [8, 4, Bf16In], u16)),
-                    (false, 16, 4) => Some(twice!(ftz8, [16, 4, Bf16In], u16)),
-                    (false, 8, 2) => Some(twice!(ftz8, [8, 2, Bf16In], u16)),
-                    (false, 16, 2) => Some(twice!(ftz8, [16, 2, Bf16In], u16)),
-                    _ => None,
+        }
+        LaneKey::TFdpa { a, b, n } => {
+            macro_rules! table {
+                ($(($va:ident, $vb:ident, $ta:ty, $tb:ty, $w:ty)),* $(,)?) => {
+                    match (a, b, n) {
+                        $(
+                            (VFmt::$va, VFmt::$vb, 8) => Some(twice!(tfdpa8, [8, Fs<$ta, $tb>], $w)),
+                            (VFmt::$va, VFmt::$vb, 16) => Some(twice!(tfdpa8, [16, Fs<$ta, $tb>], $w)),
+                            (VFmt::$va, VFmt::$vb, 32) => Some(twice!(tfdpa8, [32, Fs<$ta, $tb>], $w)),
+                        )*
+                        // Blocks of four (Volta fp16, Ampere tf32).
+                        (VFmt::F16, VFmt::F16, 4) => Some(twice!(tfdpa8, [4, Fs<VF16, VF16>], u16)),
+                        (VFmt::Bf16, VFmt::Bf16, 4) => Some(twice!(tfdpa8, [4, Fs<VBf16, VBf16>], u16)),
+                        (VFmt::Tf32, VFmt::Tf32, 4) => Some(twice!(tfdpa8, [4, stage::Tf32Stage], u32)),
+                        (VFmt::Tf32, VFmt::Tf32, 8) => Some(twice!(tfdpa8, [8, stage::Tf32Stage], u32)),
+                        (VFmt::Tf32, VFmt::Tf32, 16) => Some(twice!(tfdpa8, [16, stage::Tf32Stage], u32)),
+                        (VFmt::Tf32, VFmt::Tf32, 32) => Some(twice!(tfdpa8, [32, stage::Tf32Stage], u32)),
+                        _ => None,
+                    }
                 };
             }
-            // Any path: tf32 has no per-dot kernel but lanes.
-            (_, Model::TFdpa(m))
-                if f.c == f.d
-                    && (f.d == format::FP32 || f.d == format::FP16)
-                    && fits32(unit.block / 2, m.f) =>
-            {
-                use simd::*;
-                use stage::FloatStage as Fs;
-                // The output rounding has a lane form and F >= ma + mb.
-                t_lanes(f, m.f, m.e_zero, &m.out)?;
-                macro_rules! table {
-                    ($(($va:ident, $vb:ident, $ta:ty, $tb:ty, $w:ty)),* $(,)?) => {
-                        return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
-                            $(
-                                (VFmt::$va, VFmt::$vb, 8) => Some(twice!(tfdpa8, [8, Fs<$ta, $tb>], $w)),
-                                (VFmt::$va, VFmt::$vb, 16) => Some(twice!(tfdpa8, [16, Fs<$ta, $tb>], $w)),
-                                (VFmt::$va, VFmt::$vb, 32) => Some(twice!(tfdpa8, [32, Fs<$ta, $tb>], $w)),
-                            )*
-                            // Blocks of four (Volta fp16, Ampere tf32).
-                            (VFmt::F16, VFmt::F16, 4) => Some(twice!(tfdpa8, [4, Fs<VF16, VF16>], u16)),
-                            (VFmt::Bf16, VFmt::Bf16, 4) => Some(twice!(tfdpa8, [4, Fs<VBf16, VBf16>], u16)),
-                            (VFmt::Tf32, VFmt::Tf32, 4) => Some(twice!(tfdpa8, [4, stage::Tf32Stage], u32)),
-                            (VFmt::Tf32, VFmt::Tf32, 8) => Some(twice!(tfdpa8, [8, stage::Tf32Stage], u32)),
-                            (VFmt::Tf32, VFmt::Tf32, 16) => Some(twice!(tfdpa8, [16, stage::Tf32Stage], u32)),
-                            (VFmt::Tf32, VFmt::Tf32, 32) => Some(twice!(tfdpa8, [32, stage::Tf32Stage], u32)),
-                            _ => None,
-                        }
-                    };
-                }
-                // Every fp8/fp6/fp4 pair (`kind::f8f6f4`), fp16, bf16; tf32 by its own stage.
-                f8f6f4_pairs!(
-                    table,
-                    (F16, F16, VF16, VF16, u16),
-                    (Bf16, Bf16, VBf16, VBf16, u16)
-                );
+            // Every fp8/fp6/fp4 pair (`kind::f8f6f4`), fp16, bf16; tf32 by its own stage.
+            f8f6f4_pairs!(
+                table,
+                (F16, F16, VF16, VF16, u16),
+                (Bf16, Bf16, VBf16, VBf16, u16)
+            )
+        }
+        LaneKey::Tr { a, b, n, gtr } => {
+            macro_rules! table {
+                ($(($va:ident, $vb:ident, $st:ty, $w:ty)),* $(,)?) => {
+                    match (a, b, n, gtr) {
+                        $(
+                            (VFmt::$va, VFmt::$vb, 8, false) => Some(twice!(tr8, [8, false, $st], $w)),
+                            (VFmt::$va, VFmt::$vb, 16, false) => Some(twice!(tr8, [16, false, $st], $w)),
+                            (VFmt::$va, VFmt::$vb, 8, true) => Some(twice!(tr8, [8, true, $st], $w)),
+                            (VFmt::$va, VFmt::$vb, 16, true) => Some(twice!(tr8, [16, true, $st], $w)),
+                        )*
+                        _ => None,
+                    }
+                };
             }
-            (Path::Tr(p), Model::TrFdpa(TrFdpa { out, .. }))
-            | (Path::Gtr(p), Model::GtrFdpa(GtrFdpa { out, .. }))
-                if fits32(unit.block / 2, p.params.f)
-                    && !out.neg_zero_to_pos
-                    && f.d == format::FP32
-                    && p.round.and_then(|r| r.lanes(&f.d)) == Some((true, 23)) =>
-            {
-                let gtr = matches!(path, Path::Gtr(_));
-                use simd::*;
-                use stage::{FloatStage as Fs, IntStage as Is};
-                macro_rules! table {
-                    ($(($va:ident, $vb:ident, $st:ty, $w:ty)),* $(,)?) => {
-                        return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block, gtr) {
-                            $(
-                                (VFmt::$va, VFmt::$vb, 8, false) => Some(twice!(tr8, [8, false, $st], $w)),
-                                (VFmt::$va, VFmt::$vb, 16, false) => Some(twice!(tr8, [16, false, $st], $w)),
-                                (VFmt::$va, VFmt::$vb, 8, true) => Some(twice!(tr8, [8, true, $st], $w)),
-                                (VFmt::$va, VFmt::$vb, 16, true) => Some(twice!(tr8, [16, true, $st], $w)),
-                            )*
-                            _ => None,
-                        }
-                    };
-                }
-                // E5M2 FNUZ's top exponent code is finite: not an f16 exponent (integer stage).
-                table!(
-                    (F16, F16, Fs<VF16, VF16>, u16),
-                    (Bf16, Bf16, Fs<VBf16, VBf16>, u16),
-                    (E4M3Fnuz, E4M3Fnuz, Fs<VE4M3Fnuz, VE4M3Fnuz>, u8),
-                    (E5M2Fnuz, E5M2Fnuz, Is<VE5M2Fnuz, VE5M2Fnuz>, u8),
-                    (E4M3Fnuz, E5M2Fnuz, Is<VE4M3Fnuz, VE5M2Fnuz>, u8),
-                    (E5M2Fnuz, E4M3Fnuz, Is<VE5M2Fnuz, VE4M3Fnuz>, u8),
-                    (E4M3, E4M3, Fs<VE4M3, VE4M3>, u8),
-                    (E5M2, E5M2, Fs<VE5M2, VE5M2>, u8),
-                    (E4M3, E5M2, Fs<VE4M3, VE5M2>, u8),
-                    (E5M2, E4M3, Fs<VE5M2, VE4M3>, u8),
-                );
-            }
-            _ => {}
+            // E5M2 FNUZ's top exponent code is finite: not an f16 exponent (integer stage).
+            table!(
+                (F16, F16, Fs<VF16, VF16>, u16),
+                (Bf16, Bf16, Fs<VBf16, VBf16>, u16),
+                (E4M3Fnuz, E4M3Fnuz, Fs<VE4M3Fnuz, VE4M3Fnuz>, u8),
+                (E5M2Fnuz, E5M2Fnuz, Is<VE5M2Fnuz, VE5M2Fnuz>, u8),
+                (E4M3Fnuz, E5M2Fnuz, Is<VE4M3Fnuz, VE5M2Fnuz>, u8),
+                (E5M2Fnuz, E4M3Fnuz, Is<VE5M2Fnuz, VE4M3Fnuz>, u8),
+                (E4M3, E4M3, Fs<VE4M3, VE4M3>, u8),
+                (E5M2, E5M2, Fs<VE5M2, VE5M2>, u8),
+                (E4M3, E5M2, Fs<VE4M3, VE5M2>, u8),
+                (E5M2, E4M3, Fs<VE5M2, VE4M3>, u8),
+            )
         }
     }
-    None
 }
 
-/// The lane-wise ST-FDPA routine: one power-of-two scale per block (ue8m0, no zero codes) and
-/// operand, fp32 C and D, the fp8/fp6/fp4 pairs of `kind::mxf8f6f4`.
-pub(super) fn eight_scaled_fn_of(unit: &DotUnit) -> Option<EightScaledFn> {
-    {
-        use crate::format;
-        use crate::unit::Model;
-        use simd::*;
-        use stage::FloatStage as Fs;
-        let f = &unit.formats;
-        let Model::StFdpa(m) = &unit.model else {
-            return None;
+/// The ST-FDPA lane routine compiled for a plan's key (the fp8/fp6/fp4 pairs of
+/// `kind::mxf8f6f4`, blocks of 32), as [`eight_fn_of`].
+pub(super) fn eight_scaled_fn_of(key: StKey) -> Option<EightScaledFn> {
+    use simd::*;
+    use stage::FloatStage as Fs;
+    let StKey { a, b, n } = key;
+    macro_rules! table {
+        ($(($va:ident, $vb:ident, $ta:ty, $tb:ty, $w:ty)),* $(,)?) => {
+            match (a, b, n) {
+                $(
+                    (VFmt::$va, VFmt::$vb, 32) => Some(st8::<32, Fs<$ta, $tb>> as EightScaledFn),
+                )*
+                _ => None,
+            }
         };
-        let (sf, per) = f.scale?;
-        if sf.man_bits != 0
-            || per != unit.block
-            || f.c != format::FP32
-            || f.d != format::FP32
-            || !fits32(unit.block / 2, m.f)
-            || table::Table8::of(&sf).is_none()
-        {
-            return None;
-        }
-        t_lanes(f, m.f, m.e_zero, &m.out)?;
-        macro_rules! table {
-            ($(($va:ident, $vb:ident, $ta:ty, $tb:ty, $w:ty)),* $(,)?) => {
-                return match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, unit.block) {
-                    $(
-                        (VFmt::$va, VFmt::$vb, 32) => Some(st8::<32, Fs<$ta, $tb>> as EightScaledFn),
-                    )*
-                    _ => None,
-                }
-            };
-        }
-        f8f6f4_pairs!(table);
     }
+    f8f6f4_pairs!(table)
 }
 
 /// ST-FDPA over one block of `N` with one power-of-two scale per dot product and operand: the
@@ -409,7 +270,7 @@ unsafe fn st8<const N: usize, S: stage::Stage>(
     use core::arch::x86_64::_mm256_loadu_si256;
     use table::{self, Dec, SPECIAL};
     let scales = (sa, sb, 1);
-    let (Some(t), Some(ts)) = (kern.lanes.t, kern.lanes.st_scales) else {
+    let (Some(t), Some(ts)) = (kern.plan.t, kern.plan.st_scales) else {
         return kern.all_per_dot(a, b, scales, c, d);
     };
     if a.k() != N {
@@ -430,31 +291,6 @@ unsafe fn st8<const N: usize, S: stage::Stage>(
     });
 }
 
-/// The T-FDPA lane parameters of a unit's formats, `F`, zero exponent and output, where the
-/// output rounding has a lane form (RZ/RNE to an IEEE format of at most 32 bits) and
-/// `F >= ma + mb`.
-fn t_lanes(
-    f: &crate::model::Formats,
-    f_bits: u32,
-    e_zero: i32,
-    out: &crate::model::Output,
-) -> Option<batch::TLanes> {
-    let fd = &f.d;
-    let (nearest, man) = crate::kernel::round::FastRound::new(out, fd)?.lanes(fd)?;
-    Some(batch::TLanes {
-        shift: f_bits.checked_sub(f.a.man_bits + f.b.man_bits)?,
-        f: f_bits,
-        e_zero,
-        cd: batch::Ieee {
-            exp: fd.exp_bits,
-            man: fd.man_bits,
-            bias: fd.bias,
-        },
-        nearest,
-        man,
-    })
-}
-
 /// FTZ-MulAdd over exactly one block of `N` ([`batch::ftz`]); it covers every input.
 /// # Safety
 /// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
@@ -467,7 +303,7 @@ unsafe fn ftz8<const N: usize, const P: usize, D: batch::VH16, W: Word>(
     c: &[u64],
     d: &mut [u64],
 ) {
-    match kern.path {
+    match kern.plan.path {
         Path::Ftz(_, nan) if a.k() == N => kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
             batch::ftz::<N, P, D, W>(a, b, c, nan, d);
             0
@@ -489,7 +325,7 @@ unsafe fn fma8<const WIDE: bool, W: Word>(
     c: &[u64],
     d: &mut [u64],
 ) {
-    match kern.path {
+    match kern.plan.path {
         Path::Fma(_, nan) if fma::fits(&a) && fma::fits(&b) => {
             kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
                 if WIDE {
@@ -516,7 +352,7 @@ unsafe fn tfdpa8<const N: usize, S: stage::Stage, W: Word>(
     c: &[u64],
     d: &mut [u64],
 ) {
-    let Some(t) = kern.lanes.t else {
+    let Some(t) = kern.plan.t else {
         return kern.all_per_dot(a, b, NO_SCALES, c, d);
     };
     if a.k() % N != 0 {
@@ -540,7 +376,7 @@ unsafe fn tr8<const N: usize, const GTR: bool, S: stage::Stage, W: Word>(
     c: &[u64],
     d: &mut [u64],
 ) {
-    let p = match kern.path {
+    let p = match kern.plan.path {
         Path::Tr(p) if !GTR => p,
         Path::Gtr(p) if GTR => p,
         _ => return kern.all_per_dot(a, b, NO_SCALES, c, d),

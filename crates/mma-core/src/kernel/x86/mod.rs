@@ -21,14 +21,12 @@ mod rows;
 mod simd;
 mod stage;
 
-pub(super) use lanes::{prepare, Prepared};
 pub(super) use per_dot::gst_v;
 
-use crate::format::{self, Format};
 use crate::kernel::dots::{Word, Words};
-use crate::kernel::{table, Isa, Kernel, Path, Rows};
-use crate::model::{BlockIn, Formats, MAX_BLOCK};
-use crate::unit::DotUnit;
+use crate::kernel::plan::{LaneKey, StKey, VDotKey};
+use crate::kernel::{Isa, Kernel, Rows};
+use crate::model::BlockIn;
 
 /// A lane routine as compiled: eight dot products of one length `k`, no scale factors, `(kernel,
 /// a rows, b rows, c, d)` with as many rows as C and D words, a multiple of 8; lanes outside the
@@ -183,8 +181,7 @@ impl EightScaled {
     }
 }
 
-/// A vector dot product this CPU can run (see [`VDotFn`]); made only by [`vdot_for`] and
-/// [`amd_vdot_for`].
+/// A vector dot product this CPU can run (see [`VDotFn`]); made only by [`vdot_of`].
 #[derive(Clone, Copy, Debug)]
 pub(super) struct VDot(VDotFn);
 
@@ -196,42 +193,27 @@ impl VDot {
     }
 }
 
-/// The lane routine of a unit and its chosen path, for a kernel planned for `isa`, and its
+/// The lane routine compiled for a plan's lane key, for a kernel planned for `isa`, and its
 /// copy for the operands' storage width where that is narrower than `u64`.
-pub(super) fn eight_of(unit: &DotUnit, path: &Path, isa: Isa) -> Option<(Eight, Option<Stored>)> {
+pub(super) fn eight_of(key: LaneKey, isa: Isa) -> Option<(Eight, Option<Stored>)> {
     avx2_here(isa)
-        .then(|| lanes::eight_fn_of(unit, path))
+        .then(|| lanes::eight_fn_of(key))
         .flatten()
         .map(|(wide, stored)| (Eight(wide), stored.map(Stored)))
 }
 
-/// The scaled lane routine of a unit (ST-FDPA), for a kernel planned for `isa`.
-pub(super) fn eight_scaled_of(unit: &DotUnit, isa: Isa) -> Option<EightScaled> {
+/// The scaled lane routine compiled for a plan's ST-FDPA key, for a kernel planned for `isa`.
+pub(super) fn eight_scaled_of(key: StKey, isa: Isa) -> Option<EightScaled> {
     avx2_here(isa)
-        .then(|| lanes::eight_scaled_fn_of(unit))
+        .then(|| lanes::eight_scaled_fn_of(key))
         .flatten()
         .map(EightScaled)
 }
 
-/// The T-FDPA vector dot product for a unit's formats, block length and `F`, for a kernel
-/// planned for `isa`.
-pub(super) fn vdot_for(f: &Formats, block: usize, f_bits: u32, isa: Isa) -> Option<VDot> {
+/// The vector dot product compiled for a plan's key, for a kernel planned for `isa`.
+pub(super) fn vdot_of(key: VDotKey, isa: Isa) -> Option<VDot> {
     avx2_here(isa)
-        .then(|| per_dot::vdot_fn_for(f, block, f_bits))
-        .flatten()
-        .map(VDot)
-}
-
-/// The TR-FDPA (`is_gtr` false) or GTR-FDPA vector dot product, as [`vdot_for`].
-pub(super) fn amd_vdot_for(
-    f: &Formats,
-    block: usize,
-    f_bits: u32,
-    is_gtr: bool,
-    isa: Isa,
-) -> Option<VDot> {
-    avx2_here(isa)
-        .then(|| per_dot::amd_vdot_fn_for(f, block, f_bits, is_gtr))
+        .then(|| per_dot::vdot_fn_of(key))
         .flatten()
         .map(VDot)
 }
@@ -240,7 +222,7 @@ pub(super) fn amd_vdot_for(
 /// for it, the portable one otherwise.
 #[inline(always)]
 pub(super) fn dot(k: &Kernel, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
-    if k.isa == Isa::Avx2 {
+    if k.plan.isa == Isa::Avx2 {
         // SAFETY: a kernel's `isa` is one this CPU supports (`Kernel::new` takes
         // `Isa::detect`, `Kernel::with_isa` checks `Isa::is_supported`).
         return unsafe { per_dot::dot(k, a, b, c, sa, sb) };
@@ -258,7 +240,7 @@ pub(super) fn widen<W: Copy + Into<u64>>(k: &Kernel, x: &[W], out: &mut [u64]) {
     unsafe fn widen_avx2<W: Copy + Into<u64>>(x: &[W], out: &mut [u64]) {
         super::widen_words(x, out)
     }
-    if k.isa == Isa::Avx2 {
+    if k.plan.isa == Isa::Avx2 {
         // SAFETY: as in `dot`: the kernel's `isa` is supported by this CPU.
         return unsafe { widen_avx2(x, out) };
     }
@@ -268,7 +250,7 @@ pub(super) fn widen<W: Copy + Into<u64>>(k: &Kernel, x: &[W], out: &mut [u64]) {
 /// `Kernel::block`, as [`dot`].
 #[inline(always)]
 pub(super) fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
-    if k.isa == Isa::Avx2 {
+    if k.plan.isa == Isa::Avx2 {
         // SAFETY: as in `dot`: the kernel's `isa` is supported by this CPU.
         return unsafe { per_dot::block(k, x) };
     }
@@ -284,52 +266,9 @@ pub(super) fn gst_dots(
     c: &[u64],
     d: &mut [u64],
 ) -> bool {
-    if k.isa != Isa::Avx2 {
+    if k.plan.isa != Isa::Avx2 {
         return false;
     }
     // SAFETY: as in `dot`: the kernel's `isa` is supported by this CPU.
     unsafe { k.gst_dots(a, b, sa, sb, c, d) }
-}
-
-/// Formats the vector T-FDPA block decodes arithmetically (`simd::V`); the lane tables
-/// and the per-dot vector routines are chosen by these names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum VFmt {
-    F16,
-    Bf16,
-    E4M3,
-    E5M2,
-    E3M2,
-    E2M3,
-    E2M1,
-    E4M3Fnuz,
-    E5M2Fnuz,
-    /// tf32 (the lane paths only: `stage::Tf32Stage`).
-    Tf32,
-}
-
-impl VFmt {
-    pub(super) fn of(f: &Format) -> Option<VFmt> {
-        let same = |g: &Format| table::same_encoding(f, g);
-        [
-            (format::FP16, VFmt::F16),
-            (format::BF16, VFmt::Bf16),
-            (format::E4M3, VFmt::E4M3),
-            (format::E5M2, VFmt::E5M2),
-            (format::E3M2, VFmt::E3M2),
-            (format::E2M3, VFmt::E2M3),
-            (format::E2M1, VFmt::E2M1),
-            (format::E4M3_FNUZ, VFmt::E4M3Fnuz),
-            (format::E5M2_FNUZ, VFmt::E5M2Fnuz),
-            (format::TF32, VFmt::Tf32),
-        ]
-        .into_iter()
-        .find_map(|(g, v)| same(&g).then_some(v))
-    }
-}
-
-/// Whether `n` products with `F = f` sum within `i32` (the vector block's lanes): each
-/// aligned product is below `2^(F+2)`.
-pub(super) fn fits32(n: usize, f: u32) -> bool {
-    n <= MAX_BLOCK && f <= 29 && ((n as u64) << (f + 2)) <= 1 << 31
 }

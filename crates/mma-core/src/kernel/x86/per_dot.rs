@@ -1,16 +1,17 @@
 //! One dot product through the vector block: the per-dot entry points compiled for
 //! [`Isa::Avx2`] (`dot` and `block`, the portable code of `kernel/mod.rs` inlined into a copy
 //! that may use BMI2 shifts, LZCNT, FMA and AVX2), the monomorphised vector routines of T-FDPA,
-//! TR-FDPA and GTR-FDPA (`vdot`, `amd_dot`) with the tables that pick them (`vdot_fn_for`,
-//! `amd_vdot_fn_for`), and the vector group sums of GST-FDPA (`gst_v`). Soundness: `x86/mod.rs`.
+//! TR-FDPA and GTR-FDPA (`vdot`, `amd_dot`) with the table of the plan's keys they are compiled for
+//! (`vdot_fn_of`), and the vector group sums of GST-FDPA (`gst_v`). Soundness: `x86/mod.rs`.
 
-use super::{fits32, simd, VDotFn, VFmt};
+use super::{simd, VDotFn};
 use crate::format::Format;
 use crate::kernel::amd::{floor_shift, late_c, TrParams, NONE};
 use crate::kernel::gst::gst_tail;
+use crate::kernel::plan::{GPath, Path, TPath, TrPath, VDotKey, VFmt, VModel};
 use crate::kernel::round::FastRound;
 use crate::kernel::table::{self, Dec, SPECIAL};
-use crate::kernel::{c_aligned, c_term, finish, signed, GPath, Kernel, Path, TPath, TrPath};
+use crate::kernel::{c_aligned, c_term, finish, signed, Kernel};
 use crate::model::{BlockIn, BlockModel, Formats, Output};
 use crate::models::gst_fdpa::GstFdpa;
 use crate::models::t_fdpa::TFdpa;
@@ -30,28 +31,40 @@ pub(super) unsafe fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
     k.block_any(x)
 }
 
-/// The vector dot product for a unit's formats, block length and `F`, when the build has
-/// the vector block and the block's products fit its 32-bit lanes.
-pub(super) fn vdot_fn_for(f: &Formats, block: usize, f_bits: u32) -> Option<VDotFn> {
-    if f.scale.is_some() || !fits32(block, f_bits) {
-        return None;
+/// The vector dot product compiled for a plan's key (the plan has checked that the block's
+/// products sum within the 32-bit lanes); `None` where no routine is compiled for the pair of
+/// formats and block length.
+pub(super) fn vdot_fn_of(key: VDotKey) -> Option<VDotFn> {
+    use simd::*;
+    let VDotKey { model, a, b, n } = key;
+    macro_rules! t_table {
+        ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
+            match (a, b, n) {
+                $(
+                    (VFmt::$va, VFmt::$vb, 8) => Some(vdot::<8, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 16) => Some(vdot::<16, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 32) => Some(vdot::<32, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 64) => Some(vdot::<64, $ta, $tb> as VDotFn),
+                )*
+                _ => None,
+            }
+        };
     }
-    {
-        use simd::*;
-        macro_rules! table {
-            ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
-                match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, block) {
-                    $(
-                        (VFmt::$va, VFmt::$vb, 8) => Some(vdot::<8, $ta, $tb> as VDotFn),
-                        (VFmt::$va, VFmt::$vb, 16) => Some(vdot::<16, $ta, $tb> as VDotFn),
-                        (VFmt::$va, VFmt::$vb, 32) => Some(vdot::<32, $ta, $tb> as VDotFn),
-                        (VFmt::$va, VFmt::$vb, 64) => Some(vdot::<64, $ta, $tb> as VDotFn),
-                    )*
-                    _ => None,
-                }
-            };
-        }
-        table!(
+    macro_rules! tr_table {
+        ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
+            match (a, b, n, model == VModel::Gtr) {
+                $(
+                    (VFmt::$va, VFmt::$vb, 8, false) => Some(amd_dot::<8, false, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 16, false) => Some(amd_dot::<16, false, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 8, true) => Some(amd_dot::<8, true, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 16, true) => Some(amd_dot::<16, true, $ta, $tb> as VDotFn),
+                )*
+                _ => None,
+            }
+        };
+    }
+    match model {
+        VModel::TFdpa => t_table!(
             (F16, F16, VF16, VF16),
             (Bf16, Bf16, VBf16, VBf16),
             (E4M3, E4M3, VE4M3, VE4M3),
@@ -61,36 +74,8 @@ pub(super) fn vdot_fn_for(f: &Formats, block: usize, f_bits: u32) -> Option<VDot
             (E3M2, E3M2, VE3M2, VE3M2),
             (E2M3, E2M3, VE2M3, VE2M3),
             (E2M1, E2M1, VE2M1, VE2M1),
-        )
-    }
-}
-
-/// The vector dot product of a TR-FDPA (`gtr` false) or GTR-FDPA unit, as [`vdot_fn_for`].
-pub(super) fn amd_vdot_fn_for(
-    f: &Formats,
-    block: usize,
-    f_bits: u32,
-    is_gtr: bool,
-) -> Option<VDotFn> {
-    if f.scale.is_some() || !fits32(block, f_bits) {
-        return None;
-    }
-    {
-        use simd::*;
-        macro_rules! table {
-            ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
-                match (VFmt::of(&f.a)?, VFmt::of(&f.b)?, block, is_gtr) {
-                    $(
-                        (VFmt::$va, VFmt::$vb, 8, false) => Some(amd_dot::<8, false, $ta, $tb> as VDotFn),
-                        (VFmt::$va, VFmt::$vb, 16, false) => Some(amd_dot::<16, false, $ta, $tb> as VDotFn),
-                        (VFmt::$va, VFmt::$vb, 8, true) => Some(amd_dot::<8, true, $ta, $tb> as VDotFn),
-                        (VFmt::$va, VFmt::$vb, 16, true) => Some(amd_dot::<16, true, $ta, $tb> as VDotFn),
-                    )*
-                    _ => None,
-                }
-            };
-        }
-        table!(
+        ),
+        VModel::Tr | VModel::Gtr => tr_table!(
             (F16, F16, VF16, VF16),
             (Bf16, Bf16, VBf16, VBf16),
             (E4M3Fnuz, E4M3Fnuz, VE4M3Fnuz, VE4M3Fnuz),
@@ -101,7 +86,7 @@ pub(super) fn amd_vdot_fn_for(
             (E5M2, E5M2, VE5M2, VE5M2),
             (E4M3, E5M2, VE4M3, VE5M2),
             (E5M2, E4M3, VE5M2, VE4M3),
-        )
+        ),
     }
 }
 
@@ -117,7 +102,7 @@ unsafe fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
     b: &[u64],
     c: u64,
 ) -> u64 {
-    let (Path::TFdpa(p), Model::TFdpa(m)) = (&k.path, &k.unit.model) else {
+    let (Path::TFdpa(p), Model::TFdpa(m)) = (&k.plan.path, &k.unit.model) else {
         return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
     };
     if a.is_empty() || a.len() % N != 0 || b.len() != a.len() {
@@ -173,7 +158,7 @@ unsafe fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>
     b: &[u64],
     c: u64,
 ) -> u64 {
-    let (p, out) = match (&k.path, &k.unit.model) {
+    let (p, out) = match (&k.plan.path, &k.unit.model) {
         (Path::Tr(p), Model::TrFdpa(m)) if !GTR => (p, &m.out),
         (Path::Gtr(p), Model::GtrFdpa(m)) if GTR => (p, &m.out),
         _ => return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x)),

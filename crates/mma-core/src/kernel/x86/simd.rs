@@ -8,7 +8,7 @@
 //! operations, lane by lane, in a different order of an exact integer sum.
 //!
 //! Lanes are 32 bits wide. A product significand is below `2^(ma+mb+2)`, shifted left by
-//! `F - ma - mb` it is below `2^(F+2)`; the kernel (`fits32` in the parent module) admits a block of `n` products only when
+//! `F - ma - mb` it is below `2^(F+2)`; the plan (`fits32` in `kernel/plan.rs`) admits a block of `n` products only when
 //! `n · 2^(F+2) <= 2^31`, so every partial sum of the products' magnitudes, in any order, fits
 //! an `i32` (C is added afterwards in `i64`). Operand words are `u64`; only their low 32 bits
 //! are read, and of those only the format's own bits, as [`crate::Format::decode`] does.

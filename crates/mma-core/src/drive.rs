@@ -1,11 +1,17 @@
-//! The matrix driver: a whole `M×N×K` product evaluated the way a GPU kernel issues it, one
-//! instruction of depth `k_step` after another along K, each instruction's D fed back as the
-//! next one's C. Rows of D are independent, so they are spread over threads (feature
+//! The drivers: whole products and batches built from one unit's dot products.
+//!
+//! - [`DotUnit::mma`]: one instruction at matrix level (`m×k` times `k×n`, one K).
+//! - [`DotUnit::gemm`]: a whole `M×N×K` product evaluated the way a GPU kernel issues it, one
+//!   instruction of depth `k_step` after another along K, each instruction's D fed back as the
+//!   next one's C (split-K, with its reduction in D's format, is `split_k.rs`).
+//! - [`Kernel::dots_threaded`]: a batch of independent dot products over threads.
+//!
+//! Rows of D (and chunks of a batch) are independent, so they are spread over threads (feature
 //! `parallel`, on by default, with rayon); every element is computed by the same sequence of
 //! operations whatever the thread count, so the result is identical for any number of threads.
 
-use crate::kernel::{Kernel, Rows};
-use crate::unit::{DotUnit, ShapeError};
+use crate::kernel::{Kernel, Rows, Word};
+use crate::unit::{check_lengths, DotUnit, ShapeError};
 
 /// Operands of [`DotUnit::gemm`]: `a` is `m×k` row-major, `b_cols` is B given column by column
 /// (`n` columns of `k`), `c` is `m×n` row-major; scales, when the unit has them, are `m×s` and
@@ -24,6 +30,43 @@ const ROWS_PER_TASK: usize = 8;
 const COLS_PER_TILE: usize = 64;
 
 impl DotUnit {
+    /// Matrix-level MMA: `D = A·B + C` for an `m×k` A (row-major), a `k×n` B given column by
+    /// column (`n` rows of `k`, the `.col` layout), and `m×n` C and D (row-major). Scales, when
+    /// the unit has them, are per row of A and per column of B: `m×s` and `n×s` with
+    /// `s = scales_for(k)`. Writes `d` without allocating.
+    #[allow(clippy::too_many_arguments)]
+    pub fn mma(
+        &self,
+        (m, n, k): (usize, usize, usize),
+        a: &[u64],
+        b_cols: &[u64],
+        c: &[u64],
+        scale_a: &[u64],
+        scale_b: &[u64],
+        d: &mut [u64],
+    ) -> Result<(), ShapeError> {
+        let s = self.scales_for(k);
+        check_lengths(&[
+            ("A", a.len(), m, k),
+            ("B", b_cols.len(), k, n),
+            ("C", c.len(), m, n),
+            ("D", d.len(), m, n),
+            ("scale_a", scale_a.len(), m, s),
+            ("scale_b", scale_b.len(), n, s),
+        ])?;
+        let kern = self.kernel();
+        for i in 0..m {
+            let row = &a[i * k..(i + 1) * k];
+            let sa = &scale_a[i * s..(i + 1) * s];
+            for j in 0..n {
+                let col = &b_cols[j * k..(j + 1) * k];
+                let sb = &scale_b[j * s..(j + 1) * s];
+                d[i * n + j] = kern.dot(row, col, c[i * n + j], sa, sb);
+            }
+        }
+        Ok(())
+    }
+
     /// `D = A·B + C` over `(m, n, k)`, walking K in steps of `k_step` (the instruction's K) with
     /// each step's D as the next step's C. `threads`: 0 uses rayon's global pool, 1 runs on the
     /// calling thread, `t > 1` a pool of `t` threads. Results do not depend on `threads`.
@@ -36,7 +79,7 @@ impl DotUnit {
         d: &[u64],
     ) -> Result<usize, ShapeError> {
         let s = self.scales_for(k);
-        crate::unit::check_lengths(&[
+        check_lengths(&[
             ("A", x.a.len(), m, k),
             ("B", x.b_cols.len(), k, n),
             ("C", x.c.len(), m, n),
@@ -162,5 +205,41 @@ fn gemm_rows(
                 *dj = acc;
             }
         }
+    }
+}
+
+impl Kernel {
+    /// [`Kernel::dots`] spread over threads: `threads` 0 uses rayon's global pool, 1 the
+    /// calling thread, `t > 1` a pool of `t` threads (without the `parallel` feature, always
+    /// the calling thread). Every dot product is computed by the same operations whatever the
+    /// thread count, so `d` does not depend on it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dots_threaded<A: Word, B: Word>(
+        &self,
+        threads: usize,
+        k: usize,
+        a: &[A],
+        b: &[B],
+        c: &[u64],
+        scale_a: &[u64],
+        scale_b: &[u64],
+        d: &mut [u64],
+    ) -> Result<(), ShapeError> {
+        // Lengths first, so that every chunk below is well formed.
+        let s = self.check_batch(k, (a.len(), b.len()), c, scale_a, scale_b, d)?;
+        // Dot products per task: a multiple of 8, large enough to amortise the task.
+        const CHUNK: usize = 4096;
+        run(d, CHUNK, threads, |(t, dt)| {
+            let (i0, i1) = (t * CHUNK, t * CHUNK + dt.len());
+            self.dots_words(
+                k,
+                s,
+                (A::words(&a[i0 * k..i1 * k]), B::words(&b[i0 * k..i1 * k])),
+                &c[i0..i1],
+                (&scale_a[i0 * s..i1 * s], &scale_b[i0 * s..i1 * s]),
+                dt,
+            );
+        });
+        Ok(())
     }
 }
