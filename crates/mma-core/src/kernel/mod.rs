@@ -11,18 +11,16 @@
 //! chosen when the kernel is made ([`Isa::detect`], run-time CPU detection): the AVX2 code is
 //! compiled with `#[target_feature]` in every build and taken only where the CPU has it.
 //!
-//! Why `i64` suffices in `tfdpa_block`: a product significand is below
-//! `2^(ma+mb+2)` (each decoded significand is below `2^(m+1)`), and its exponent is at most
-//! `e_max`, so after alignment to `F` fraction bits below `e_max` its magnitude is below
-//! `2^(F+2)`; C's is below `2^(F+1)`. With at most [`MAX_BLOCK`]` = 64` products the sum stays
-//! below `2^(F+9)`, and the kernel is only chosen for `F <= 48`.
+//! The layout: `plan.rs` makes every choice once per unit ([`Plan`](plan::Plan)); `scalar/`
+//! holds the portable per-dot kernels by model; `x86/` every intrinsic (the AVX2 copies of the
+//! per-dot kernels, the vector block, the lanes), behind the one `cfg` below; `dots.rs` the batch
+//! entry point; `table.rs` and `round.rs` the decode tables and the fast output rounding.
 
-mod amd;
 mod dots;
-mod gst;
 mod isa;
 mod plan;
 mod round;
+mod scalar;
 mod table;
 // The one gate of machine-specific code: `x86/` on x86-64, a stand-in without routines
 // elsewhere (same names; `Isa::detect` never returns `Isa::Avx2` there).
@@ -37,15 +35,11 @@ pub use isa::Isa;
 #[cfg(test)]
 mod tests;
 
-use crate::format::{self, Format};
-use crate::model::{BlockIn, BlockModel, Formats, Output};
-use crate::models::t_fdpa::TFdpa;
+use crate::model::{BlockIn, BlockModel};
 use crate::unit::{DotUnit, Model};
-use crate::value::Value;
-use gst::gst_block;
-use plan::{Decs, GPath, Path, Plan, TPath};
-use round::FastRound;
-use table::{Bf16Dec, Dec, F16Dec, SPECIAL};
+use plan::{Decs, GPath, Path, Plan};
+use scalar::{amd, gst::gst_block, t_fdpa::tfdpa_block};
+use table::{Bf16Dec, F16Dec};
 
 /// A [`DotUnit`] prepared for repeated evaluation; cheap to copy, built by [`DotUnit::kernel`].
 #[derive(Clone, Copy, Debug)]
@@ -194,159 +188,5 @@ impl Kernel {
 fn widen_words<W: Copy + Into<u64>>(x: &[W], out: &mut [u64]) {
     for (o, &w) in out.iter_mut().zip(x) {
         *o = w.into();
-    }
-}
-
-/// Decoded C: significand, scientific exponent (`e_zero` for a zero), sign; `None` for Inf/NaN.
-/// IEEE formats (fp32, fp16, bf16) are decoded from their bits directly, the rest through
-/// [`Format::decode`].
-#[inline(always)]
-fn c_term(x: &BlockIn<'_>, e_zero: i32) -> Option<(u64, i32, bool)> {
-    let f = x.c_fmt;
-    if f.specials == format::Specials::Ieee
-        && f.signed
-        && f.subnormals
-        && f.lsb == 0
-        && f.storage_bits <= 32
-    {
-        let top = (1u64 << f.exp_bits) - 1;
-        let ef = (x.c >> f.man_bits) & top;
-        let man = x.c & ((1u64 << f.man_bits) - 1);
-        let neg = (x.c >> (f.exp_bits + f.man_bits)) & 1 != 0;
-        if ef == top {
-            return None;
-        }
-        let sig = man | ((ef != 0) as u64) << f.man_bits;
-        if sig == 0 {
-            return Some((0, e_zero, neg));
-        }
-        return Some((sig, ef.max(1) as i32 - f.bias, neg));
-    }
-    match x.c_fmt.decode(x.c) {
-        Value::Finite { neg, sig, exp } => Some((sig, exp + x.c_fmt.man_bits as i32, neg)),
-        Value::Zero { neg } => Some((0, e_zero, neg)),
-        _ => None,
-    }
-}
-
-/// C aligned to `f` fraction bits below `e_max`, truncated toward zero (magnitude).
-#[inline(always)]
-fn c_aligned(sig: u64, e: i32, man_bits: u32, f: u32, e_max: i32) -> u64 {
-    let d = (e_max - e) as u32;
-    if f >= man_bits {
-        (sig << (f - man_bits)) >> d.min(63)
-    } else {
-        sig >> (man_bits - f + d).min(63)
-    }
-}
-
-/// Applies a sign bit (0 or 1) to a magnitude.
-#[inline(always)]
-fn signed(mag: u64, neg: u32) -> i64 {
-    let s = -(neg as i64);
-    (mag as i64 ^ s) - s
-}
-
-/// T-FDPA over one block, all inputs finite: dispatches on the block length so that the
-/// per-product arrays have a length known at compile time (filled without zeroing first).
-#[inline(always)]
-fn tfdpa_block(m: &TFdpa, f: &Formats, p: &TPath, x: &BlockIn<'_>) -> Option<u64> {
-    match p.decs {
-        Decs::T8(da, db) => tfdpa_len(m, f, p, da, db, x),
-        Decs::F16 => tfdpa_len(m, f, p, F16Dec {}, F16Dec {}, x),
-        Decs::Bf16 => tfdpa_len(m, f, p, Bf16Dec {}, Bf16Dec {}, x),
-    }
-}
-
-#[inline(always)]
-fn tfdpa_len<DA: Dec, DB: Dec>(
-    m: &TFdpa,
-    f: &Formats,
-    p: &TPath,
-    da: DA,
-    db: DB,
-    x: &BlockIn<'_>,
-) -> Option<u64> {
-    match x.a.len() {
-        4 => tfdpa_n::<4, DA, DB>(m, f, p, da, db, x),
-        8 => tfdpa_n::<8, DA, DB>(m, f, p, da, db, x),
-        16 => tfdpa_n::<16, DA, DB>(m, f, p, da, db, x),
-        32 => tfdpa_n::<32, DA, DB>(m, f, p, da, db, x),
-        64 => tfdpa_n::<64, DA, DB>(m, f, p, da, db, x),
-        _ => None,
-    }
-}
-
-#[inline(always)]
-fn tfdpa_n<const N: usize, DA: Dec, DB: Dec>(
-    m: &TFdpa,
-    f: &Formats,
-    p: &TPath,
-    da: DA,
-    db: DB,
-    x: &BlockIn<'_>,
-) -> Option<u64> {
-    let a: &[u64; N] = x.a.try_into().ok()?;
-    let b: &[u64; N] = x.b.try_into().ok()?;
-    // Straight loops over arrays of compile-time length, which the compiler turns into SIMD
-    // code where the target has variable vector shifts (AVX2).
-    let mut ea = [0u32; N];
-    let mut eb = [0u32; N];
-    for k in 0..N {
-        ea[k] = da.get(a[k]);
-        eb[k] = db.get(b[k]);
-    }
-    let mut any = 0u32;
-    let mut all_neg = 1u32;
-    let mut s = [0u32; N];
-    let mut e = [0i32; N];
-    for k in 0..N {
-        any |= ea[k] | eb[k];
-        all_neg &= table::neg(ea[k] ^ eb[k]);
-        s[k] = table::sig(ea[k]) * table::sig(eb[k]);
-        let sum_e = table::exp(ea[k]) + table::exp(eb[k]);
-        e[k] = if s[k] == 0 { m.e_zero } else { sum_e };
-    }
-    if any & SPECIAL != 0 {
-        return None;
-    }
-    let (c_sig, c_e, c_neg) = c_term(x, m.e_zero)?;
-    let mut e_max = c_e;
-    for &ek in &e {
-        e_max = e_max.max(ek);
-    }
-    all_neg &= c_neg as u32;
-    let mut sum = signed(
-        c_aligned(c_sig, c_e, x.c_fmt.man_bits, m.f, e_max),
-        c_neg as u32,
-    );
-    for k in 0..N {
-        let d = ((e_max - e[k]) as u32).min(63);
-        let mag = ((s[k] as u64) << p.shift) >> d;
-        sum += signed(mag, table::neg(ea[k] ^ eb[k]));
-    }
-    Some(finish(
-        &m.out,
-        &f.d,
-        &p.round,
-        sum,
-        e_max - m.f as i32,
-        all_neg == 1,
-    ))
-}
-
-/// Rounds and encodes a fast path's sum, through [`FastRound`] where the output allows.
-#[inline(always)]
-pub(crate) fn finish(
-    out: &Output,
-    d: &Format,
-    fr: &Option<FastRound>,
-    sum: i64,
-    exp: i32,
-    zero_neg: bool,
-) -> u64 {
-    match fr {
-        Some(r) => r.round(sum, exp, zero_neg),
-        None => round::reference(out, d, sum, exp, zero_neg),
     }
 }

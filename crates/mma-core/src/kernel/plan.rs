@@ -17,9 +17,9 @@
 //! nothing else; on other architectures no key is made. Every condition under which a fast
 //! path may be taken is in this file.
 
-use super::amd::TrParams;
-use super::gst::{ts_man, values4};
 use super::round::FastRound;
+use super::scalar::amd::TrParams;
+use super::scalar::gst::{ts_man, values4};
 use super::table::{self, Table8};
 use super::Isa;
 use crate::format::{self, Format};
@@ -351,7 +351,7 @@ fn per_dot_path(unit: &DotUnit, isa: Isa) -> Path {
 }
 
 /// Whether a TR-FDPA or GTR-FDPA unit's widths keep the fast path's sums within `i64` (see
-/// `kernel/amd.rs`) and its alignment shifts non-negative.
+/// `kernel/scalar/amd.rs`) and its alignment shifts non-negative.
 fn tr_fits(f_bits: u32, f2: u32, f: &Formats) -> bool {
     f_bits <= 25 && f2 <= MAX_FAST_F && f2 + 1 >= f_bits && f_bits >= f.a.man_bits + f.b.man_bits
 }

@@ -11,7 +11,7 @@
 //! rounding are computed for eight dot products by the same instructions.
 //!
 //! - FTZ-MulAdd ([`ftz`]) uses the machine's fp32 multiply and add, exactly as the scalar
-//!   [`crate::kernel::amd::ftz_block`] does (its module docs say why that is bit-exact), with the same
+//!   [`crate::kernel::scalar::amd::ftz_block`] does (its module docs say why that is bit-exact), with the same
 //!   flushes as lane masks. It covers every input; there is no fallback.
 //! - T-FDPA ([`tfdpa`]) takes its products from a [`Stage`] (`kernel/x86/stage.rs`: the aligned,
 //!   truncated product sum and the largest exponent, as `crate::kernel::tfdpa_n` computes them), adds
@@ -42,12 +42,12 @@ use core::arch::x86_64::*;
 // ---------------------------------------------------------------------------------------------
 
 /// A 16-bit IEEE format decoded to `f32` lanes with the input flush of FTZ-MulAdd (zero
-/// exponent field: `+0`), as [`crate::kernel::amd::H16`] does for one word.
+/// exponent field: `+0`), as [`crate::kernel::scalar::amd::H16`] does for one word.
 pub trait VH16 {
     fn ftz(x: __m256i) -> __m256;
 }
 
-impl VH16 for crate::kernel::amd::F16In {
+impl VH16 for crate::kernel::scalar::amd::F16In {
     #[inline(always)]
     fn ftz(x: __m256i) -> __m256 {
         // SAFETY: register-only AVX2 arithmetic.
@@ -67,7 +67,7 @@ impl VH16 for crate::kernel::amd::F16In {
     }
 }
 
-impl VH16 for crate::kernel::amd::Bf16In {
+impl VH16 for crate::kernel::scalar::amd::Bf16In {
     #[inline(always)]
     fn ftz(x: __m256i) -> __m256 {
         // SAFETY: register-only AVX2 arithmetic.
@@ -81,7 +81,7 @@ impl VH16 for crate::kernel::amd::Bf16In {
 }
 
 /// The output flush, lane-wise: a result below the smallest normal number becomes a zero of
-/// its sign ([`crate::kernel::amd::flush`]).
+/// its sign ([`crate::kernel::scalar::amd::flush`]).
 #[inline(always)]
 fn flush(x: __m256) -> __m256 {
     // SAFETY: register-only AVX2 arithmetic.
@@ -103,7 +103,7 @@ fn add(x: __m256, y: __m256) -> __m256 {
 
 /// FTZ-MulAdd of eight dot products of `N` elements (4 or a multiple of 8) in groups of `P` (a power
 /// of two dividing `N`): `a` and `b` are the eight rows, `c` the eight C words; writes the
-/// eight D words. The operations and their order are [`crate::kernel::amd::ftz_block`]'s.
+/// eight D words. The operations and their order are [`crate::kernel::scalar::amd::ftz_block`]'s.
 #[inline(always)]
 pub fn ftz<const N: usize, const P: usize, D: VH16, W: Word>(
     a: Rows<'_, W>,
@@ -316,10 +316,10 @@ pub fn tfdpa_chain_off<const N: usize, S: Stage, W: Word>(
 // TR-FDPA and GTR-FDPA
 // ---------------------------------------------------------------------------------------------
 
-/// Value of the exponent lanes of a block without non-zero products ([`crate::kernel::amd`]'s `NONE`).
+/// Value of the exponent lanes of a block without non-zero products ([`crate::kernel::scalar::amd`]'s `NONE`).
 const NONE: i32 = -(1 << 20);
 
-/// A TR-FDPA or GTR-FDPA unit prepared for the lanes (see [`crate::kernel::amd::TrParams`]); the output
+/// A TR-FDPA or GTR-FDPA unit prepared for the lanes (see [`crate::kernel::scalar::amd::TrParams`]); the output
 /// is fp32 with RNE (the only rounding of these units).
 #[derive(Clone, Copy, Debug)]
 pub struct TrLanes {
@@ -336,7 +336,7 @@ pub struct TrLanes {
 /// One TR-FDPA (`GTR` false) or GTR-FDPA block of `N` products (a multiple of 8) for eight dot
 /// products, as [`tfdpa`]: the products as [`super::simd::tfdpa`] and [`super::simd::gtr`]
 /// form them (GTR-FDPA: even elements in group 0, odd in group 1), then the steps of
-/// [`crate::kernel::amd`]'s `late_c` (late C, the floor to `F2` fraction bits, the RNE rounding to fp32)
+/// [`crate::kernel::scalar::amd`]'s `late_c` (late C, the floor to `F2` fraction bits, the RNE rounding to fp32)
 /// in two halves of four 64-bit lanes, the last two in f64 arithmetic, which is exact there
 /// (see the comments). Inf/NaN inputs and products at the Inf threshold are flagged. The caller
 /// ensures that a negative result rounding to zero keeps its sign (`-0`), as IEEE conversion

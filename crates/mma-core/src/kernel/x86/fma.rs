@@ -1,6 +1,6 @@
 //! FMA chains across lanes: eight fp32 dot products per vector, or eight fp64 dot products in
 //! two vectors of four, each lane running `acc = fma(a_k, b_k, acc)` over K exactly as the
-//! scalar [`crate::kernel::amd::fma_block`] does.
+//! scalar [`crate::kernel::scalar::amd::fma_block`] does.
 //!
 //! Why it is bit-exact: the vector `vfmadd` is the same IEEE fused multiply-add as the scalar
 //! one (one rounding, to nearest even under the default MXCSR, subnormals kept), applied in

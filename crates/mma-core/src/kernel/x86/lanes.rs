@@ -157,7 +157,7 @@ pub(super) fn eight_fn_of(key: LaneKey) -> Option<(EightFn, Option<StoredFn>)> {
         LaneKey::Fma { wide: true } => Some((fma8::<true, u64> as EightFn, None)),
         LaneKey::Fma { wide: false } => Some(twice!(fma8, [false], u32)),
         LaneKey::Ftz { f16, n, p } => {
-            use crate::kernel::amd::{Bf16In, F16In};
+            use crate::kernel::scalar::amd::{Bf16In, F16In};
             match (f16, n, p) {
                 (true, 4, 4) => Some(twice!(ftz8, [4, 4, F16In], u16)),
                 (true, 4, 2) => Some(twice!(ftz8, [4, 2, F16In], u16)),

@@ -6,12 +6,13 @@
 
 use super::{simd, VDotFn};
 use crate::format::Format;
-use crate::kernel::amd::{floor_shift, late_c, TrParams, NONE};
-use crate::kernel::gst::gst_tail;
 use crate::kernel::plan::{GPath, Path, TPath, TrPath, VDotKey, VFmt, VModel};
 use crate::kernel::round::FastRound;
+use crate::kernel::scalar::amd::{floor_shift, late_c, TrParams, NONE};
+use crate::kernel::scalar::gst::gst_tail;
+use crate::kernel::scalar::{c_aligned, c_term, finish, signed};
 use crate::kernel::table::{self, Dec, SPECIAL};
-use crate::kernel::{c_aligned, c_term, finish, signed, Kernel};
+use crate::kernel::Kernel;
 use crate::model::{BlockIn, BlockModel, Formats, Output};
 use crate::models::gst_fdpa::GstFdpa;
 use crate::models::t_fdpa::TFdpa;

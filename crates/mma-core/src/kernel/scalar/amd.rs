@@ -44,9 +44,9 @@
 //! `2^31` in `i32` lanes. Aligned to `F2 + 1` bits the product sum is below `2^(F2+6)`, C below
 //! `2^(F2+2)`: with `F2 <= 48` the total fits `i64`.
 
-use super::round::FastRound;
-use super::table::{self, Dec, SPECIAL};
 use crate::format::Format;
+use crate::kernel::round::FastRound;
+use crate::kernel::table::{self, Dec, SPECIAL};
 use crate::model::{BlockIn, Output, MAX_BLOCK};
 use crate::models::ftz_mul_add::FtzMulAdd;
 use crate::models::gtr_fdpa::GtrFdpa;
@@ -54,7 +54,7 @@ use crate::models::tr_fdpa::TrFdpa;
 
 /// Exponent of "no non-zero product": far below any real exponent, without overflowing the
 /// differences taken from it.
-pub(super) const NONE: i32 = -(1 << 20);
+pub(in crate::kernel) const NONE: i32 = -(1 << 20);
 
 // ---------------------------------------------------------------------------------------------
 // FTZ-MulAdd
@@ -321,7 +321,7 @@ impl TrParams {
 
 /// `floor(x / 2^s)` for `s >= 0`, `x · 2^-s` for `s < 0` (the callers bound `-s` to a few bits).
 #[inline(always)]
-pub(super) fn floor_shift(x: i64, s: i32) -> i64 {
+pub(in crate::kernel) fn floor_shift(x: i64, s: i32) -> i64 {
     if s <= 0 {
         x << (-s) as u32
     } else {
@@ -360,7 +360,7 @@ fn c32(bits: u64, e_zero: i32) -> Option<(i64, i32, i32)> {
 /// NONE` when every product is zero) and the fp32 C word: the late C, the rounding down to
 /// `F2` fraction bits after a subnormal-aware normalisation, the final rounding and encoding.
 #[inline(always)]
-pub(super) fn late_c(
+pub(in crate::kernel) fn late_c(
     p: &TrParams,
     out: &Output,
     d: &Format,

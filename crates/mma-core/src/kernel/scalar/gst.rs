@@ -1,16 +1,23 @@
 //! The per-dot GST-FDPA block (`kind::mxf4`, `mxf4nvf4`): group sums of fp4 products (AVX2
 //! `pshufb` lookups, or the exact product table), scale pairs, C, and one rounding.
 
-use super::round::FastRound;
-use super::table::{self, Dec, SPECIAL};
-use super::{c_aligned, c_term, finish, signed, x86, GPath};
+use super::{c_aligned, c_term, finish, signed};
 use crate::format::Format;
+use crate::kernel::plan::GPath;
+use crate::kernel::round::FastRound;
+use crate::kernel::table::{self, Dec, SPECIAL};
+use crate::kernel::x86;
 use crate::model::{BlockIn, Formats, MAX_BLOCK};
 use crate::models::gst_fdpa::GstFdpa;
 
 /// GST-FDPA over one block with fp4-sized elements, all inputs finite, scales not NaN.
 #[inline(always)]
-pub(super) fn gst_block(m: &GstFdpa, f: &Formats, p: &GPath, x: &BlockIn<'_>) -> Option<u64> {
+pub(in crate::kernel) fn gst_block(
+    m: &GstFdpa,
+    f: &Formats,
+    p: &GPath,
+    x: &BlockIn<'_>,
+) -> Option<u64> {
     // The vector group sums: planned (`vals`) only for `Isa::Avx2`.
     if let (Some((va, vb)), 16) = (&p.vals, m.g) {
         if let Some(d) = x86::gst_v(m, f, p, va, vb, x) {
@@ -83,7 +90,7 @@ pub(super) fn gst_block(m: &GstFdpa, f: &Formats, p: &GPath, x: &BlockIn<'_>) ->
 /// The group terms `(|sum| · scale product, lsb exponent, scientific exponent of the scale
 /// product, sign)` of a GST-FDPA block with C added, rounded and encoded.
 #[inline(always)]
-pub(super) fn gst_tail(
+pub(in crate::kernel) fn gst_tail(
     m: &GstFdpa,
     f: &Formats,
     round: &Option<FastRound>,
@@ -113,7 +120,7 @@ pub(super) fn gst_tail(
 
 /// The vector GST-FDPA tables of A and B (`table::values4`), only where their products are
 /// exactly the scalar path's product table.
-pub(super) fn values4(fa: &Format, fb: &Format) -> Option<([i8; 16], [i8; 16])> {
+pub(in crate::kernel) fn values4(fa: &Format, fb: &Format) -> Option<([i8; 16], [i8; 16])> {
     let (va, vb) = (table::values4(fa)?, table::values4(fb)?);
     let pt = table::products4(fa, fb)?;
     (0..256)
@@ -121,6 +128,6 @@ pub(super) fn values4(fa: &Format, fb: &Format) -> Option<([i8; 16], [i8; 16])> 
         .then_some((va, vb))
 }
 
-pub(super) fn ts_man(f: &Formats) -> i32 {
+pub(in crate::kernel) fn ts_man(f: &Formats) -> i32 {
     f.scale.map_or(0, |(s, _)| s.man_bits as i32)
 }

@@ -1,0 +1,81 @@
+//! The portable per-dot kernels, one file per model family: T-FDPA (`t_fdpa.rs`), GST-FDPA
+//! (`gst.rs`), and the AMD models with the FMA chains (`amd.rs`: FTZ-MulAdd, TR/GTR-FDPA, fp32
+//! and fp64 FMA). Each computes one block in the common case (finite inputs, sums within the
+//! integer widths its header proves) and returns `None` otherwise, so that the kernel hands the
+//! block to the plain model. The AVX2 copies of `kernel/x86/` inline this code unchanged. Below:
+//! the decoding of C and the final rounding they share.
+
+pub(in crate::kernel) mod amd;
+pub(in crate::kernel) mod gst;
+pub(in crate::kernel) mod t_fdpa;
+
+use super::round::{self, FastRound};
+use crate::format::{self, Format};
+use crate::model::{BlockIn, Output};
+use crate::value::Value;
+
+/// Decoded C: significand, scientific exponent (`e_zero` for a zero), sign; `None` for Inf/NaN.
+/// IEEE formats (fp32, fp16, bf16) are decoded from their bits directly, the rest through
+/// [`Format::decode`].
+#[inline(always)]
+pub(in crate::kernel) fn c_term(x: &BlockIn<'_>, e_zero: i32) -> Option<(u64, i32, bool)> {
+    let f = x.c_fmt;
+    if f.specials == format::Specials::Ieee
+        && f.signed
+        && f.subnormals
+        && f.lsb == 0
+        && f.storage_bits <= 32
+    {
+        let top = (1u64 << f.exp_bits) - 1;
+        let ef = (x.c >> f.man_bits) & top;
+        let man = x.c & ((1u64 << f.man_bits) - 1);
+        let neg = (x.c >> (f.exp_bits + f.man_bits)) & 1 != 0;
+        if ef == top {
+            return None;
+        }
+        let sig = man | ((ef != 0) as u64) << f.man_bits;
+        if sig == 0 {
+            return Some((0, e_zero, neg));
+        }
+        return Some((sig, ef.max(1) as i32 - f.bias, neg));
+    }
+    match x.c_fmt.decode(x.c) {
+        Value::Finite { neg, sig, exp } => Some((sig, exp + x.c_fmt.man_bits as i32, neg)),
+        Value::Zero { neg } => Some((0, e_zero, neg)),
+        _ => None,
+    }
+}
+
+/// C aligned to `f` fraction bits below `e_max`, truncated toward zero (magnitude).
+#[inline(always)]
+pub(in crate::kernel) fn c_aligned(sig: u64, e: i32, man_bits: u32, f: u32, e_max: i32) -> u64 {
+    let d = (e_max - e) as u32;
+    if f >= man_bits {
+        (sig << (f - man_bits)) >> d.min(63)
+    } else {
+        sig >> (man_bits - f + d).min(63)
+    }
+}
+
+/// Applies a sign bit (0 or 1) to a magnitude.
+#[inline(always)]
+pub(in crate::kernel) fn signed(mag: u64, neg: u32) -> i64 {
+    let s = -(neg as i64);
+    (mag as i64 ^ s) - s
+}
+
+/// Rounds and encodes a fast path's sum, through [`FastRound`] where the output allows.
+#[inline(always)]
+pub(in crate::kernel) fn finish(
+    out: &Output,
+    d: &Format,
+    fr: &Option<FastRound>,
+    sum: i64,
+    exp: i32,
+    zero_neg: bool,
+) -> u64 {
+    match fr {
+        Some(r) => r.round(sum, exp, zero_neg),
+        None => round::reference(out, d, sum, exp, zero_neg),
+    }
+}
