@@ -20,12 +20,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 fn compare(unit: &DotUnit, k: usize, n: usize, seed: u64) {
     let kern = unit.kernel();
-    // tf32 has lane paths only (no per-dot kernel: it has no decode table).
-    let avx2 = mma_core::Isa::detect() == mma_core::Isa::Avx2;
-    assert!(
-        kern.is_fast() || (avx2 && kern.is_batched()) || (!avx2 && unit.formats.a == format::TF32),
-        "{unit:?}"
-    );
+    // Every unit here has a per-dot kernel (tf32 through its arithmetic decoder).
+    assert!(kern.is_fast(), "{unit:?}");
     let f = &unit.formats;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let s = unit.scales_for(k);
@@ -443,6 +439,8 @@ fn tr_fdpa_fast_matches_plain() {
         tr_unit(format::E5M2_FNUZ, format::E5M2_FNUZ, 8, -126, 24),
         tr_unit(bf16, bf16, 16, -126, 24),
         tr_unit(f16, f16, 16, -126, 25),
+        // CDNA3 xf32: tf32 in fp32 words, blocks of 4.
+        tr_unit(format::TF32, format::TF32, 4, -126, 24),
     ];
     // The vector block (AVX2 builds) runs these format pairs for blocks of 8 and 16.
     for u in &units {

@@ -39,7 +39,7 @@ use crate::model::{BlockIn, BlockModel};
 use crate::unit::{DotUnit, Model};
 use plan::{Decs, GPath, Path, Plan};
 use scalar::{amd, gst::gst_block, t_fdpa::tfdpa_block};
-use table::{Bf16Dec, F16Dec};
+use table::{Bf16Dec, F16Dec, Tf32Dec};
 
 /// A [`DotUnit`] prepared for repeated evaluation; cheap to copy, built by [`DotUnit::kernel`].
 #[derive(Clone, Copy, Debug)]
@@ -144,6 +144,7 @@ impl Kernel {
                     Decs::T8(da, db) => amd::tr_block(pa, o, &f.d, r, da, db, x),
                     Decs::F16 => amd::tr_block(pa, o, &f.d, r, F16Dec {}, F16Dec {}, x),
                     Decs::Bf16 => amd::tr_block(pa, o, &f.d, r, Bf16Dec {}, Bf16Dec {}, x),
+                    Decs::Tf32 => amd::tr_block(pa, o, &f.d, r, Tf32Dec, Tf32Dec, x),
                 }
             }
             (Path::Gtr(p), Model::GtrFdpa(m)) => {
@@ -152,6 +153,7 @@ impl Kernel {
                     Decs::T8(da, db) => amd::gtr_block(pa, o, &f.d, r, da, db, x),
                     Decs::F16 => amd::gtr_block(pa, o, &f.d, r, F16Dec {}, F16Dec {}, x),
                     Decs::Bf16 => amd::gtr_block(pa, o, &f.d, r, Bf16Dec {}, Bf16Dec {}, x),
+                    Decs::Tf32 => amd::gtr_block(pa, o, &f.d, r, Tf32Dec, Tf32Dec, x),
                 }
             }
             _ => None,

@@ -79,6 +79,8 @@ pub(super) enum Decs {
     T8(Table8, Table8),
     F16,
     Bf16,
+    /// tf32 in fp32 words (NVIDIA tf32, AMD xf32): [`table::Tf32Dec`].
+    Tf32,
 }
 
 impl Decs {
@@ -87,6 +89,10 @@ impl Decs {
             Some(Decs::F16)
         } else if f.a == format::BF16 && f.b == format::BF16 {
             Some(Decs::Bf16)
+        } else if table::same_encoding(&f.a, &format::TF32)
+            && table::same_encoding(&f.b, &format::TF32)
+        {
+            Some(Decs::Tf32)
         } else {
             Some(Decs::T8(Table8::of(&f.a)?, Table8::of(&f.b)?))
         }
@@ -398,7 +404,7 @@ fn lane_key(unit: &DotUnit, path: &Path, has_t_lanes: bool) -> Option<LaneKey> {
             n: unit.block,
             p: m.p,
         }),
-        // Any path: tf32 has no per-dot kernel but lanes.
+        // Any path: the lanes have their own bounds (below), not the per-dot kernel's.
         (_, Model::TFdpa(m))
             if f.c == f.d
                 && (f.d == format::FP32 || f.d == format::FP16)

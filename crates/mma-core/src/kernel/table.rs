@@ -148,6 +148,20 @@ pub struct Ieee16<const EXP: u32, const MAN: u32>;
 pub type F16Dec = Ieee16<5, 10>;
 pub type Bf16Dec = Ieee16<8, 7>;
 
+/// tf32 (NVIDIA tf32, AMD xf32) decoded from the fp32 word that holds it: the low 13 bits are
+/// not part of the format (`Format::lsb`), so the word is shifted right by 13 and the remaining
+/// 19 bits decoded as a 1-8-10 IEEE format. A NaN whose payload lies only in the dropped bits
+/// reads as Inf, as [`Format::decode`] reads it; both are special to the fast paths.
+#[derive(Clone, Copy, Debug)]
+pub struct Tf32Dec;
+
+impl Dec for Tf32Dec {
+    #[inline(always)]
+    fn get(&self, bits: u64) -> Entry {
+        Ieee16::<8, 10> {}.get(bits >> 13)
+    }
+}
+
 impl<const EXP: u32, const MAN: u32> Dec for Ieee16<EXP, MAN> {
     #[inline(always)]
     fn get(&self, bits: u64) -> Entry {

@@ -14,7 +14,7 @@
 
 use super::{c_aligned, c_term, finish, signed};
 use crate::kernel::plan::{Decs, TPath};
-use crate::kernel::table::{self, Bf16Dec, Dec, F16Dec, SPECIAL};
+use crate::kernel::table::{self, Bf16Dec, Dec, F16Dec, Tf32Dec, SPECIAL};
 use crate::model::{BlockIn, Formats};
 use crate::models::t_fdpa::TFdpa;
 
@@ -31,6 +31,7 @@ pub(in crate::kernel) fn tfdpa_block(
         Decs::T8(da, db) => tfdpa_len(m, f, p, da, db, x),
         Decs::F16 => tfdpa_len(m, f, p, F16Dec {}, F16Dec {}, x),
         Decs::Bf16 => tfdpa_len(m, f, p, Bf16Dec {}, Bf16Dec {}, x),
+        Decs::Tf32 => tfdpa_len(m, f, p, Tf32Dec, Tf32Dec, x),
     }
 }
 
