@@ -65,7 +65,7 @@ pub type Instruction = mma_core::catalog::Instruction<Arch, Op>;
 
 /// The PTX spelling users write for an instruction of `op` named `name` (mmasim's short
 /// form), of `k` elements and the unit's formats.
-fn ptx(op: Op, name: &str, k: usize, f: &Formats) -> String {
+pub(crate) fn ptx(op: Op, name: &str, k: usize, f: &Formats) -> String {
     match op {
         Op::Mma => {
             let rest = name.split_once('.').map_or("", |(_, r)| r);

@@ -24,7 +24,7 @@
 //! register layout split the same way (pairs of consecutive k in two passes).
 
 use crate::arch::Arch;
-use crate::catalog::{Instruction, Layout, Op};
+use crate::catalog::{ptx, Instruction, Layout, Op};
 use mma_core::format::{self, Format};
 use mma_core::models::sliced_fdpa::SlicedFdpa;
 use mma_core::models::t_fdpa::TFdpa;
@@ -100,20 +100,18 @@ pub(crate) fn push(arch: Arch, out: &mut Vec<Instruction>) {
             for a in [format::E5M2, format::E4M3] {
                 for b in [format::E5M2, format::E4M3] {
                     let name = format!("{shape}.{}.{}.{}.{}", d.name, a.name, b.name, d.name);
+                    let unit = unit(arch, k, d, a, b);
                     out.push(Instruction {
                         arch,
                         op: Op::Mma,
-                        mnemonic: format!(
-                            "mma.sync.aligned.{shape}.row.col.{}",
-                            &name[shape.len() + 1..]
-                        ),
+                        mnemonic: ptx(Op::Mma, &name, k, &unit.formats),
                         name,
                         m: 16,
                         n: 8,
                         k,
                         blocks: 1,
                         layout: Layout::Plain,
-                        unit: unit(arch, k, d, a, b),
+                        unit,
                         note: Some(note),
                     });
                 }
