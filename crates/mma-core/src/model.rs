@@ -138,25 +138,38 @@ pub(crate) struct Decoded {
 }
 
 impl Decoded {
+    /// An empty buffer for [`Decoded::fill`]. The models keep it in their own frame and fill
+    /// it there: returning the 4 KiB buffer by value, or copying it from a constant, cost a
+    /// copy per block, a fifth of the time of `mma infer`. Inlined, the array literals become
+    /// stores of the NaN tag in place.
+    #[inline(always)]
+    pub(crate) fn empty() -> Decoded {
+        Decoded {
+            a: [Value::Nan; MAX_BLOCK],
+            b: [Value::Nan; MAX_BLOCK],
+            n: 0,
+            c: Value::Nan,
+            sa: [Value::Nan; MAX_BLOCK],
+            sb: [Value::Nan; MAX_BLOCK],
+            per: usize::MAX,
+        }
+    }
+
     /// Decodes a block. When the IEEE special-value rules (a NaN operand or scale, `0·Inf`,
     /// Inf terms of both signs, or any other Inf) decide the result, returns it encoded with
     /// the path's conventions instead.
     #[inline]
-    pub(crate) fn finite<T: Tracer>(
+    pub(crate) fn fill<T: Tracer>(
+        &mut self,
         f: &Formats,
         x: &BlockIn<'_>,
         out: &Output,
         t: &mut T,
-    ) -> Result<Decoded, u64> {
-        let mut d = Decoded {
-            a: [Value::Nan; MAX_BLOCK],
-            b: [Value::Nan; MAX_BLOCK],
-            n: x.a.len(),
-            c: x.c_fmt.decode(x.c),
-            sa: [Value::Nan; MAX_BLOCK],
-            sb: [Value::Nan; MAX_BLOCK],
-            per: usize::MAX,
-        };
+    ) -> Result<(), u64> {
+        let d = self;
+        d.n = x.a.len();
+        d.c = x.c_fmt.decode(x.c);
+        d.per = usize::MAX;
         decode_into(&f.a, x.a, &mut d.a);
         decode_into(&f.b, x.b, &mut d.b);
         if let Some((sf, per)) = f.scale {
@@ -174,7 +187,7 @@ impl Decoded {
             }
         }
         match crate::term::scan_specials(&d.a[..d.n], &d.b[..d.n], d.c) {
-            crate::term::Special::Finite => Ok(d),
+            crate::term::Special::Finite => Ok(()),
             crate::term::Special::Nan => Err(special(f, out, Value::Nan, WHY_NAN, t)),
             crate::term::Special::Inf { neg } => {
                 Err(special(f, out, Value::Inf { neg }, WHY_INF, t))

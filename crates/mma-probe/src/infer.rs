@@ -28,6 +28,7 @@ use crate::records::{Record, RecordSet};
 use mma_core::model::{BlockIn, BlockModel};
 use mma_core::term::Term;
 use mma_core::{DotUnit, Format, Formats, Model, NanStyle, Value};
+use rayon::prelude::*;
 
 /// The NaN bits the records show where the device returned NaN.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,9 +232,32 @@ fn matches(d: &Format, model: u64, record: u64, nan: &mut NanSeen) -> bool {
 struct Member {
     cand: Candidate,
     alive: bool,
-    /// Index of the first record missed.
+    /// Position, in the evaluation order, of the first record missed.
     first_miss: usize,
     nan: NanSeen,
+}
+
+/// The order in which the candidates meet the records: records without zero terms first (a
+/// zero term makes every `e_zero` member of a group compute on its own; a record without one
+/// lets the group share one evaluation, and most candidates fail their first record), each
+/// part in file order. Which candidates fit does not depend on the order.
+fn evaluation_order(set: &RecordSet) -> Vec<usize> {
+    let f = &set.formats;
+    let zeros = |r: &Record| {
+        let scale_zero = f.scale.is_some_and(|(s, _)| {
+            r.scale_a
+                .iter()
+                .chain(&r.scale_b)
+                .any(|&w| s.decode(w).is_zero())
+        });
+        r.a.iter().any(|&w| f.a.decode(w).is_zero())
+            || r.b.iter().any(|&w| f.b.decode(w).is_zero())
+            || f.c.decode(r.c).is_zero()
+            || scale_zero
+    };
+    let mut order: Vec<usize> = (0..set.records.len()).collect();
+    order.sort_by_key(|&i| zeros(&set.records[i]));
+    order
 }
 
 /// Runs the elimination on one record set.
@@ -262,8 +286,14 @@ pub fn infer_groups(set: &RecordSet, grid: Vec<Group>) -> Inference {
             (g.shares, members, alive)
         })
         .collect();
-    for (ri, r) in set.records.iter().enumerate() {
-        for (shares, members, alive) in groups.iter_mut().filter(|g| g.2 > 0) {
+    // Groups are independent: each meets the records in order until none of its members is
+    // left, on its own thread.
+    let order = evaluation_order(set);
+    groups.par_iter_mut().for_each(|(shares, members, alive)| {
+        for (ri, r) in order.iter().map(|&i| &set.records[i]).enumerate() {
+            if *alive == 0 {
+                break;
+            }
             let base = evaluate(&members[0].cand, r);
             let shared = *shares
                 && !special(&d, base.d)
@@ -285,7 +315,7 @@ pub fn infer_groups(set: &RecordSet, grid: Vec<Group>) -> Inference {
                 }
             }
         }
-    }
+    });
     let all: Vec<Member> = groups.into_iter().flat_map(|g| g.1).collect();
     let fits: Vec<Fit> = all
         .iter()

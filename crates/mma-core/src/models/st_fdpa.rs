@@ -65,10 +65,10 @@ impl StFdpa {
     /// [`BlockModel::block`], telling `t` each step.
     #[inline]
     pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
-        let d = match Decoded::finite(f, x, &self.out, t) {
-            Ok(d) => d,
-            Err(special) => return special,
-        };
+        let mut d = Decoded::empty();
+        if let Err(special) = d.fill(f, x, &self.out, t) {
+            return special;
+        }
         let (a, b, c, n, per) = (&d.a, &d.b, d.c, d.n, d.per);
         let (sa, sb) = (&d.sa, &d.sb);
         let sf = f.scale.map(|(s, _)| s).unwrap_or(crate::format::UE8M0);

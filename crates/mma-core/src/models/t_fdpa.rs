@@ -75,10 +75,10 @@ impl TFdpa {
     /// [`BlockModel::block`], telling `t` each step.
     #[inline]
     pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
-        let d = match Decoded::finite(f, x, &self.out, t) {
-            Ok(d) => d,
-            Err(special) => return special,
-        };
+        let mut d = Decoded::empty();
+        if let Err(special) = d.fill(f, x, &self.out, t) {
+            return special;
+        }
         let (a, b, c, n) = (&d.a, &d.b, d.c, d.n);
         let mut terms = [Term::ZERO; MAX_BLOCK + 1];
         for k in 0..n {

@@ -1,4 +1,4 @@
-//! The blind round trip shared by `tests/round_trip.rs` and `examples/sweep.rs`.
+//! The blind round trip of `tests/round_trip.rs`.
 
 use mma_core::DotUnit;
 use mma_probe::emit::{random, targeted, Spec};
