@@ -19,9 +19,9 @@
 //! | E-FDPA | L_max, rho |
 //! | T-FDPA (ST-FDPA with block scales) | F in 1..=40, L_max, rho |
 //! | GST-FDPA (block scales) | G in {8, 16, 32}, F in 20..=40, L_max, rho |
-//! | Sliced-FDPA | passes in {2, 4}, group in {1, 2, 4}, F in 10..=30, L_max in {16, 32, K}, rho, C added by RNE or RZ |
-//! | TR-FDPA | F in 20..=28, F2 in F+4..=F+10, L_max, product overflow to Inf or not, rho |
-//! | GTR-FDPA | F in 22..=26, F2 in F+5..=F+9, L_max, C dropped below F, F+1, F+2 bits or never, rho |
+//! | Sliced-FDPA | passes in {2, 4}, group in {1, 2, 4}, F in 1..=40, L_max in {16, 32, K}, rho, C added by RNE or RZ |
+//! | TR-FDPA | F in 16..=32, F2 in F+1..=F+12, L_max, product overflow to Inf or not, rho |
+//! | GTR-FDPA | F in 16..=32, F2 in F+1..=F+12, L_max, C dropped below F, F+1, F+2 bits or never, rho |
 //!
 //! Each also with C ignored (the records match C = +0). Members: `e_zero` in
 //! `emin(C) - 16 ..= emin(C)` and "never" (-10000); for the block-scaled models `e_zero` in
@@ -79,6 +79,17 @@ pub struct Group {
     /// (see [`crate::infer`](mod@crate::infer)).
     pub shares: bool,
 }
+
+/// The fraction bits F searched for T-FDPA, ST-FDPA and Sliced-FDPA (the catalogs use 13 to
+/// 25).
+const F_RANGE: std::ops::RangeInclusive<u32> = 1..=40;
+/// The fraction bits F searched for TR-FDPA and GTR-FDPA (the catalogs: 24), narrower than
+/// [`F_RANGE`] because each F has [`F2_ABOVE`] late-C widths and, for GTR-FDPA, four C-drop
+/// rules: the full range would make these two models 90% of the grid and quadruple the time.
+const TR_F_RANGE: std::ops::RangeInclusive<u32> = 16..=32;
+/// TR/GTR-FDPA: the late-C width F2 is searched from F + 1 to F + F2_ABOVE (the catalogs:
+/// F + 7).
+const F2_ABOVE: u32 = 12;
 
 /// The exponent that stands for "a zero term never decides the alignment".
 pub const NEVER: i32 = -10_000;
@@ -234,7 +245,7 @@ pub fn candidates(formats: &Formats, k: usize) -> Vec<Group> {
                 } else {
                     &e_zeros
                 };
-                for fb in 1..=40u32 {
+                for fb in F_RANGE {
                     groups.push(fused(f, l, c, ez, rho, |e_zero, out| match f.scale {
                         None => Model::TFdpa(TFdpa { f: fb, e_zero, out }),
                         Some(_) => Model::StFdpa(StFdpa { f: fb, e_zero, out }),
@@ -271,8 +282,8 @@ fn tr_groups(groups: &mut Vec<Group>, f: Formats, l: usize, c: CUse, rho: Output
         return;
     }
     let e_zero_cs = [NEVER, d.emin()];
-    for fb in 20..=28u32 {
-        for f2 in fb + 4..=fb + 10 {
+    for fb in TR_F_RANGE {
+        for f2 in fb + 1..=fb + F2_ABOVE {
             for inf in [Some(d.emax() + 1), None] {
                 groups.push(fused(f, l, c, &e_zero_cs, rho, |e_zero_c, out| {
                     Model::TrFdpa(TrFdpa {
@@ -290,8 +301,8 @@ fn tr_groups(groups: &mut Vec<Group>, f: Formats, l: usize, c: CUse, rho: Output
     if l < 2 {
         return;
     }
-    for fb in 22..=26u32 {
-        for f2 in fb + 5..=fb + 9 {
+    for fb in TR_F_RANGE {
+        for f2 in fb + 1..=fb + F2_ABOVE {
             for c_drop in [fb, fb + 1, fb + 2, 10_000] {
                 groups.push(fused(f, l, c, &e_zero_cs, rho, |e_zero_c, out| {
                     Model::GtrFdpa(GtrFdpa {
@@ -322,7 +333,7 @@ fn sliced_groups(groups: &mut Vec<Group>, f: Formats, k: usize, c: CUse) {
                 if passes * group > l {
                     continue;
                 }
-                for fb in 10..=30u32 {
+                for fb in F_RANGE {
                     for rho in rhos(&f.d) {
                         for last in [Rounding::NearestEven, Rounding::TowardZero] {
                             groups.push(fused(f, l, c, &e_zeros, rho, |e_zero, out| {

@@ -229,12 +229,21 @@ fn matches(d: &Format, model: u64, record: u64, nan: &mut NanSeen) -> bool {
     model == record
 }
 
-struct Member {
-    cand: Candidate,
+/// How one candidate fares (kept beside the group's candidates, not with them: the grid holds
+/// millions of candidates, and copying them was a tenth of the time).
+#[derive(Clone, Copy)]
+struct State {
     alive: bool,
     /// Position, in the evaluation order, of the first record missed.
     first_miss: usize,
     nan: NanSeen,
+}
+
+/// A group and the states of its members.
+struct Run {
+    group: Group,
+    states: Vec<State>,
+    alive: usize,
 }
 
 /// The order in which the candidates meet the records: records without zero terms first (a
@@ -269,61 +278,61 @@ pub fn infer(set: &RecordSet) -> Inference {
 pub fn infer_groups(set: &RecordSet, grid: Vec<Group>) -> Inference {
     let d = set.formats.d;
     let n = set.records.len();
-    let mut groups: Vec<(bool, Vec<Member>, usize)> = grid
+    let fresh = State {
+        alive: true,
+        first_miss: n,
+        nan: NanSeen::Unseen,
+    };
+    let mut runs: Vec<Run> = grid
         .into_iter()
-        .map(|g| {
-            let alive = g.members.len();
-            let members = g
-                .members
-                .into_iter()
-                .map(|cand| Member {
-                    cand,
-                    alive: true,
-                    first_miss: n,
-                    nan: NanSeen::Unseen,
-                })
-                .collect();
-            (g.shares, members, alive)
+        .map(|group| Run {
+            states: vec![fresh; group.members.len()],
+            alive: group.members.len(),
+            group,
         })
         .collect();
     // Groups are independent: each meets the records in order until none of its members is
     // left, on its own thread.
     let order = evaluation_order(set);
-    groups.par_iter_mut().for_each(|(shares, members, alive)| {
+    runs.par_iter_mut().for_each(|run| {
+        let members = &run.group.members;
         for (ri, r) in order.iter().map(|&i| &set.records[i]).enumerate() {
-            if *alive == 0 {
+            if run.alive == 0 {
                 break;
             }
-            let base = evaluate(&members[0].cand, r);
-            let shared = *shares
+            let base = evaluate(&members[0], r);
+            let shared = run.group.shares
                 && !special(&d, base.d)
-                && e_zero_of(&members[0].cand.unit.model) <= base.zero_floor;
-            for (mi, m) in members.iter_mut().enumerate() {
-                if !m.alive {
+                && e_zero_of(&members[0].unit.model) <= base.zero_floor;
+            for (mi, (cand, st)) in members.iter().zip(&mut run.states).enumerate() {
+                if !st.alive {
                     continue;
                 }
-                let got = if mi == 0 || (shared && e_zero_of(&m.cand.unit.model) <= base.zero_floor)
-                {
+                let got = if mi == 0 || (shared && e_zero_of(&cand.unit.model) <= base.zero_floor) {
                     base.d
                 } else {
-                    evaluate(&m.cand, r).d
+                    evaluate(cand, r).d
                 };
-                if !matches(&d, got, r.d, &mut m.nan) {
-                    m.alive = false;
-                    m.first_miss = ri;
-                    *alive -= 1;
+                if !matches(&d, got, r.d, &mut st.nan) {
+                    st.alive = false;
+                    st.first_miss = ri;
+                    run.alive -= 1;
                 }
             }
         }
     });
-    let all: Vec<Member> = groups.into_iter().flat_map(|g| g.1).collect();
-    let fits: Vec<Fit> = all
-        .iter()
-        .filter(|m| m.alive)
-        .map(|m| fit_of(m.cand, m.nan, n, Vec::new()))
+    let all = || {
+        runs.iter()
+            .flat_map(|run| run.group.members.iter().zip(&run.states))
+    };
+    let fits: Vec<Fit> = all()
+        .filter(|(_, st)| st.alive)
+        .map(|(cand, st)| fit_of(*cand, st.nan, n, Vec::new()))
         .collect();
     let best = if fits.is_empty() {
-        best_fits(set, all)
+        let mut lasted: Vec<(&Candidate, &State)> = all().collect();
+        lasted.sort_by_key(|(_, st)| std::cmp::Reverse(st.first_miss));
+        best_fits(set, lasted.iter().take(RESCORED).map(|(cand, _)| **cand))
     } else {
         Vec::new()
     };
@@ -368,23 +377,21 @@ const RESCORED: usize = 32;
 /// How many best fits are reported.
 const REPORTED: usize = 5;
 
-fn best_fits(set: &RecordSet, mut all: Vec<Member>) -> Vec<Fit> {
-    all.sort_by_key(|m| std::cmp::Reverse(m.first_miss));
-    let mut best: Vec<Fit> = all
-        .into_iter()
-        .take(RESCORED)
-        .map(|m| {
+/// Scores the candidates that lasted longest on every record; the best, most records first.
+fn best_fits(set: &RecordSet, lasted: impl Iterator<Item = Candidate>) -> Vec<Fit> {
+    let mut best: Vec<Fit> = lasted
+        .map(|cand| {
             let mut nan = NanSeen::Unseen;
             let mut explains = 0;
             let mut misses = Vec::new();
             for r in &set.records {
-                if matches(&set.formats.d, evaluate(&m.cand, r).d, r.d, &mut nan) {
+                if matches(&set.formats.d, evaluate(&cand, r).d, r.d, &mut nan) {
                     explains += 1;
                 } else if misses.len() < 3 {
                     misses.push(r.label.clone());
                 }
             }
-            fit_of(m.cand, nan, explains, misses)
+            fit_of(cand, nan, explains, misses)
         })
         .collect();
     best.sort_by_key(|f| std::cmp::Reverse(f.explains));
