@@ -1,223 +1,267 @@
-// Runs every line of a case file on the GPU with one `mma.sync` instruction (inline PTX) and
-// writes the file back with the device's "d". One dot product per line: the A row is row 0
-// of A, the B column is column 0 of B, C[0][0] is "c", every other element is zero, and D[0][0]
-// is the result. Each lane gathers its fragment from shared memory by the layout the PTX ISA
-// documents for the instruction ("Matrix Fragments for mma.m16n8k16" and siblings).
+// Runs every line of a case file on the GPU with one tensor-core instruction (inline PTX) and
+// writes the file back with the device's "d". One dot product per line: the A row is row 0 of A,
+// the B column is column 0 of B, C[0][0] is "c", every other element (and every other block
+// scale) is zero, and D[0][0] is the result. Lines longer than the instruction's K run as chained
+// calls (D of one call is C of the next), as a K loop does.
 //
-//   nvcc -O2 -arch=sm_90 -o mma_probe mma_probe.cu
-//   ./mma_probe m16n8k16.f32.bf16.bf16.f32 probes.jsonl measured.jsonl
+//   mma_probe INSTRUCTION IN.jsonl OUT.jsonl [--wgmma-a smem|regs]
+//   mma_probe --list                 the instructions and their spellings
+//   mma_probe --self-test [--mutate N]   host-only checks of every layout (no GPU needed)
+//   mma_probe --expect-ptx sm_XX     the PTX spellings this binary must contain for a target
 //
-// Instructions: m16n8k16.f32.f16.f16.f32, m16n8k16.f32.bf16.bf16.f32, m16n8k16.f16.f16.f16.f16
-// (sm_80+), m16n8k8.f32.tf32.tf32.f32 (sm_80+), m16n8k32.f32.e4m3.e4m3.f32 and
-// m16n8k32.f32.e5m2.e5m2.f32 (sm_89+), m8n8k4.f64.f64.f64.f64 (sm_80+). Lines longer than the
-// instruction's K are run as chained calls (D of one call is C of the next), as a K loop does.
-// wgmma (sm_90a) and tcgen05.mma (sm_100a) need warpgroup/tensor-memory set-up not written
-// here. NOT COMPILE-CHECKED: written without a CUDA compiler at hand; check the layouts on a
-// known unit first (mma eval of the same file on the catalog instruction, then mma check).
+// INSTRUCTION is a PTX spelling as `mma list --json` prints it ("ptx_isa"), the same without
+// "mma.sync.aligned." / "wgmma.mma_async.sync.aligned.", or the catalog's "instruction" field
+// (for tcgen05 the only form: m64n8k16.kind::f16.f32.bf16.bf16, optionally prefixed by
+// "tcgen05.mma.cta_group::1."). Families: mma_sync.cuh (all 110 mma.sync spellings of the
+// catalog), wgmma.cuh (m64n8, sm_90a), tcgen05.cuh (kind::f16/tf32/f8f6f4-fp8, sm_100a);
+// layouts: layouts.cuh; checks of the case lines: caseio.cuh; --self-test: selftest.cuh.
+// Case words follow the project's case files: exactly the storage width's hex digits; lines that
+// name the instruction ("instr") in the catalog's byte layouts (fp4 in bits 5:2, two fp4 per byte
+// for kind::mxf4*), other lines (`mma probe emit`) one element per word in its low bits.
+// Build and check: probes/cuda/check.sh. NOT RUN ON A GPU YET (see README.md).
 #include <cuda_runtime.h>
 #include <fstream>
 #include <iostream>
-#include "../common.h"
+#include <sstream>
+int g_mutation = 0;
+#include "caseio.cuh"
+#include "selftest.cuh"
 
-enum Kind { F16_F32, BF16_F32, F16_F16, TF32_F32, E4M3_F32, E5M2_F32, F64_F64 };
+#define CU(x)                                                                              \
+  do {                                                                                     \
+    cudaError_t e_ = (x);                                                                  \
+    if (e_ != cudaSuccess) {                                                               \
+      std::cerr << "CUDA error in " #x ": " << cudaGetErrorString(e_) << "\n";             \
+      return 1;                                                                            \
+    }                                                                                      \
+  } while (0)
 
-struct Instr { const char *name; Kind kind; int k; int in_bytes; int out_bytes; };
-static const Instr INSTRS[] = {
-    {"m16n8k16.f32.f16.f16.f32", F16_F32, 16, 2, 4},
-    {"m16n8k16.f32.bf16.bf16.f32", BF16_F32, 16, 2, 4},
-    {"m16n8k16.f16.f16.f16.f16", F16_F16, 16, 2, 2},
-    {"m16n8k8.f32.tf32.tf32.f32", TF32_F32, 8, 4, 4},
-    {"m16n8k32.f32.e4m3.e4m3.f32", E4M3_F32, 32, 1, 4},
-    {"m16n8k32.f32.e5m2.e5m2.f32", E5M2_F32, 32, 1, 4},
-    {"m8n8k4.f64.f64.f64.f64", F64_F64, 4, 8, 8},
-};
-
-// One dot product per block of 32 threads: a[K], b[K] (raw words), c; writes d.
-template <Kind KIND>
-__global__ void run(const uint64_t *a, const uint64_t *b, const uint64_t *c, uint64_t *d,
-                    int k) {
-  const uint64_t *ar = a + (size_t)blockIdx.x * k, *br = b + (size_t)blockIdx.x * k;
-  int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
-  // Element (row, col) of A (row 0 holds the A row) and (row k, col 0) of B.
-  auto A = [&](int row, int col) -> uint64_t { return row == 0 && col < k ? ar[col] : 0; };
-  auto B = [&](int krow, int col) -> uint64_t { return col == 0 && krow < k ? br[krow] : 0; };
-  uint64_t acc = c[blockIdx.x];
-  if constexpr (KIND == F16_F32 || KIND == BF16_F32 || KIND == F16_F16) {
-    uint32_t ra[4], rb[2];
-    for (int i = 0; i < 4; i++) {  // a0..a7 as four pairs
-      int row = g + ((i & 1) ? 8 : 0), col = t * 2 + ((i & 2) ? 8 : 0);
-      ra[i] = (uint32_t)A(row, col) | ((uint32_t)A(row, col + 1) << 16);
-    }
-    for (int i = 0; i < 2; i++) {  // b0..b3 as two pairs
-      int krow = t * 2 + (i ? 8 : 0);
-      rb[i] = (uint32_t)B(krow, g) | ((uint32_t)B(krow + 1, g) << 16);
-    }
-    if constexpr (KIND == F16_F16) {
-      // C/D: c0,c1 (row g) and c2,c3 (row g + 8), two f16 per register; D[0][0] is lane 0's c0.
-      uint32_t rc[2] = {lane == 0 ? (uint32_t)acc : 0u, 0u}, rd[2];
-      asm volatile(
-          "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, "
-          "{%8,%9};\n"
-          : "=r"(rd[0]), "=r"(rd[1])
-          : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]), "r"(rc[0]),
-            "r"(rc[1]));
-      if (lane == 0) d[blockIdx.x] = rd[0] & 0xffff;
-    } else {
-      float rc[4] = {0, 0, 0, 0}, rd[4];
-      if (lane == 0) rc[0] = __uint_as_float((uint32_t)acc);
-      if constexpr (KIND == F16_F32)
-        asm volatile(
-            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-            "{%8,%9}, {%10,%11,%12,%13};\n"
-            : "=f"(rd[0]), "=f"(rd[1]), "=f"(rd[2]), "=f"(rd[3])
-            : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]),
-              "f"(rc[0]), "f"(rc[1]), "f"(rc[2]), "f"(rc[3]));
-      else
-        asm volatile(
-            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-            "{%8,%9}, {%10,%11,%12,%13};\n"
-            : "=f"(rd[0]), "=f"(rd[1]), "=f"(rd[2]), "=f"(rd[3])
-            : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]),
-              "f"(rc[0]), "f"(rc[1]), "f"(rc[2]), "f"(rc[3]));
-      if (lane == 0) d[blockIdx.x] = __float_as_uint(rd[0]);
-    }
-  } else if constexpr (KIND == TF32_F32) {
-    uint32_t ra[4], rb[2];
-    for (int i = 0; i < 4; i++) ra[i] = (uint32_t)A(g + ((i & 1) ? 8 : 0), t + ((i & 2) ? 4 : 0));
-    for (int i = 0; i < 2; i++) rb[i] = (uint32_t)B(t + (i ? 4 : 0), g);
-    float rc[4] = {0, 0, 0, 0}, rd[4];
-    if (lane == 0) rc[0] = __uint_as_float((uint32_t)acc);
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%10,%11,%12,%13};\n"
-        : "=f"(rd[0]), "=f"(rd[1]), "=f"(rd[2]), "=f"(rd[3])
-        : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]), "f"(rc[0]),
-          "f"(rc[1]), "f"(rc[2]), "f"(rc[3]));
-    if (lane == 0) d[blockIdx.x] = __float_as_uint(rd[0]);
-  } else if constexpr (KIND == E4M3_F32 || KIND == E5M2_F32) {
-#if __CUDA_ARCH__ >= 890
-    uint32_t ra[4] = {0, 0, 0, 0}, rb[2] = {0, 0};
-    for (int i = 0; i < 16; i++) {  // a0..a15: four bytes per register
-      int row = g + ((i & 4) ? 8 : 0), col = t * 4 + (i & 3) + ((i & 8) ? 16 : 0);
-      ra[i / 4] |= (uint32_t)(A(row, col) & 0xff) << (8 * (i & 3));
-    }
-    for (int i = 0; i < 8; i++) {  // b0..b7
-      int krow = t * 4 + (i & 3) + ((i & 4) ? 16 : 0);
-      rb[i / 4] |= (uint32_t)(B(krow, g) & 0xff) << (8 * (i & 3));
-    }
-    float rc[4] = {0, 0, 0, 0}, rd[4];
-    if (lane == 0) rc[0] = __uint_as_float((uint32_t)acc);
-    if constexpr (KIND == E4M3_F32)
-      asm volatile(
-          "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-          "{%8,%9}, {%10,%11,%12,%13};\n"
-          : "=f"(rd[0]), "=f"(rd[1]), "=f"(rd[2]), "=f"(rd[3])
-          : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]), "f"(rc[0]),
-            "f"(rc[1]), "f"(rc[2]), "f"(rc[3]));
-    else
-      asm volatile(
-          "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-          "{%8,%9}, {%10,%11,%12,%13};\n"
-          : "=f"(rd[0]), "=f"(rd[1]), "=f"(rd[2]), "=f"(rd[3])
-          : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]), "f"(rc[0]),
-            "f"(rc[1]), "f"(rc[2]), "f"(rc[3]));
-    if (lane == 0) d[blockIdx.x] = __float_as_uint(rd[0]);
-#endif
-  } else {  // F64_F64, m8n8k4: a0 = A[g][t], b0 = B[t][g], c0,c1 = C[g][2t], C[g][2t+1]
-    double ra = __longlong_as_double(A(g, t)), rb = __longlong_as_double(B(t, g));
-    double rc0 = lane == 0 ? __longlong_as_double(acc) : 0.0, rc1 = 0.0, rd0, rd1;
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%4,%5};\n"
-                 : "=d"(rd0), "=d"(rd1)
-                 : "d"(ra), "d"(rb), "d"(rc0), "d"(rc1));
-    if (lane == 0) d[blockIdx.x] = __double_as_longlong(rd0);
+// Whether a target (sm_89, sm_90a, ...) gets the code of `r` in this harness.
+static bool target_has(Req r, int sm, bool arch_specific) {
+  switch (r) {
+    case SM75: return sm >= 75;
+    case SM80: return sm >= 80;
+    case SM89: return sm >= 89;
+    case SM90: return sm >= 90;
+    case SM90A: return arch_specific && sm == 90;
+    case SM100A: return arch_specific && (sm == 100 || sm == 103);
+    case SM120A: return arch_specific && (sm == 120 || sm == 121);
   }
+  return false;
 }
 
-int main(int argc, char **argv) {
-  if (argc != 4) {
-    std::cerr << "usage: mma_probe INSTRUCTION IN.jsonl OUT.jsonl\n";
+static void list() {
+  printf("# family   PTX spelling   [catalog name]   K   formats d<-a*b+c [scale, block]   target\n");
+  for (int i = 0; i < MMA_COUNT; i++) {
+    const MmaEntry &e = MMA_TABLE[i];
+    const MmaDesc &m = e.desc;
+    std::string tail = std::string(e.ptx).substr(strlen(MMA_PREFIX));
+    printf("mma.sync  %s  [%s]  k=%d  %s<-%s*%s+%s", e.ptx, mma_catalog_name(tail, m).c_str(), m.k,
+           fmt_name(m.d), fmt_name(m.a), fmt_name(m.b), fmt_name(m.c));
+    if (m.vec) printf(" scale %s block %d", fmt_name(m.s), m.k / m.vec);
+    printf("  %s\n", req_name(m.req));
+  }
+  for (int i = 0; i < WG_COUNT; i++) {
+    const WgDesc &w = WG_TABLE[i].desc;
+    printf("wgmma     %s  [%s]  k=%d  %s<-%s*%s+%s  sm_90a  (A: smem, or --wgmma-a regs)\n",
+           WG_TABLE[i].ptx, WG_TABLE[i].ptx + strlen(WG_PREFIX), w.k, fmt_name(w.d),
+           fmt_name(w.a), fmt_name(w.b), fmt_name(w.d));
+  }
+  for (int i = 0; i < TC_TYPE_COUNT; i++) {
+    const TcTypes &t = TC_TYPES[i];
+    printf("tcgen05   %skind::%s  [m{64,128}n{8,16,..,256}k%d.kind::%s.%s.%s.%s]  k=%d  "
+           "%s<-%s*%s+%s  sm_100a\n",
+           TC_PREFIX, TC_KIND_NAMES[t.kind], TC_KIND_K[t.kind], TC_KIND_NAMES[t.kind],
+           fmt_name(t.d), fmt_name(t.a), fmt_name(t.b), TC_KIND_K[t.kind], fmt_name(t.d),
+           fmt_name(t.a), fmt_name(t.b), fmt_name(t.d));
+  }
+  printf("# %d mma.sync spellings (every one of the catalog); %d wgmma spellings (m64n8 only; the "
+         "catalog's other N are not compiled); %d tcgen05 type combinations x M {64,128} x N "
+         "{8..256} (not: kind::f8f6f4 with 6/4-bit types, block-scaled kinds)\n",
+         MMA_COUNT, WG_COUNT, TC_TYPE_COUNT);
+}
+
+// The instruction spellings the PTX for `target` must contain (check.sh greps them).
+static int expect_ptx(const std::string &target) {
+  int sm = 0;
+  char suffix = 0;
+  if (sscanf(target.c_str(), "sm_%d%c", &sm, &suffix) < 1 && sscanf(target.c_str(), "compute_%d%c",
+                                                                     &sm, &suffix) < 1) {
+    std::cerr << "not a target: " << target << "\n";
     return 2;
   }
-  const Instr *ins = nullptr;
-  for (const Instr &i : INSTRS)
-    if (std::string(argv[1]) == i.name) ins = &i;
-  if (!ins) {
-    std::cerr << "unknown instruction " << argv[1] << "\n";
+  bool a = suffix == 'a';
+  for (int i = 0; i < MMA_COUNT; i++)
+    if (target_has(MMA_TABLE[i].desc.req, sm, a)) printf("%s\n", MMA_TABLE[i].ptx);
+  if (target_has(SM90A, sm, a))
+    for (int i = 0; i < WG_COUNT; i++) printf("%s\n", WG_TABLE[i].ptx);
+  if (target_has(SM100A, sm, a))
+    for (int i = 0; i < 3; i++) printf("%skind::%s\n", "tcgen05.mma.cta_group::1.", TC_KIND_NAMES[i]);
+  return 0;
+}
+
+static int run(const Sel &sel, bool a_regs, const std::string &in_path,
+               const std::string &out_path) {
+  std::ifstream in(in_path);
+  if (!in) {
+    std::cerr << in_path << ": cannot read\n";
     return 2;
   }
-  std::ifstream in(argv[2]);
-  std::ofstream out(argv[3]);
   std::vector<std::string> lines;
-  std::vector<uint64_t> a, b, c;
-  std::vector<size_t> idx;
-  std::string line, s;
-  size_t k_line = 0;
+  std::vector<Case> cases;
+  std::string line;
+  int bad = 0;
   while (std::getline(in, line)) {
     lines.push_back(line);
-    if (line.empty() || line[0] == '#' || !field(line, "a", s)) continue;
-    std::vector<uint64_t> ra = words(s), rb;
-    if (field(line, "b", s)) rb = words(s);
-    std::string cs;
-    if (!field(line, "c", cs) || ra.size() != rb.size() || ra.size() % ins->k != 0 ||
-        (k_line && ra.size() != k_line)) {
-      std::cerr << "line " << lines.size() << ": not a case of K = a multiple of " << ins->k
-                << " (all lines of one K)\n";
-      return 1;
+    size_t f = line.find_first_not_of(" \t\r");
+    if (f == std::string::npos || line[f] == '#') continue;
+    Case cs;
+    cs.line = lines.size() - 1;
+    std::string err = parse_case(line, sel, cs);
+    if (!err.empty()) {
+      if (bad++ < 20) std::cerr << in_path << ":" << lines.size() << ": " << err << "\n";
+      continue;
     }
-    k_line = ra.size();
-    a.insert(a.end(), ra.begin(), ra.end());
-    b.insert(b.end(), rb.begin(), rb.end());
-    c.push_back(strtoull(cs.c_str(), nullptr, 16));
-    idx.push_back(lines.size() - 1);
+    cases.push_back(std::move(cs));
   }
-  size_t n = c.size();
-  std::vector<uint64_t> d(c);
+  if (bad) {
+    std::cerr << bad << " bad line(s); nothing run\n";
+    return 2;
+  }
+  int dev = 0, sm = 0;
+  cudaDeviceProp prop{};
+  if (!cases.empty()) {
+    CU(cudaGetDevice(&dev));
+    CU(cudaGetDeviceProperties(&prop, dev));
+    sm = prop.major * 10 + prop.minor;
+  }
+  if (!cases.empty() && !target_has(sel.req, sm, true)) {
+    std::cerr << sel.ptx << " needs " << req_name(sel.req) << "; this GPU (" << prop.name
+              << ") is sm_" << sm << "\n";
+    return 1;
+  }
+  const size_t n = cases.size(), K = sel.k, nsc = sel.vec;
+  std::vector<uint64_t> d(n);
+  for (size_t i = 0; i < n; i++) d[i] = cases[i].c;
+  size_t chunks = 0;
+  for (const Case &c : cases) chunks = std::max(chunks, c.a.size() / K);
+  uint64_t *da = nullptr, *db = nullptr, *dc = nullptr, *dd = nullptr;
+  uint32_t *dsa = nullptr, *dsb = nullptr;
+  int *dst = nullptr;
   if (n) {
-    uint64_t *da, *db, *dc, *dd;
-    int k = ins->k;
-    std::vector<uint64_t> ka(n * k), kb(n * k);
-    cudaMalloc(&da, n * k * 8);
-    cudaMalloc(&db, n * k * 8);
-    cudaMalloc(&dc, n * 8);
-    cudaMalloc(&dd, n * 8);
-    // Chained calls over K: slice j of every line, with the previous D as C.
-    for (size_t j = 0; j < k_line / k; j++) {
-      for (size_t r = 0; r < n; r++)
-        for (int e = 0; e < k; e++) {
-          ka[r * k + e] = a[r * k_line + j * k + e];
-          kb[r * k + e] = b[r * k_line + j * k + e];
-        }
-      cudaMemcpy(da, ka.data(), n * k * 8, cudaMemcpyHostToDevice);
-      cudaMemcpy(db, kb.data(), n * k * 8, cudaMemcpyHostToDevice);
-      cudaMemcpy(dc, d.data(), n * 8, cudaMemcpyHostToDevice);
-      switch (ins->kind) {
-        case F16_F32: run<F16_F32><<<n, 32>>>(da, db, dc, dd, k); break;
-        case BF16_F32: run<BF16_F32><<<n, 32>>>(da, db, dc, dd, k); break;
-        case F16_F16: run<F16_F16><<<n, 32>>>(da, db, dc, dd, k); break;
-        case TF32_F32: run<TF32_F32><<<n, 32>>>(da, db, dc, dd, k); break;
-        case E4M3_F32: run<E4M3_F32><<<n, 32>>>(da, db, dc, dd, k); break;
-        case E5M2_F32: run<E5M2_F32><<<n, 32>>>(da, db, dc, dd, k); break;
-        case F64_F64: run<F64_F64><<<n, 32>>>(da, db, dc, dd, k); break;
-      }
-      cudaError_t err = cudaDeviceSynchronize();
-      if (err != cudaSuccess) {
-        std::cerr << "CUDA: " << cudaGetErrorString(err) << "\n";
+    CU(cudaMalloc(&da, n * K * 8));
+    CU(cudaMalloc(&db, n * K * 8));
+    CU(cudaMalloc(&dc, n * 8));
+    CU(cudaMalloc(&dd, n * 8));
+    CU(cudaMalloc(&dsa, n * std::max<size_t>(nsc, 1) * 4));
+    CU(cudaMalloc(&dsb, n * std::max<size_t>(nsc, 1) * 4));
+    CU(cudaMalloc(&dst, n * 4));
+  }
+  // Call j of every line still running: its K elements, its scales, the previous D as C.
+  for (size_t j = 0; j < chunks; j++) {
+    std::vector<size_t> act;
+    for (size_t i = 0; i < n; i++)
+      if (cases[i].a.size() / K > j) act.push_back(i);
+    size_t na = act.size();
+    std::vector<uint64_t> ha(na * K), hb(na * K), hc(na), hd(na);
+    std::vector<uint32_t> hsa(na * std::max<size_t>(nsc, 1)), hsb(hsa.size());
+    std::vector<int> hst(na, 0);
+    for (size_t r = 0; r < na; r++) {
+      const Case &c = cases[act[r]];
+      for (size_t e = 0; e < K; e++) ha[r * K + e] = c.a[j * K + e], hb[r * K + e] = c.b[j * K + e];
+      for (size_t e = 0; e < nsc; e++)
+        hsa[r * nsc + e] = c.sa[j * nsc + e], hsb[r * nsc + e] = c.sb[j * nsc + e];
+      hc[r] = d[act[r]];
+    }
+    CU(cudaMemcpy(da, ha.data(), na * K * 8, cudaMemcpyHostToDevice));
+    CU(cudaMemcpy(db, hb.data(), na * K * 8, cudaMemcpyHostToDevice));
+    CU(cudaMemcpy(dc, hc.data(), na * 8, cudaMemcpyHostToDevice));
+    CU(cudaMemcpy(dsa, hsa.data(), hsa.size() * 4, cudaMemcpyHostToDevice));
+    CU(cudaMemcpy(dsb, hsb.data(), hsb.size() * 4, cudaMemcpyHostToDevice));
+    CU(cudaMemset(dst, 0, na * 4));
+    KArgs g{da, db, dc, dsa, dsb, dd, dst, int(K), int(nsc)};
+    if (sel.fam == FAM_MMA)
+      sel.mma->kernel<<<unsigned(na), 32>>>(g);
+    else if (sel.fam == FAM_WGMMA)
+      (a_regs ? sel.wg->rs : sel.wg->ss)<<<unsigned(na), 128>>>(g);
+    else
+      TC_KERNELS[sel.tc.kind]<<<unsigned(na), 128>>>(g, sel.tcp);
+    CU(cudaGetLastError());
+    CU(cudaDeviceSynchronize());
+    CU(cudaMemcpy(hd.data(), dd, na * 8, cudaMemcpyDeviceToHost));
+    CU(cudaMemcpy(hst.data(), dst, na * 4, cudaMemcpyDeviceToHost));
+    for (size_t r = 0; r < na; r++) {
+      if (hst[r] != 1) {
+        std::cerr << in_path << ":" << cases[act[r]].line + 1 << ": "
+                  << (hst[r] == 2 ? "the instruction is not compiled into this binary for sm_" +
+                                        std::to_string(sm)
+                                  : std::string("the kernel did not run"))
+                  << "\n";
         return 1;
       }
-      cudaMemcpy(d.data(), dd, n * 8, cudaMemcpyDeviceToHost);
+      d[act[r]] = hd[r];
     }
   }
+  if (n) {
+    cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dd), cudaFree(dsa), cudaFree(dsb);
+    cudaFree(dst);
+  }
+  std::ofstream out(out_path);
   size_t next = 0;
+  int digits = fmt_bits(sel.d) / 4;
   for (size_t i = 0; i < lines.size(); i++) {
-    if (next < n && idx[next] == i)
-      out << with_d(lines[i], d[next++], ins->out_bytes * 2) << "\n";
+    if (next < n && cases[next].line == i)
+      out << with_d(lines[i], d[next++], digits) << "\n";
     else
       out << lines[i] << "\n";
   }
-  int dev;
-  cudaDeviceProp p;
-  cudaGetDevice(&dev);
-  cudaGetDeviceProperties(&p, dev);
-  std::cerr << n << " lines run on " << p.name << " (sm_" << p.major << p.minor << ")\n";
+  if (!out) {
+    std::cerr << out_path << ": cannot write\n";
+    return 1;
+  }
+  std::cerr << n << " lines run on " << prop.name << " (sm_" << sm << ") with " << sel.ptx
+            << (sel.fam == FAM_WGMMA ? (a_regs ? ", A in registers" : ", A in shared memory") : "")
+            << "\n";
   return 0;
+}
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  (void)words;  // common.h's lenient list reader; caseio.cuh reads the lists strictly
+  if (args.size() == 1 && args[0] == "--list") return list(), 0;
+  if (args.size() == 2 && args[0] == "--expect-ptx") return expect_ptx(args[1]);
+  if (!args.empty() && args[0] == "--self-test") {
+    if (args.size() == 3 && args[1] == "--mutate") {
+      g_mutation = atoi(args[2].c_str());
+      if (g_mutation < 1 || g_mutation > MUTATIONS) {
+        std::cerr << "--mutate takes 1.." << MUTATIONS << "\n";
+        return 2;
+      }
+    } else if (args.size() != 1) {
+      std::cerr << "usage: mma_probe --self-test [--mutate N]\n";
+      return 2;
+    }
+    return self_test();
+  }
+  bool a_regs = false;
+  if (args.size() == 5 && args[3] == "--wgmma-a" && (args[4] == "regs" || args[4] == "smem")) {
+    a_regs = args[4] == "regs";
+    args.resize(3);
+  }
+  if (args.size() != 3) {
+    std::cerr << "usage: mma_probe INSTRUCTION IN.jsonl OUT.jsonl [--wgmma-a smem|regs]\n"
+                 "       mma_probe --list | --self-test [--mutate N] | --expect-ptx sm_XX\n";
+    return 2;
+  }
+  Sel sel;
+  std::string err;
+  if (!resolve(args[0], sel, err)) {
+    std::cerr << err << "\n";
+    return 2;
+  }
+  if (a_regs && sel.fam != FAM_WGMMA) {
+    std::cerr << "--wgmma-a applies to wgmma instructions only\n";
+    return 2;
+  }
+  return run(sel, a_regs, args[1], args[2]);
 }

@@ -1,149 +1,200 @@
 // Runs every line of a case file on an AMD GPU with one MFMA instruction
-// (__builtin_amdgcn_mfma_*) and writes the file back with the device's "d". One dot product
-// per line: the A row is row 0 of A, the B column is column 0 of B, C[0][0] is "c", every
-// other element is zero, and D[0][0] is the result. Lane layouts of the 16x16 MFMA shapes
-// (AMD matrix instruction calculator): A element [i][k] in lane i + 16*(k / n) slot k % n,
-// B element [k][j] in lane j + 16*(k / n) slot k % n (n elements per lane), D element [i][j]
-// in lane j + 16*(i / 4) slot i % 4.
+// (__builtin_amdgcn_mfma_*) and writes the file back with the device's "d". One dot product per
+// line: the "a" words are row 0 of A, the "b" words column 0 of B, "c" is C[0][0], every other
+// element of A, B and C is zero (in multi-block instructions, every block but block 0 is zero),
+// and D[0][0] of block 0 is the result. A line of n*K elements runs as n chained calls, the D of
+// one call being the C of the next.
 //
-//   hipcc -O2 --offload-arch=gfx942 -o mma_probe mma_probe.hip
-//   ./mma_probe f32_16x16x16_f16 probes.jsonl measured.jsonl
+//   hipcc -std=c++17 -O2 --offload-arch=gfx942 -o mma_probe probes/hip/mma_probe.hip
+//   ./mma_probe f32_32x32x8_f16 probes.jsonl measured.jsonl   run a case file
+//   ./mma_probe --list                                        the instructions (catalog names)
+//   ./mma_probe --validate f32_32x32x8_f16 probes.jsonl       check a case file, run nothing
+//   ./mma_probe --layout-test [INSTRUCTION...]                GPU: check every lane layout
+//   ./mma_probe --self-test                                   host only: check the layout tables
 //
-// Instructions: f32_16x16x16_f16 (CDNA1+), f32_16x16x16_bf16_1k (CDNA2+), f32_16x16x4_f32
-// (CDNA1+), f32_16x16x32_fp8_fp8 (CDNA3). Lines longer than K run as chained calls.
-// NOT COMPILE-CHECKED: written without a HIP compiler at hand; check on a known unit first.
+// Instruction names are those of the project's AMD catalog (`mma list --vendor amd`): the
+// CDNA1/CDNA2 names (f32_32x32x8f16) and the CDNA3 names (f32_32x32x8_f16, the gfx940 mnemonics)
+// are different names for the same hardware MFMA; a name runs only on the architectures the
+// catalog lists it for, because the model behind it differs between generations. `v_mfma_NAME`
+// is accepted too. The same source builds host-only (no HIP, any C++17 compiler) with
+// -DMMA_PROBE_HOST_ONLY: --list, --validate and --self-test then work, running does not.
+// probes/hip/check.sh builds it every way it can and says what it checked.
+//
+// Files (one translation unit: the headers are included here, build this file only):
+//   formats.h   element formats (FMTS), exact decoding and small-integer encoding
+//   instrs.h    the instruction table: MFMAs (MFMA_OPS, one builtin each) and catalog names
+//   kernels.h   device code: one kernel per MFMA (not in a host-only build)
+//   layouts.h   lane layouts (the AMD Matrix Instruction Calculator's rule) and register images
+//   caseio.h    case files: read, checked line by line, written back with "d"
+//   runner.h    running cases through a Launcher: chained dot products, whole-matrix checks
+//   selftest.h  --self-test (host only) and its --mutate N
+//   launch.h    HIP runtime: launching a kernel, naming the device (not in a host-only build)
+#ifndef MMA_PROBE_HOST_ONLY
 #include <hip/hip_runtime.h>
-#include <fstream>
-#include <iostream>
-#include "../common.h"
-
-enum Kind { F16, BF16, F32, FP8 };
-struct Instr { const char *name; Kind kind; int k; };
-static const Instr INSTRS[] = {
-    {"f32_16x16x16_f16", F16, 16},
-    {"f32_16x16x16_bf16_1k", BF16, 16},
-    {"f32_16x16x4_f32", F32, 4},
-    {"f32_16x16x32_fp8_fp8", FP8, 32},
-};
-
-typedef _Float16 half4 __attribute__((ext_vector_type(4)));
-typedef short short4_ __attribute__((ext_vector_type(4)));
-typedef float float4_ __attribute__((ext_vector_type(4)));
-
-template <Kind KIND>
-__global__ void run(const uint64_t *a, const uint64_t *b, const uint64_t *c, uint64_t *d, int k) {
-  const uint64_t *ar = a + (size_t)blockIdx.x * k, *br = b + (size_t)blockIdx.x * k;
-  int lane = threadIdx.x, col = lane % 16, kq = lane / 16;
-  // This lane holds A[col][...] (row = col index) and B[...][col]; only row/column 0 is set.
-  auto A = [&](int kk) -> uint64_t { return col == 0 && kk < k ? ar[kk] : 0; };
-  auto B = [&](int kk) -> uint64_t { return col == 0 && kk < k ? br[kk] : 0; };
-  float4_ acc = {0, 0, 0, 0};
-  if (lane == 0) acc[0] = __uint_as_float((uint32_t)c[blockIdx.x]);
-  float4_ r;
-  if constexpr (KIND == F16 || KIND == BF16) {
-    short4_ va, vb;
-    for (int i = 0; i < 4; i++) {
-      va[i] = (short)A(4 * kq + i);
-      vb[i] = (short)B(4 * kq + i);
-    }
-    if constexpr (KIND == F16)
-      r = __builtin_amdgcn_mfma_f32_16x16x16f16(__builtin_bit_cast(half4, va),
-                                                __builtin_bit_cast(half4, vb), acc, 0, 0, 0);
-    else
-      r = __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(va, vb, acc, 0, 0, 0);
-  } else if constexpr (KIND == F32) {
-    r = __builtin_amdgcn_mfma_f32_16x16x4f32(__uint_as_float((uint32_t)A(kq)),
-                                             __uint_as_float((uint32_t)B(kq)), acc, 0, 0, 0);
-  } else {
-#if defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
-    long va = 0, vb = 0;
-    for (int i = 0; i < 8; i++) {
-      va |= (long)(A(8 * kq + i) & 0xff) << (8 * i);
-      vb |= (long)(B(8 * kq + i) & 0xff) << (8 * i);
-    }
-    r = __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(va, vb, acc, 0, 0, 0);
-#else
-    r = acc;
 #endif
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "formats.h"
+#include "instrs.h"
+#include "kernels.h"
+#include "layouts.h"
+#include "caseio.h"
+#include "runner.h"
+#include "selftest.h"
+#include "launch.h"
+
+// ---------------------------------------------------------------------------------------------
+// main
+// ---------------------------------------------------------------------------------------------
+
+static void usage() {
+  std::cerr << "usage:\n"
+               "  mma_probe INSTRUCTION IN.jsonl OUT.jsonl   run each case line on the GPU, write it back with \"d\"\n"
+               "  mma_probe --list                           the instructions (catalog names, architectures, builtins)\n"
+               "  mma_probe --validate INSTRUCTION IN.jsonl  check a case file for INSTRUCTION without running it\n"
+               "  mma_probe --layout-test [INSTRUCTION...]   GPU: whole-matrix check of the lane layouts\n"
+               "  mma_probe --self-test [--mutate N]         host-only checks of the layout tables (no GPU)\n";
+}
+
+static const Name *find_name(std::string s) {
+  s = lower(s);
+  if (s.compare(0, 7, "v_mfma_") == 0) s = s.substr(7);
+  for (const Name &n : NAMES)
+    if (s == n.name) return &n;
+  return nullptr;
+}
+
+static void print_list() {
+  std::cout << "instruction\tarchitectures\tgfx\tbuiltin\tMxNxK\tblocks\tK\tA\tB\tC/D\tmnemonic\n";
+  for (const Name &n : NAMES) {
+    const Op &op = OPS[op_index(n.builtin)];
+    std::cout << n.name << "\t" << arch_list(n.archs) << "\t" << gfx_list(n.archs) << "\t__builtin_amdgcn_mfma_"
+              << op.builtin << "\t" << op.m << "x" << op.n << "x" << op.k << "\t" << op.blocks << "\t" << op.k << "\t"
+              << FMTS[op.a].name << "\t" << FMTS[op.b].name << "\t" << FMTS[op.cd].name << "\tv_mfma_" << n.name << "\n";
   }
-  if (lane == 0) d[blockIdx.x] = __float_as_uint(r[0]);
+}
+
+// The names of the same MFMA on architecture arch (for an error message).
+[[maybe_unused]] static std::string same_op_names(const Name &n, unsigned arch) {
+  std::string s;
+  for (const Name &o : NAMES)
+    if (!strcmp(o.builtin, n.builtin) && (o.archs & arch)) s += std::string(s.empty() ? "" : ", ") + o.name;
+  return s;
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    std::cerr << "usage: mma_probe INSTRUCTION IN.jsonl OUT.jsonl\n";
-    return 2;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+    usage();
+    return args.empty() ? 2 : 0;
   }
-  const Instr *ins = nullptr;
-  for (const Instr &i : INSTRS)
-    if (std::string(argv[1]) == i.name) ins = &i;
-  if (!ins) {
-    std::cerr << "unknown instruction " << argv[1] << "\n";
-    return 2;
+  if (args[0] == "--list") {
+    print_list();
+    return 0;
   }
-  std::ifstream in(argv[2]);
-  std::ofstream out(argv[3]);
-  std::vector<std::string> lines;
-  std::vector<uint64_t> a, b, c;
-  std::vector<size_t> idx;
-  std::string line, s;
-  size_t k_line = 0;
-  while (std::getline(in, line)) {
-    lines.push_back(line);
-    if (line.empty() || line[0] == '#' || !field(line, "a", s)) continue;
-    std::vector<uint64_t> ra = words(s), rb;
-    if (field(line, "b", s)) rb = words(s);
-    std::string cs;
-    if (!field(line, "c", cs) || ra.size() != rb.size() || ra.size() % ins->k != 0 ||
-        (k_line && ra.size() != k_line)) {
-      std::cerr << "line " << lines.size() << ": not a case of K = a multiple of " << ins->k << "\n";
+  if (args[0] == "--self-test") {
+    int mutation = 0;
+    if (args.size() == 3 && args[1] == "--mutate") mutation = atoi(args[2].c_str());
+    else if (args.size() != 1) {
+      usage();
+      return 2;
+    }
+    return self_test(mutation);
+  }
+  if (args[0] == "--validate") {
+    if (args.size() != 3) {
+      usage();
+      return 2;
+    }
+    const Name *nm = find_name(args[1]);
+    if (!nm) {
+      std::cerr << "error: unknown instruction " << args[1] << " (mma_probe --list lists them)\n";
+      return 2;
+    }
+    std::vector<std::string> lines;
+    std::vector<Case> cases;
+    if (!read_cases(args[2].c_str(), *nm, OPS[op_index(nm->builtin)], lines, cases)) return 1;
+    size_t calls = 0;
+    for (const Case &c : cases) calls += c.a.size() / OPS[op_index(nm->builtin)].k;
+    std::cout << args[2] << ": " << cases.size() << " case lines (" << calls << " calls of " << nm->name << "), "
+              << lines.size() << " lines in all: OK\n";
+    return 0;
+  }
+#ifdef MMA_PROBE_HOST_ONLY
+  std::cerr << "error: this is a host-only build (-DMMA_PROBE_HOST_ONLY): it cannot run MFMAs; build with hipcc "
+               "(see probes/hip/README.md)\n";
+  return 2;
+#else
+  std::string gfx, desc, err;
+  unsigned arch = 0;
+  if (args[0] == "--layout-test") {
+    if (!device_arch(gfx, arch, desc, err)) {
+      std::cerr << "error: " << err << "\n";
       return 1;
     }
-    k_line = ra.size();
-    a.insert(a.end(), ra.begin(), ra.end());
-    b.insert(b.end(), rb.begin(), rb.end());
-    c.push_back(strtoull(cs.c_str(), nullptr, 16));
-    idx.push_back(lines.size() - 1);
-  }
-  size_t n = c.size();
-  std::vector<uint64_t> d(c);
-  if (n) {
-    int k = ins->k;
-    uint64_t *da, *db, *dc, *dd;
-    std::vector<uint64_t> ka(n * k), kb(n * k);
-    hipMalloc(&da, n * k * 8);
-    hipMalloc(&db, n * k * 8);
-    hipMalloc(&dc, n * 8);
-    hipMalloc(&dd, n * 8);
-    for (size_t j = 0; j < k_line / k; j++) {
-      for (size_t r = 0; r < n; r++)
-        for (int e = 0; e < k; e++) {
-          ka[r * k + e] = a[r * k_line + j * k + e];
-          kb[r * k + e] = b[r * k_line + j * k + e];
-        }
-      hipMemcpy(da, ka.data(), n * k * 8, hipMemcpyHostToDevice);
-      hipMemcpy(db, kb.data(), n * k * 8, hipMemcpyHostToDevice);
-      hipMemcpy(dc, d.data(), n * 8, hipMemcpyHostToDevice);
-      switch (ins->kind) {
-        case F16: run<F16><<<n, 64>>>(da, db, dc, dd, k); break;
-        case BF16: run<BF16><<<n, 64>>>(da, db, dc, dd, k); break;
-        case F32: run<F32><<<n, 64>>>(da, db, dc, dd, k); break;
-        case FP8: run<FP8><<<n, 64>>>(da, db, dc, dd, k); break;
-      }
-      if (hipDeviceSynchronize() != hipSuccess) {
-        std::cerr << "HIP error\n";
-        return 1;
-      }
-      hipMemcpy(d.data(), dd, n * 8, hipMemcpyDeviceToHost);
+    std::cerr << "device: " << desc << "\n";
+    if (!arch) {
+      std::cerr << "error: " << gfx << " is not a CDNA1-3 GPU; the catalog has no MFMA for it\n";
+      return 1;
     }
+    std::vector<const Name *> todo;
+    for (size_t i = 1; i < args.size(); i++) {
+      const Name *nm = find_name(args[i]);
+      if (!nm || !(nm->archs & arch)) {
+        std::cerr << "error: " << args[i] << (nm ? " is not an " + arch_list(arch) + " name" : std::string(" is unknown")) << "\n";
+        return 2;
+      }
+      todo.push_back(nm);
+    }
+    if (todo.empty())
+      for (const Name &n : NAMES)
+        if (n.archs & arch) todo.push_back(&n);
+    int failed = 0;
+    for (const Name *nm : todo) {
+      std::string report;
+      bool ok = layout_check(op_index(nm->builtin), device_launch, 4, 1, report);
+      std::cout << (ok ? "ok    " : "FAIL  ") << nm->name << ": " << report << "\n";
+      failed += !ok;
+    }
+    std::cout << todo.size() - failed << " passed, " << failed << " failed\n";
+    return failed ? 1 : 0;
   }
-  size_t next = 0;
-  for (size_t i = 0; i < lines.size(); i++) {
-    if (next < n && idx[next] == i)
-      out << with_d(lines[i], d[next++], 8) << "\n";
-    else
-      out << lines[i] << "\n";
+  if (args.size() != 3 || args[0][0] == '-') {
+    usage();
+    return 2;
   }
-  std::cerr << n << " lines run\n";
+  const Name *nm = find_name(args[0]);
+  if (!nm) {
+    std::cerr << "error: unknown instruction " << args[0] << " (mma_probe --list lists them)\n";
+    return 2;
+  }
+  const int opi = op_index(nm->builtin);
+  const Op &op = OPS[opi];
+  std::vector<std::string> lines;
+  std::vector<Case> cases;
+  if (!read_cases(args[1].c_str(), *nm, op, lines, cases)) return 1;
+  if (!device_arch(gfx, arch, desc, err)) {
+    std::cerr << "error: " << err << "\n";
+    return 1;
+  }
+  if (!(nm->archs & arch)) {
+    std::string alt = arch ? same_op_names(*nm, arch) : "";
+    std::cerr << "error: " << nm->name << " is the catalog's " << arch_list(nm->archs) << " name, but the device is "
+              << desc << (alt.empty() ? std::string() : "; its name for this MFMA there is " + alt) << "\n";
+    return 1;
+  }
+  std::cerr << "device: " << desc << "; " << nm->name << " = __builtin_amdgcn_mfma_" << op.builtin << ", K = " << op.k
+            << "\n";
+  if (!run_cases(opi, cases, device_launch, err)) {
+    std::cerr << "error: " << err << "\n";
+    return 1;
+  }
+  if (!write_cases(args[2], lines, cases, op.out_bits() / 4)) return 1;
+  std::cerr << cases.size() << " lines run on " << gfx << "\n";
   return 0;
+#endif
 }
