@@ -45,6 +45,8 @@ fn amd_fast_paths_match_plain() {
             Model::Fma(_) => true,
             // fp16/bf16 by their decoders, xf32 (tf32 in fp32 words) by its shifted one.
             Model::TrFdpa(_) => true,
+            // CDNA1 fp16/bf16: the exact sum in i128 (`kernel/scalar/e_fdpa.rs`).
+            Model::EFdpa(_) => true,
             _ => continue,
         };
         assert_eq!(kern.is_fast(), fast_expected, "{}", ins.name);

@@ -6,6 +6,7 @@
 
 use mma_core::format::{self, Format, Specials};
 use mma_core::model::{NanStyle, Output, OutputRounding};
+use mma_core::models::e_fdpa::EFdpa;
 use mma_core::models::ftz_mul_add::FtzMulAdd;
 use mma_core::models::gst_fdpa::GstFdpa;
 use mma_core::models::gtr_fdpa::GtrFdpa;
@@ -421,6 +422,37 @@ fn tr_unit(a: Format, b: Format, block: usize, e_zero_c: i32, f: u32) -> DotUnit
             product_inf_exp: Some(128),
             out: amd_out(),
         }),
+    }
+}
+
+/// E-FDPA (CDNA1 fp16 blocks of 4, bf16 blocks of 2, and other lengths, chained K and a last
+/// block shorter than the rest), with RNE and, for the sign of exact zeros, RD output. The
+/// cases put C at the products' scale, far from them (the kernel leaves those to the plain
+/// model), cancelling them, subnormal, zero or special.
+#[test]
+fn efdpa_fast_matches_plain() {
+    let mut seed = 3000;
+    for (fmt, block) in [
+        (format::FP16, 4),
+        (format::BF16, 2),
+        (format::FP16, 1),
+        (format::BF16, 8),
+        (format::FP16, 16),
+        (format::E4M3, 4),
+    ] {
+        for mode in [Rounding::NearestEven, Rounding::Down] {
+            let mut out = amd_out();
+            out.rho.mode = mode;
+            let unit = DotUnit {
+                formats: amd_formats(fmt, fmt),
+                block,
+                model: Model::EFdpa(EFdpa { out }),
+            };
+            for k in [block, 2 * block, 3 * block + block / 2] {
+                seed += 1;
+                compare_amd(&unit, k, 3000, seed);
+            }
+        }
     }
 }
 

@@ -63,6 +63,9 @@ pub(super) enum Path {
     /// FMA chain with RNE in the machine's fused multiply-add: fp64 (true) or fp32 operands, C
     /// and D, and the NaN bits of D.
     Fma(bool, u64),
+    /// E-FDPA: the exact sum in `i128`, rounded by the reference routine
+    /// (`kernel/scalar/e_fdpa.rs`).
+    EFdpa(Decs),
 }
 
 /// Prepared TR-FDPA or GTR-FDPA: decoders, parameters, the output rounding.
@@ -342,6 +345,7 @@ fn per_dot_path(unit: &DotUnit, isa: Isa) -> Path {
                 round: FastRound::new(&m.out, &f.d),
             })
         }
+        (Model::EFdpa(_), Some(decs)) => Path::EFdpa(decs),
         (Model::Fma(m), _) if m.mode == crate::round::Rounding::NearestEven => {
             let all = |g: Format| f.a == g && f.b == g && f.c == g && f.d == g;
             if all(format::FP64) {
