@@ -5,9 +5,8 @@
 
 use mma_core::{DotUnit, Formats, Model, NanStyle, Output, OutputRounding, Rounding};
 mod common;
-use common::round_trip;
-use mma_probe::emit::{random, targeted, Spec};
-use mma_probe::{infer, RecordSet};
+use common::{probe_set, round_trip};
+use mma_probe::infer;
 use std::collections::HashSet;
 use std::time::Instant;
 
@@ -74,21 +73,7 @@ fn a_unit_no_gpu_has_comes_back_exactly() {
     };
     round_trip(&unit, 16, 500).unwrap();
     // The core parameters are fixed: every fit is T-FDPA with F = 20, blocks of 8, RNE-FP32.
-    let spec = Spec {
-        formats: unit.formats,
-        k: 16,
-    };
-    let mut records = targeted(&spec);
-    records.extend(random(&spec, 500, 1));
-    for r in &mut records {
-        r.d = unit.dot_plain(&r.a, &r.b, r.c, &[], &[]);
-    }
-    let inf = infer(&RecordSet {
-        source: "F=20".into(),
-        formats: unit.formats,
-        k: 16,
-        records,
-    });
+    let inf = infer(&probe_set(&unit, 16, 500, 1));
     for f in &inf.fits {
         let Model::TFdpa(t) = f.unit.model else {
             panic!("not T-FDPA: {}", f.unit.describe());
@@ -115,25 +100,12 @@ fn a_unit_no_gpu_has_comes_back_exactly() {
 #[test]
 fn a_wrong_record_leaves_best_fits_that_name_it() {
     let ins = mma_nvidia::find("H100", None, "m64n8k16.f32.bf16.bf16").unwrap();
-    let spec = Spec {
-        formats: ins.unit.formats,
-        k: 16,
-    };
-    let mut records = targeted(&spec);
-    records.extend(random(&spec, 300, 3));
-    for r in &mut records {
-        r.d = ins.unit.dot_plain(&r.a, &r.b, r.c, &[], &[]);
-    }
-    let n = records.len();
+    let mut set = probe_set(&ins.unit, 16, 300, 3);
+    let n = set.records.len();
     let bad = n - 10;
-    records[bad].d ^= 1;
-    records[bad].label = "the changed record".into();
-    let inf = infer(&RecordSet {
-        source: "changed".into(),
-        formats: spec.formats,
-        k: 16,
-        records,
-    });
+    set.records[bad].d ^= 1;
+    set.records[bad].label = "the changed record".into();
+    let inf = infer(&set);
     assert!(inf.fits.is_empty());
     let best = &inf.best[0];
     assert_eq!(best.explains, n - 1);

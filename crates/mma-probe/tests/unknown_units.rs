@@ -9,16 +9,15 @@
 //! and -0 conventions, the NaN style).
 
 mod common;
-use common::round_trip;
+use common::{measured, probe_set, round_trip};
 use mma_core::format::{self, Format};
 use mma_core::models::{
     gst_fdpa::GstFdpa, gtr_fdpa::GtrFdpa, sliced_fdpa::SlicedFdpa, st_fdpa::StFdpa, t_fdpa::TFdpa,
     tr_fdpa::TrFdpa,
 };
 use mma_core::{DotUnit, Formats, Model, NanStyle, Output, OutputRounding, RoundOpts, Rounding};
-use mma_probe::emit::{random, targeted, Spec};
+use mma_probe::infer;
 use mma_probe::suggest::separating;
-use mma_probe::{infer, Record, RecordSet};
 
 fn out(mode: Rounding) -> Output {
     Output {
@@ -73,22 +72,7 @@ fn core(u: &DotUnit, k: usize) -> DotUnit {
 /// most three rounds). Every fit must end with the unit's core.
 fn comes_back(unit: DotUnit, k: usize, n: usize) {
     round_trip(&unit, k, n).unwrap();
-    let spec = Spec {
-        formats: unit.formats,
-        k,
-    };
-    let run = |mut records: Vec<Record>| {
-        for r in &mut records {
-            r.d = unit.dot_plain(&r.a, &r.b, r.c, &r.scale_a, &r.scale_b);
-        }
-        records
-    };
-    let mut set = RecordSet {
-        source: unit.describe(),
-        formats: unit.formats,
-        k,
-        records: run([targeted(&spec), random(&spec, n, 1)].concat()),
-    };
+    let mut set = probe_set(&unit, k, n, 1);
     let mut rounds = 0;
     let fits = loop {
         let fits = infer(&set).fits;
@@ -107,7 +91,7 @@ fn comes_back(unit: DotUnit, k: usize, n: usize) {
                 .map(|f| f.unit.describe())
                 .collect::<Vec<_>>()
         );
-        set.records.extend(run(next));
+        set.records.extend(measured(&unit, next));
         rounds += 1;
     };
     for f in &fits {

@@ -1,10 +1,34 @@
-//! The blind round trip of `tests/round_trip.rs`.
+//! The blind round trip of `tests/round_trip.rs`, and the unit-as-device helpers the probe
+//! tests share.
 
 use mma_core::DotUnit;
 use mma_probe::emit::{random, targeted, Spec};
 use mma_probe::grid::Candidate;
 use mma_probe::infer::{evaluate, fit_is};
-use mma_probe::{infer, RecordSet};
+use mma_probe::{infer, Record, RecordSet};
+
+/// `records` with `d` set by `unit`'s plain model: the unit as the device.
+pub fn measured(unit: &DotUnit, mut records: Vec<Record>) -> Vec<Record> {
+    for r in &mut records {
+        r.d = unit.dot_plain(&r.a, &r.b, r.c, &r.scale_a, &r.scale_b);
+    }
+    records
+}
+
+/// The targeted probes and `n` random records (seed `seed`) of `unit`'s formats and K, run on
+/// the unit.
+pub fn probe_set(unit: &DotUnit, k: usize, n: usize, seed: u64) -> RecordSet {
+    let spec = Spec {
+        formats: unit.formats,
+        k,
+    };
+    RecordSet {
+        source: unit.describe(),
+        formats: unit.formats,
+        k,
+        records: measured(unit, [targeted(&spec), random(&spec, n, seed)].concat()),
+    }
+}
 
 /// Runs `unit` on the probes and `n` random records of its formats and K, infers, and checks
 /// the outcome; returns a description for failures.
@@ -13,17 +37,7 @@ pub fn round_trip(unit: &DotUnit, k: usize, n: usize) -> Result<usize, String> {
         formats: unit.formats,
         k,
     };
-    let mut records = targeted(&spec);
-    records.extend(random(&spec, n, 1));
-    for r in &mut records {
-        r.d = unit.dot_plain(&r.a, &r.b, r.c, &r.scale_a, &r.scale_b);
-    }
-    let set = RecordSet {
-        source: unit.describe(),
-        formats: unit.formats,
-        k,
-        records,
-    };
+    let set = probe_set(unit, k, n, 1);
     let inf = infer(&set);
     if !inf.fits.iter().any(|f| fit_is(f, unit, &unit.formats, k)) {
         let got: Vec<String> = inf.fits.iter().take(5).map(|f| f.unit.describe()).collect();
