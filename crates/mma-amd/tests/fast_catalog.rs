@@ -61,8 +61,11 @@ fn amd_fast_paths_match_plain() {
             assert!(kern.is_batched(), "{}", ins.name);
             vector += 1;
         }
-        if mma_core::Isa::detect() == mma_core::Isa::Avx2 && ins.name == "f32_32x32x8bf16_1k" {
-            assert!(kern.is_batched(), "{}", ins.name);
+        if mma_core::Isa::detect() == mma_core::Isa::Avx2 {
+            // Every AMD instruction runs on the lanes at its own K: the FMA chains, FTZ-MulAdd,
+            // CDNA1 E-FDPA, GTR-FDPA fp8, TR-FDPA fp16/bf16 (the multi-block forms with K = 4
+            // as a short last block) and xf32.
+            assert!(kern.is_batched_for(ins.k), "{}", ins.name);
         }
         // Cases by K (the instruction's or twice it), for `Kernel::dots` after the loop.
         let mut batches: [Batch; 2] = Default::default();

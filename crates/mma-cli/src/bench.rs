@@ -422,7 +422,7 @@ pub fn run(o: &Opts) -> Result<bool> {
         if !o.json {
             println!(
                 "{arch:<14} {name:<62} {k:>4} {model:>13.3e} {nat:>13.3e} {ratio:>7.2}{} ({})",
-                match (kern.is_batched(), kern.is_fast()) {
+                match (kern.is_batched_for(k), kern.is_fast()) {
                     (true, _) => "  lanes",
                     (false, true) => "  per dot",
                     (false, false) => "  plain",
@@ -432,7 +432,7 @@ pub fn run(o: &Opts) -> Result<bool> {
         }
         rows.push(
             json!({"vendor": vendor, "arch": arch, "op": op, "instr": name, "k": k,
-                         "available": true, "fast": kern.is_fast(), "lanes": kern.is_batched(),
+                         "available": true, "fast": kern.is_fast(), "lanes": kern.is_batched_for(k),
                          "isa": kern.isa().name(),
                          "dot_per_s": model, "native_dot_per_s": nat, "native_over_model": ratio,
                          "native_format": native_fmt}),

@@ -10,6 +10,7 @@ use mma_core::models::e_fdpa::EFdpa;
 use mma_core::models::ftz_mul_add::FtzMulAdd;
 use mma_core::models::gst_fdpa::GstFdpa;
 use mma_core::models::gtr_fdpa::GtrFdpa;
+use mma_core::models::sliced_fdpa::SlicedFdpa;
 use mma_core::models::tr_fdpa::TrFdpa;
 use mma_core::{DotUnit, Formats, Model, RoundOpts, Rounding, Value};
 
@@ -99,11 +100,55 @@ fn tfdpa_fast_matches_plain() {
         tfdpa(f16, f16, f32, rz32, f32, 23, 4),
         tfdpa(f16, f16, f16, rne16, f16, 23, 4),
         tfdpa(bf16, bf16, f32, rz32, f32, 24, 4),
+        // Volta fp16 C with fp32 D: the lanes widen C (subnormal fp16 C per dot).
+        tfdpa(f16, f16, f16, rz32, f32, 23, 4),
+        tfdpa(f16, f16, f16, rz32, f32, 24, 8),
     ];
+    let avx2 = mma_core::Isa::detect() == mma_core::Isa::Avx2;
+    for u in &units[units.len() - 2..] {
+        assert_eq!(u.kernel().is_batched_for(u.block), avx2, "{}", u.describe());
+    }
     for (i, u) in units.iter().enumerate() {
         // K below the block too: a shorter first block (8 takes the vector path, 4 does not).
         for k in [4, 8, u.block, 2 * u.block, 3 * u.block] {
             compare(u, k, 3000, i as u64 * 100 + k as u64);
+        }
+    }
+}
+
+/// Sliced-FDPA (Hopper/Blackwell `mma.sync` fp8): its passes through the T-FDPA kernel, C
+/// added last; fp16 passes with RNE (H100, B200) and fp32 passes with RZ (B200), the last
+/// addition RNE or RZ, K of one and two blocks, and a block whose passes have lengths the
+/// T-FDPA kernel does not take (plain model).
+#[test]
+fn sliced_fast_matches_plain() {
+    let rz32 = nv_out(format::FP32, Rounding::TowardZero, true);
+    let rne16 = nv_out(format::FP16, Rounding::NearestEven, true);
+    let (e4, e5, f16, f32) = (format::E4M3, format::E5M2, format::FP16, format::FP32);
+    let sliced = |a, b, cd, out, block, group, last| {
+        let t = tfdpa(a, b, cd, out, cd, 25, block);
+        let Model::TFdpa(pass) = t.model else {
+            unreachable!("tfdpa() builds a T-FDPA unit")
+        };
+        DotUnit {
+            model: Model::SlicedFdpa(SlicedFdpa {
+                pass,
+                group,
+                passes: 2,
+                last,
+            }),
+            ..t
+        }
+    };
+    let units = [
+        sliced(e4, e4, f16, rne16, 32, 2, Rounding::NearestEven),
+        sliced(e5, e4, f16, rne16, 32, 2, Rounding::NearestEven),
+        sliced(e4, e5, f32, rz32, 32, 2, Rounding::NearestEven),
+        sliced(e5, e5, f32, rz32, 16, 4, Rounding::TowardZero),
+    ];
+    for (i, u) in units.iter().enumerate() {
+        for k in [u.block, 2 * u.block, 12] {
+            compare(u, k, 3000, 4000 + i as u64 * 100 + k as u64);
         }
     }
 }
@@ -448,11 +493,70 @@ fn efdpa_fast_matches_plain() {
                 block,
                 model: Model::EFdpa(EFdpa { out }),
             };
+            // The lanes (AVX2): fp16 and bf16, blocks of 2 to 16, round to nearest even.
+            let lanes = mma_core::Isa::detect() == mma_core::Isa::Avx2
+                && (fmt == format::FP16 || fmt == format::BF16)
+                && block >= 2
+                && mode == Rounding::NearestEven;
+            assert_eq!(
+                unit.kernel().is_batched_for(2 * block),
+                lanes,
+                "{}",
+                unit.describe()
+            );
             for k in [block, 2 * block, 3 * block + block / 2] {
                 seed += 1;
                 compare_amd(&unit, k, 3000, seed);
             }
         }
+    }
+}
+
+/// The E-FDPA lanes' exactness bound (`x86/e_fdpa.rs`), where an `f64` sum that dropped a bit
+/// would round differently: C = 2^m, a product 2^(m-24) (a tie for fp32's last place) and a
+/// second, tiny product p > 0 with a full significand. Exactly, the sum is above the tie and
+/// rounds up to 2^m + 2^(m-23); an `f64` sum that lost p (p below half of its last place,
+/// 2^(m-53)) ties and rounds to even, 2^m. Swept over m and p's exponent, lanes against the
+/// plain model: without the bound (every sum taken as exact) the far cases fail.
+#[test]
+fn efdpa_lanes_window_boundary() {
+    let pow2 = |fmt: &Format, e: i32| ((e + fmt.bias) as u64) << fmt.man_bits << fmt.lsb;
+    for (fmt, block) in [(format::FP16, 4), (format::BF16, 2)] {
+        let unit = DotUnit {
+            formats: amd_formats(fmt, fmt),
+            block,
+            model: Model::EFdpa(EFdpa { out: amd_out() }),
+        };
+        let (lo, hi) = e_range(&fmt);
+        // The largest significand: all mantissa bits set (odd, ma + 1 bits).
+        let full = |e: i32| pow2(&fmt, e) | (((1u64 << fmt.man_bits) - 1) << fmt.lsb);
+        let mut cases = Vec::new();
+        let mut tie_cases = 0;
+        for m in (2 * lo + 24).max(-120)..=(2 * hi + 24).min(120) {
+            let (i1, j1) = ((m - 24) / 2, (m - 24) - (m - 24) / 2);
+            for t in (2 * lo).max(m - 110)..m - 24 {
+                let (i2, j2) = (t / 2, t - t / 2);
+                if i2 < lo || j2 < lo || i1 > hi || j1 > hi {
+                    continue;
+                }
+                let mut a = vec![pow2(&fmt, i1), full(i2)];
+                let mut b = vec![pow2(&fmt, j1), full(j2)];
+                a.resize(block, 0);
+                b.resize(block, 0);
+                let c = ((m + 127) as u64) << 23;
+                let want = unit.dot_plain(&a, &b, c, &[], &[]);
+                // The hand derivation above: the exact sum rounds up.
+                assert_eq!(want, c + 1, "m {m} t {t}");
+                tie_cases += 1;
+                cases.push((a, b, c, vec![], vec![]));
+            }
+        }
+        assert!(tie_cases > 500, "{tie_cases}");
+        // Pad to a multiple of eight with copies, so that every case goes through the lanes.
+        while cases.len() % 8 != 0 {
+            cases.push(cases[0].clone());
+        }
+        compare_batch(&unit, block, &cases);
     }
 }
 
@@ -474,13 +578,31 @@ fn tr_fdpa_fast_matches_plain() {
         // CDNA3 xf32: tf32 in fp32 words, blocks of 4.
         tr_unit(format::TF32, format::TF32, 4, -126, 24),
     ];
-    // The vector block (AVX2 builds) runs these format pairs for blocks of 8 and 16.
+    // The vector block (AVX2 builds) runs these format pairs for blocks of 8 and 16; the lanes
+    // every unit here, for whole blocks and (blocks above 4) a last block of 4.
+    let avx2 = mma_core::Isa::detect() == mma_core::Isa::Avx2;
     for u in &units {
-        let want = mma_core::Isa::detect() == mma_core::Isa::Avx2 && u.block % 8 == 0;
-        assert_eq!(u.kernel().is_vector(), want, "{}", u.describe());
+        let kern = u.kernel();
+        assert_eq!(
+            kern.is_vector(),
+            avx2 && u.block % 8 == 0,
+            "{}",
+            u.describe()
+        );
+        assert_eq!(kern.is_batched_for(u.block), avx2, "{}", u.describe());
+        assert_eq!(kern.is_batched_for(u.block + 4), avx2, "{}", u.describe());
+        assert!(!kern.is_batched_for(u.block + 2), "{}", u.describe());
     }
     for (i, u) in units.iter().enumerate() {
-        for k in [u.block, 2 * u.block, 4 * u.block] {
+        // Whole blocks, and a shorter last block (alone, or after whole ones).
+        for k in [
+            u.block,
+            2 * u.block,
+            4 * u.block,
+            4,
+            2 * u.block + 4,
+            u.block + 2,
+        ] {
             compare_amd(u, k, 5000, 1000 + i as u64 * 100 + k as u64);
         }
     }

@@ -65,7 +65,7 @@ fn portable_and_avx2_kernels_agree_on_every_unit() {
             !portable.is_batched(),
             "{name}: lanes in the portable kernel"
         );
-        lanes += usize::from(avx2.is_batched());
+        lanes += usize::from(avx2.is_batched_for(k0));
         let f = unit.formats;
         for k in [k0, 2 * k0] {
             let n = 19; // two groups of eight and a tail

@@ -166,6 +166,18 @@ impl<'a, W: Word> Rows<'a, W> {
         }
     }
 
+    /// Elements `from .. from + k` of every row (a block of the chain).
+    #[inline(always)]
+    pub(super) fn cols(&self, from: usize, k: usize) -> Rows<'a, W> {
+        assert!(from + k <= self.k);
+        Rows {
+            words: &self.words[from..],
+            stride: self.stride,
+            k,
+            n: self.n,
+        }
+    }
+
     /// Row `j`.
     #[inline(always)]
     pub fn row(&self, j: usize) -> &'a [W] {
@@ -181,6 +193,29 @@ impl Kernel {
             return true;
         }
         self.eight.is_some() || self.eight_scaled.is_some()
+    }
+
+    /// Whether [`Kernel::dots`] evaluates dot products of `k` elements eight at a time across
+    /// vector lanes ([`Kernel::is_batched`], for this K: the lanes take whole blocks, and for
+    /// some models only one block or a shorter last one; other K run one dot product at a
+    /// time, with the same results).
+    ///
+    /// ```
+    /// # use mma_core::{format, DotUnit, Formats, Model};
+    /// # use mma_core::models::fma::Fma;
+    /// # use mma_core::model::NanStyle;
+    /// let fp32 = format::FP32;
+    /// let unit = DotUnit {
+    ///     formats: Formats { a: fp32, b: fp32, c: fp32, d: fp32, scale: None },
+    ///     block: 1,
+    ///     model: Model::Fma(Fma { mode: mma_core::Rounding::NearestEven, nan: NanStyle::DefaultQuiet }),
+    /// };
+    /// let kern = unit.kernel();
+    /// // FMA chains run on the lanes for any K where the CPU has them.
+    /// assert_eq!(kern.is_batched_for(3), kern.is_batched());
+    /// ```
+    pub fn is_batched_for(&self, k: usize) -> bool {
+        self.is_batched() && self.plan.lanes_take(self.unit.block, k)
     }
 
     /// The width in bytes (1, 2 or 4) of the A and B words that the lanes of [`Kernel::dots`]

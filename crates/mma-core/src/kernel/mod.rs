@@ -38,7 +38,7 @@ mod tests;
 use crate::model::{BlockIn, BlockModel};
 use crate::unit::{DotUnit, Model};
 use plan::{Decs, GPath, Path, Plan};
-use scalar::{amd, e_fdpa::efdpa_block, gst::gst_block, t_fdpa::tfdpa_block};
+use scalar::{amd, e_fdpa::efdpa_block, gst::gst_block, sliced::sliced_block, t_fdpa::tfdpa_block};
 use table::{Bf16Dec, F16Dec, Tf32Dec};
 
 /// A [`DotUnit`] prepared for repeated evaluation; cheap to copy, built by [`DotUnit::kernel`].
@@ -125,6 +125,7 @@ impl Kernel {
             (Path::TFdpa(p), Model::TFdpa(m)) => tfdpa_block(m, f, p, x),
             (Path::Gst(p), Model::GstFdpa(m)) => gst_block(m, f, p, x),
             (&Path::EFdpa(decs), Model::EFdpa(m)) => efdpa_block(m, f, decs, x),
+            (Path::Sliced(p), Model::SlicedFdpa(m)) => sliced_block(m, f, p, x),
             (&Path::Fma(wide, nan), _) => {
                 return if wide {
                     amd::fma_block::<f64>(nan, x)

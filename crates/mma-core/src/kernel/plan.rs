@@ -4,9 +4,10 @@
 //! set, in this order:
 //!
 //! 1. the per-dot path ([`Path`]): which scalar block routine of `kernel/` the model and formats
-//!    allow (T-FDPA with `F <= 48` and `F >= ma + mb`; GST-FDPA with four-bit elements; CDNA2
-//!    FTZ-MulAdd with fp16/bf16 into fp32; TR/GTR-FDPA within the `i64` bounds of
-//!    [`tr_fits`]; FMA chains in fp32 or fp64 with RNE), or the plain model;
+//!    allow (T-FDPA, and the passes of Sliced-FDPA, with `F <= 48` and `F >= ma + mb`;
+//!    GST-FDPA with four-bit elements; CDNA2 FTZ-MulAdd with fp16/bf16 into fp32; TR/GTR-FDPA
+//!    within the `i64` bounds of [`tr_fits`]; E-FDPA; FMA chains in fp32 or fp64 with RNE), or
+//!    the plain model;
 //! 2. for [`Isa::Avx2`] only: the vector block of one dot product ([`VDotKey`]), the lane
 //!    family that evaluates eight dot products per vector ([`LaneKey`], [`StKey`]) and the
 //!    parameters of the lane arithmetic ([`TLanes`], [`GLanes`]), each under the exactness bound
@@ -66,6 +67,9 @@ pub(super) enum Path {
     /// E-FDPA: the exact sum in `i128`, rounded by the reference routine
     /// (`kernel/scalar/e_fdpa.rs`).
     EFdpa(Decs),
+    /// Sliced-FDPA: each pass through the T-FDPA kernel, prepared for the pass
+    /// (`kernel/scalar/sliced.rs`).
+    Sliced(TPath),
 }
 
 /// Prepared TR-FDPA or GTR-FDPA: decoders, parameters, the output rounding.
@@ -190,6 +194,8 @@ pub(super) enum LaneKey {
     Ftz { f16: bool, n: usize, p: usize },
     /// T-FDPA with C and D of one format (fp32 or fp16), block `n`.
     TFdpa { a: VFmt, b: VFmt, n: usize },
+    /// E-FDPA of fp16 or bf16 into fp32 with RNE, block `n`.
+    EFdpa { a: VFmt, b: VFmt, n: usize },
     /// TR-FDPA (`gtr` false) or GTR-FDPA into fp32, block `n`.
     Tr {
         a: VFmt,
@@ -229,6 +235,9 @@ pub(super) struct TLanes {
     pub(super) cd: Ieee,
     pub(super) nearest: bool,
     pub(super) man: u32,
+    /// C is fp16 and D fp32: the lanes widen the first block's C (a subnormal one, whose
+    /// exponent the model takes from fp16's field, goes to the per-dot kernel).
+    pub(super) c_fp16: bool,
 }
 
 /// A GST-FDPA unit (groups of 16 four-bit elements without Inf/NaN codes) prepared for the
@@ -290,6 +299,36 @@ impl Plan {
     }
 }
 
+/// The length of the last block the TR-FDPA/GTR-FDPA lanes take besides whole blocks (see
+/// [`Plan::lanes_take`]).
+pub(super) const TR_SHORT: usize = 4;
+
+impl Plan {
+    /// Whether the lane routine of this plan (where `x86/` compiled one) takes dot products of
+    /// `k` elements; every other K runs one dot product at a time. The lanes chain whole blocks
+    /// of the key's `n` (FMA chains: any K); TR/GTR-FDPA also a last block of [`TR_SHORT`] (the
+    /// chain's shorter last block, as in CDNA3's `_2b`/`_4b`/`_16b` forms: K = 4, blocks of 8);
+    /// FTZ-MulAdd, ST-FDPA and GST-FDPA exactly one block (`block`, the unit's).
+    pub(super) fn lanes_take(&self, block: usize, k: usize) -> bool {
+        if k == 0 {
+            return false;
+        }
+        if let Some(st) = self.st {
+            return k == st.n;
+        }
+        if self.g.is_some() {
+            return k == block;
+        }
+        match self.lanes {
+            Some(LaneKey::Fma { .. }) => true,
+            Some(LaneKey::Ftz { n, .. }) => k == n,
+            Some(LaneKey::TFdpa { n, .. } | LaneKey::EFdpa { n, .. }) => k % n == 0,
+            Some(LaneKey::Tr { n, .. }) => k % n == 0 || (n > TR_SHORT && k % n == TR_SHORT),
+            None => false,
+        }
+    }
+}
+
 /// Step 1: the per-dot path.
 fn per_dot_path(unit: &DotUnit, isa: Isa) -> Path {
     let f = &unit.formats;
@@ -346,6 +385,15 @@ fn per_dot_path(unit: &DotUnit, isa: Isa) -> Path {
             })
         }
         (Model::EFdpa(_), Some(decs)) => Path::EFdpa(decs),
+        (Model::SlicedFdpa(m), Some(decs))
+            if m.pass.f <= MAX_FAST_F && m.pass.f >= f.a.man_bits + f.b.man_bits =>
+        {
+            Path::Sliced(TPath {
+                decs,
+                shift: m.pass.f - f.a.man_bits - f.b.man_bits,
+                round: FastRound::new(&m.pass.out, &f.d),
+            })
+        }
         (Model::Fma(m), _) if m.mode == crate::round::Rounding::NearestEven => {
             let all = |g: Format| f.a == g && f.b == g && f.c == g && f.d == g;
             if all(format::FP64) {
@@ -408,15 +456,24 @@ fn lane_key(unit: &DotUnit, path: &Path, has_t_lanes: bool) -> Option<LaneKey> {
             n: unit.block,
             p: m.p,
         }),
-        // Any path: the lanes have their own bounds (below), not the per-dot kernel's.
+        // Any path: the lanes have their own bounds (below), not the per-dot kernel's. C of
+        // D's format, or fp16 C with fp32 D (Volta), widened by the lane routine.
         (_, Model::TFdpa(m))
-            if f.c == f.d
+            if (f.c == f.d || (f.c == format::FP16 && f.d == format::FP32))
                 && (f.d == format::FP32 || f.d == format::FP16)
                 && fits32(unit.block / 2, m.f)
                 && has_t_lanes =>
         {
             let (a, b) = pair()?;
             Some(LaneKey::TFdpa {
+                a,
+                b,
+                n: unit.block,
+            })
+        }
+        (Path::EFdpa(_), Model::EFdpa(m)) if efdpa_lanes(unit, &m.out) => {
+            let (a, b) = pair()?;
+            Some(LaneKey::EFdpa {
                 a,
                 b,
                 n: unit.block,
@@ -449,6 +506,16 @@ fn tr_lanes(unit: &DotUnit, p: &TrPath, out: &Output) -> bool {
         && !out.neg_zero_to_pos
         && f.d == format::FP32
         && p.round.and_then(|r| r.lanes(&f.d)) == Some((true, 23))
+}
+
+/// Whether an E-FDPA unit has the lanes' form (`x86/e_fdpa.rs`): fp32 C and D, RNE to fp32
+/// with IEEE subnormals and signed zeros kept (what the conversion from `f64` does).
+fn efdpa_lanes(unit: &DotUnit, out: &Output) -> bool {
+    let f = &unit.formats;
+    f.c == format::FP32
+        && f.d == format::FP32
+        && !out.neg_zero_to_pos
+        && FastRound::new(out, &f.d).and_then(|r| r.lanes(&f.d)) == Some((true, 23))
 }
 
 /// Step 2c: the ST-FDPA lanes: one power-of-two scale (no mantissa bits, a decode table) per
@@ -488,6 +555,7 @@ fn t_lanes(f: &Formats, f_bits: u32, e_zero: i32, out: &Output) -> Option<TLanes
         },
         nearest,
         man,
+        c_fp16: f.c == format::FP16 && fd == &format::FP32,
     })
 }
 

@@ -21,6 +21,7 @@
 //! a separate add of C. Other orders, directions and places for C score 1550-2144 of 2500
 //! (mma-nvidia's `docs/fp8-mma-sync.md` lists them).
 
+use crate::format::Format;
 use crate::model::{BlockIn, BlockModel, Formats, Output, OutputRounding, MAX_BLOCK};
 use crate::models::e_fdpa::exact_sum;
 use crate::models::t_fdpa::TFdpa;
@@ -86,17 +87,34 @@ impl SlicedFdpa {
             });
         }
         // C enters last, through one correctly rounded addition.
-        let out = &self.pass.out;
-        let s = f.d.decode(acc);
-        let c = x.c_fmt.decode(x.c);
-        let late = |result: Num| Step::Op {
+        let d = self.add_c_last_traced(f, acc, x.c, x.c_fmt, t);
+        t.step(|| Step::Op {
             what: "C added last: passes + c".into(),
             x: Num::word(acc, &f.d),
             y: Num::word(x.c, x.c_fmt),
             z: None,
-            result,
-        };
-        let d = match (s, c) {
+            result: Num::word(d, &f.d),
+        });
+        d
+    }
+
+    /// Step 3: `round_last(passes + c)` for the passes' result `acc` (a word of D's format) and
+    /// C (`c` in `c_fmt`), with IEEE specials; the per-dot kernel calls it too.
+    #[inline]
+    pub fn add_c_last(&self, f: &Formats, acc: u64, c: u64, c_fmt: &Format) -> u64 {
+        self.add_c_last_traced(f, acc, c, c_fmt, &mut NoTrace)
+    }
+
+    fn add_c_last_traced<T: Tracer>(
+        &self,
+        f: &Formats,
+        acc: u64,
+        c: u64,
+        c_fmt: &Format,
+        t: &mut T,
+    ) -> u64 {
+        let out = &self.pass.out;
+        match (f.d.decode(acc), c_fmt.decode(c)) {
             (Value::Nan, _) | (_, Value::Nan) => out.encode(&f.d, Value::Nan),
             (Value::Inf { neg: a }, Value::Inf { neg: b }) if a != b => {
                 out.encode(&f.d, Value::Nan)
@@ -104,8 +122,8 @@ impl SlicedFdpa {
             (Value::Inf { neg }, _) | (_, Value::Inf { neg }) => {
                 out.encode(&f.d, Value::Inf { neg })
             }
-            _ => {
-                let terms = [Term::of_value(s, &f.d, 0), Term::of_value(c, x.c_fmt, 0)];
+            (s, c) => {
+                let terms = [Term::of_value(s, &f.d, 0), Term::of_value(c, c_fmt, 0)];
                 let (sum, signs) = exact_sum(&terms);
                 let last = Output {
                     rho: OutputRounding {
@@ -117,8 +135,6 @@ impl SlicedFdpa {
                 let zero_neg = signs.zero_is_neg(self.last);
                 last.round_encode_traced(&f.d, sum.to_exact(), zero_neg, t)
             }
-        };
-        t.step(|| late(Num::word(d, &f.d)));
-        d
+        }
     }
 }

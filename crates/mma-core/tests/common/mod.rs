@@ -130,7 +130,7 @@ pub fn compare_batch(unit: &DotUnit, k: usize, cases: &[Case]) {
             d[i],
             unit.dot_plain(a, b, *c, sa, sb),
             "batch ({}), case {i}: {}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}",
-            if kern.is_batched() {
+            if kern.is_batched_for(k) {
                 "lanes"
             } else {
                 "per dot"

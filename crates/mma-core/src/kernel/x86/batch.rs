@@ -101,7 +101,7 @@ fn add(x: __m256, y: __m256) -> __m256 {
     flush(unsafe { _mm256_add_ps(x, y) })
 }
 
-/// FTZ-MulAdd of eight dot products of `N` elements (4 or a multiple of 8) in groups of `P` (a power
+/// FTZ-MulAdd of eight dot products of `N` elements (2, 4 or a multiple of 8) in groups of `P` (a power
 /// of two dividing `N`): `a` and `b` are the eight rows, `c` the eight C words; writes the
 /// eight D words. The operations and their order are [`crate::kernel::scalar::amd::ftz_block`]'s.
 #[inline(always)]
@@ -112,7 +112,7 @@ pub fn ftz<const N: usize, const P: usize, D: VH16, W: Word>(
     nan_bits: u64,
     out: &mut [u64; 8],
 ) {
-    const { assert!((N == 4 || N % 8 == 0) && P.is_power_of_two() && N % P == 0 && N <= 64) };
+    const { assert!((N == 2 || N == 4 || N % 8 == 0) && P.is_power_of_two() && N % P == 0 && N <= 64) };
     // SAFETY: register-only AVX arithmetic.
     unsafe {
         let mut prod = [_mm256_setzero_ps(); N];
@@ -333,7 +333,7 @@ pub struct TrLanes {
     pub shift: u32,
 }
 
-/// One TR-FDPA (`GTR` false) or GTR-FDPA block of `N` products (a multiple of 8) for eight dot
+/// One TR-FDPA (`GTR` false) or GTR-FDPA block of `N` products (4 or a multiple of 8) for eight dot
 /// products, as [`tfdpa`]: the products as [`super::simd::tfdpa`] and [`super::simd::gtr`]
 /// form them (GTR-FDPA: even elements in group 0, odd in group 1), then the steps of
 /// [`crate::kernel::scalar::amd`]'s `late_c` (late C, the floor to `F2` fraction bits, the RNE rounding to fp32)

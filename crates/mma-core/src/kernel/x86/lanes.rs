@@ -4,9 +4,9 @@
 //! each group of eight dot products and send the lanes it flags to `Kernel::dot`. Soundness:
 //! `x86/mod.rs`.
 
-use super::{batch, both, fma, simd, stage, EightFn, EightScaledFn, StoredFn};
+use super::{batch, both, e_fdpa, fma, simd, stage, EightFn, EightScaledFn, StoredFn};
 use crate::kernel::dots::Word;
-use crate::kernel::plan::{LaneKey, Path, StKey, VFmt};
+use crate::kernel::plan::{LaneKey, Path, StKey, VFmt, TR_SHORT};
 use crate::kernel::{table, Kernel, Rows};
 
 /// The scale factors of unscaled units, for [`Kernel::groups`].
@@ -34,7 +34,7 @@ impl Kernel {
         let Some(t) = self.plan.g else {
             return false;
         };
-        if k != self.unit.block {
+        if !self.plan.lanes_take(self.unit.block, k) {
             return false;
         }
         let s = k / t.per;
@@ -159,6 +159,9 @@ pub(super) fn eight_fn_of(key: LaneKey) -> Option<(EightFn, Option<StoredFn>)> {
         LaneKey::Ftz { f16, n, p } => {
             use crate::kernel::scalar::amd::{Bf16In, F16In};
             match (f16, n, p) {
+                // CDNA2 bf16 without `_1k` with K = 2: one pair.
+                (true, 2, 2) => Some(twice!(ftz8, [2, 2, F16In], u16)),
+                (false, 2, 2) => Some(twice!(ftz8, [2, 2, Bf16In], u16)),
                 (true, 4, 4) => Some(twice!(ftz8, [4, 4, F16In], u16)),
                 (true, 4, 2) => Some(twice!(ftz8, [4, 2, F16In], u16)),
                 (false, 4, 4) => Some(twice!(ftz8, [4, 4, Bf16In], u16)),
@@ -201,6 +204,17 @@ pub(super) fn eight_fn_of(key: LaneKey) -> Option<(EightFn, Option<StoredFn>)> {
                 (Bf16, Bf16, VBf16, VBf16, u16)
             )
         }
+        LaneKey::EFdpa { a, b, n } => match (a, b, n) {
+            (VFmt::F16, VFmt::F16, 2) => Some(twice!(efdpa8, [2, VF16, VF16], u16)),
+            (VFmt::F16, VFmt::F16, 4) => Some(twice!(efdpa8, [4, VF16, VF16], u16)),
+            (VFmt::F16, VFmt::F16, 8) => Some(twice!(efdpa8, [8, VF16, VF16], u16)),
+            (VFmt::F16, VFmt::F16, 16) => Some(twice!(efdpa8, [16, VF16, VF16], u16)),
+            (VFmt::Bf16, VFmt::Bf16, 2) => Some(twice!(efdpa8, [2, VBf16, VBf16], u16)),
+            (VFmt::Bf16, VFmt::Bf16, 4) => Some(twice!(efdpa8, [4, VBf16, VBf16], u16)),
+            (VFmt::Bf16, VFmt::Bf16, 8) => Some(twice!(efdpa8, [8, VBf16, VBf16], u16)),
+            (VFmt::Bf16, VFmt::Bf16, 16) => Some(twice!(efdpa8, [16, VBf16, VBf16], u16)),
+            _ => None,
+        },
         LaneKey::Tr { a, b, n, gtr } => {
             macro_rules! table {
                 ($(($va:ident, $vb:ident, $st:ty, $w:ty)),* $(,)?) => {
@@ -211,6 +225,10 @@ pub(super) fn eight_fn_of(key: LaneKey) -> Option<(EightFn, Option<StoredFn>)> {
                             (VFmt::$va, VFmt::$vb, 8, true) => Some(twice!(tr8, [8, true, $st], $w)),
                             (VFmt::$va, VFmt::$vb, 16, true) => Some(twice!(tr8, [16, true, $st], $w)),
                         )*
+                        // Blocks of four: CDNA3 xf32, and fp16/bf16 units no catalog has yet.
+                        (VFmt::Tf32, VFmt::Tf32, 4, false) => Some(twice!(tr8, [4, false, stage::Tf32Stage], u32)),
+                        (VFmt::F16, VFmt::F16, 4, false) => Some(twice!(tr8, [4, false, Fs<VF16, VF16>], u16)),
+                        (VFmt::Bf16, VFmt::Bf16, 4, false) => Some(twice!(tr8, [4, false, Fs<VBf16, VBf16>], u16)),
                         _ => None,
                     }
                 };
@@ -273,7 +291,7 @@ unsafe fn st8<const N: usize, S: stage::Stage>(
     let (Some(t), Some(ts)) = (kern.plan.t, kern.plan.st_scales) else {
         return kern.all_per_dot(a, b, scales, c, d);
     };
-    if a.k() != N {
+    if !kern.plan.lanes_take(kern.unit.block, a.k()) {
         return kern.all_per_dot(a, b, scales, c, d);
     }
     kern.groups(a, b, scales, c, d, |ra, rb, (sa8, sb8), c8, d8| {
@@ -304,10 +322,12 @@ unsafe fn ftz8<const N: usize, const P: usize, D: batch::VH16, W: Word>(
     d: &mut [u64],
 ) {
     match kern.plan.path {
-        Path::Ftz(_, nan) if a.k() == N => kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
-            batch::ftz::<N, P, D, W>(a, b, c, nan, d);
-            0
-        }),
+        Path::Ftz(_, nan) if kern.plan.lanes_take(kern.unit.block, a.k()) => {
+            kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
+                batch::ftz::<N, P, D, W>(a, b, c, nan, d);
+                0
+            })
+        }
         _ => kern.all_per_dot(a, b, NO_SCALES, c, d),
     }
 }
@@ -340,6 +360,26 @@ unsafe fn fma8<const WIDE: bool, W: Word>(
     }
 }
 
+/// E-FDPA over a multiple of the block `N` ([`e_fdpa::chain`]).
+/// # Safety
+/// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
+/// it was planned for that instruction set.
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+unsafe fn efdpa8<const N: usize, A: stage::WDec, B: stage::WDec, W: Word>(
+    kern: &Kernel,
+    a: Rows<'_, W>,
+    b: Rows<'_, W>,
+    c: &[u64],
+    d: &mut [u64],
+) {
+    if !matches!(kern.plan.path, Path::EFdpa(_)) || !kern.plan.lanes_take(kern.unit.block, a.k()) {
+        return kern.all_per_dot(a, b, NO_SCALES, c, d);
+    }
+    kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
+        e_fdpa::chain::<N, A, B, W>(a, b, c, d)
+    });
+}
+
 /// T-FDPA over a multiple of the block `N` ([`batch::tfdpa_chain`]).
 /// # Safety
 /// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
@@ -355,16 +395,43 @@ unsafe fn tfdpa8<const N: usize, S: stage::Stage, W: Word>(
     let Some(t) = kern.plan.t else {
         return kern.all_per_dot(a, b, NO_SCALES, c, d);
     };
-    if a.k() % N != 0 {
+    if !kern.plan.lanes_take(kern.unit.block, a.k()) {
         return kern.all_per_dot(a, b, NO_SCALES, c, d);
     }
     kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
-        batch::tfdpa_chain::<N, S, W>(&t, a, b, c, d)
+        if !t.c_fp16 {
+            return batch::tfdpa_chain::<N, S, W>(&t, a, b, c, d);
+        }
+        let (c32, subnormal) = fp16_as_fp32(c);
+        batch::tfdpa_chain::<N, S, W>(&t, a, b, &c32, d) | subnormal
     });
 }
 
-/// TR-FDPA (`GTR` false) or GTR-FDPA over a multiple of the block `N`
-/// ([`batch::tr_chain`]).
+/// Eight fp16 words as fp32 words of the same values (Inf and NaN alike), and the bit mask of
+/// the subnormal ones: those are normal in fp32, with another exponent, and T-FDPA aligns to
+/// the largest exponent of the products and C, so they are left to the per-dot kernel.
+fn fp16_as_fp32(c: &[u64; 8]) -> ([u64; 8], u32) {
+    let mut out = [0u64; 8];
+    let mut subnormal = 0u32;
+    for (j, (o, &w)) in out.iter_mut().zip(c).enumerate() {
+        let (sign, field, man) = ((w >> 15) & 1, (w >> 10) & 0x1f, w & 0x3ff);
+        let body = match field {
+            0 => {
+                subnormal |= u32::from(man != 0) << j;
+                0
+            }
+            0x1f => 0xff << 23 | man << 13,
+            _ => (field + 127 - 15) << 23 | man << 13,
+        };
+        *o = sign << 31 | body;
+    }
+    (out, subnormal)
+}
+
+/// TR-FDPA (`GTR` false) or GTR-FDPA over a multiple of the block `N`, or over whole blocks
+/// and a last block of four ([`batch::tr_chain`]): the chain of the plain model
+/// (`DotUnit::chain`) ends with a shorter block where `N` does not divide K, as CDNA3's
+/// multi-block fp16/bf16 forms (`_2b`, `_4b`, `_16b`: K = 4, blocks of 8) always do.
 /// # Safety
 /// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
 /// it was planned for that instruction set.
@@ -381,9 +448,10 @@ unsafe fn tr8<const N: usize, const GTR: bool, S: stage::Stage, W: Word>(
         Path::Gtr(p) if GTR => p,
         _ => return kern.all_per_dot(a, b, NO_SCALES, c, d),
     };
-    if a.k() % N != 0 {
+    if !kern.plan.lanes_take(kern.unit.block, a.k()) {
         return kern.all_per_dot(a, b, NO_SCALES, c, d);
     }
+    let tail = a.k() % N;
     let q = &p.params;
     let t = batch::TrLanes {
         f: q.f,
@@ -394,7 +462,16 @@ unsafe fn tr8<const N: usize, const GTR: bool, S: stage::Stage, W: Word>(
         c_drop: q.c_drop,
         shift: q.shift,
     };
+    let whole = a.k() - tail;
     kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
-        batch::tr_chain::<N, GTR, S, W>(&t, a, b, c, d)
+        if tail == 0 {
+            return batch::tr_chain::<N, GTR, S, W>(&t, a, b, c, d);
+        }
+        // The whole blocks, then the last one with their result as its C.
+        let mut mid = *c;
+        let bad =
+            batch::tr_chain::<N, GTR, S, W>(&t, a.cols(0, whole), b.cols(0, whole), c, &mut mid);
+        let (a, b) = (a.cols(whole, TR_SHORT), b.cols(whole, TR_SHORT));
+        bad | batch::tr_chain::<TR_SHORT, GTR, S, W>(&t, a, b, &mid, d)
     });
 }

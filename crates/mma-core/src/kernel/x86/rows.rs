@@ -180,11 +180,43 @@ impl<W: Word> Rows<'_, W> {
         }
     }
 
+    /// Elements `k0` and `k0 + 1` as [`Rows::columns`] gives eight: `out[0]` and `out[1]`,
+    /// lane `j` = row `j`; `out[2..]` zero. For blocks of two elements (CDNA1 bf16), read
+    /// word by word.
+    #[inline(always)]
+    pub(super) fn columns2(&self, k0: usize) -> [__m256i; 8] {
+        assert!(self.n() >= 8 && k0 + 2 <= self.k());
+        let w = |j: usize, e: usize| -> i32 {
+            let x: u64 = self.row(j)[k0 + e].into();
+            x as i32
+        };
+        // SAFETY: register-only AVX2 arithmetic; the words were read through checked slices.
+        unsafe {
+            let col = |e: usize| {
+                _mm256_setr_epi32(
+                    w(0, e),
+                    w(1, e),
+                    w(2, e),
+                    w(3, e),
+                    w(4, e),
+                    w(5, e),
+                    w(6, e),
+                    w(7, e),
+                )
+            };
+            let z = _mm256_setzero_si256();
+            [col(0), col(1), z, z, z, z, z, z]
+        }
+    }
+
     /// The columns of a block of `N` elements from `k0`: eight ([`Rows::columns`]), or the
-    /// four of a block of four ([`Rows::columns4`]).
+    /// four of a block of four ([`Rows::columns4`]), or the two of a block of two
+    /// ([`Rows::columns2`]).
     #[inline(always)]
     pub(super) fn block_columns<const N: usize>(&self, k0: usize) -> [__m256i; 8] {
-        if N < 8 {
+        if N <= 2 {
+            self.columns2(k0)
+        } else if N < 8 {
             self.columns4(k0)
         } else {
             self.columns(k0)

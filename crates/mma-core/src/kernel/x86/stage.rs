@@ -268,7 +268,7 @@ impl<const EXP: i32, const MAN: i32, const SP: u8> WDec for V<EXP, MAN, SP> {
 /// Two columns of 32-bit lanes as one vector of 16-bit lanes: the low half holds `x`, the high
 /// half `y`, each in dot-product order. Only the low 16 bits of each lane are kept.
 #[inline(always)]
-fn pack(x: __m256i, y: __m256i) -> __m256i {
+pub(super) fn pack(x: __m256i, y: __m256i) -> __m256i {
     // SAFETY: register-only AVX2 shuffles.
     unsafe {
         let m = _mm256_set1_epi32(0xffff);
