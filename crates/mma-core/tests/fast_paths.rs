@@ -146,7 +146,13 @@ fn sliced_fast_matches_plain() {
         sliced(e4, e5, f32, rz32, 32, 2, Rounding::NearestEven),
         sliced(e5, e5, f32, rz32, 16, 4, Rounding::TowardZero),
     ];
+    let avx2 = mma_core::Isa::detect() == mma_core::Isa::Avx2;
     for (i, u) in units.iter().enumerate() {
+        // Whole blocks run their passes in lanes (`sliced_dots`), K = 12 one dot at a time.
+        let kern = u.kernel();
+        assert_eq!(kern.is_batched_for(u.block), avx2, "{}", u.describe());
+        assert_eq!(kern.is_batched_for(2 * u.block), avx2, "{}", u.describe());
+        assert!(!kern.is_batched_for(12), "{}", u.describe());
         for k in [u.block, 2 * u.block, 12] {
             compare(u, k, 3000, 4000 + i as u64 * 100 + k as u64);
         }

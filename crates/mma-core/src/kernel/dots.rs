@@ -2,8 +2,11 @@
 //! which evaluates eight dot products together across AVX2 lanes (`x86/lanes.rs`). The
 //! matrix driver ([`crate::gemm`]) uses the same routine for eight columns of a row of D.
 
+use super::plan::Path;
+use super::scalar::sliced;
 use super::{x86, Kernel};
 use crate::unit::ShapeError;
+use std::ops::Range;
 
 /// Operand words as stored: one element per word of the format's storage width (`u8` for the
 /// 8-bit and narrower formats, `u16` for fp16/bf16, `u32` for fp32/tf32) or the engine's `u64`.
@@ -36,6 +39,41 @@ impl<'a> Words<'a> {
             Words::U16(x) => Words::U16(&x[..n]),
             Words::U32(x) => Words::U32(&x[..n]),
             Words::U64(x) => Words::U64(&x[..n]),
+        }
+    }
+
+    /// Elements `from + order[j]` of rows `rows` (`k` words apart), zero-extended into `out`
+    /// row after row (`order.len()` words each): a block's elements in another order.
+    #[inline]
+    pub(super) fn permute(
+        &self,
+        rows: Range<usize>,
+        k: usize,
+        from: usize,
+        order: &[usize],
+        out: &mut [u64],
+    ) {
+        fn go<W: Word>(
+            x: &[W],
+            rows: Range<usize>,
+            k: usize,
+            from: usize,
+            order: &[usize],
+            out: &mut [u64],
+        ) {
+            let n = order.len();
+            for (r, o) in rows.zip(out.chunks_exact_mut(n)) {
+                let row = &x[r * k + from..][..n];
+                for (o, &j) in o.iter_mut().zip(order) {
+                    *o = row[j].into();
+                }
+            }
+        }
+        match *self {
+            Words::U8(x) => go(x, rows, k, from, order, out),
+            Words::U16(x) => go(x, rows, k, from, order, out),
+            Words::U32(x) => go(x, rows, k, from, order, out),
+            Words::U64(x) => go(x, rows, k, from, order, out),
         }
     }
 
@@ -215,6 +253,11 @@ impl Kernel {
     /// assert_eq!(kern.is_batched_for(3), kern.is_batched());
     /// ```
     pub fn is_batched_for(&self, k: usize) -> bool {
+        // Sliced-FDPA: its passes, put in order a tile at a time (`scalar/sliced.rs`).
+        if let Some(pass) = sliced::pass_kernel(self) {
+            let block = self.unit.block;
+            return k > 0 && k % block == 0 && pass.is_batched_for(block);
+        }
         self.is_batched() && self.plan.lanes_take(self.unit.block, k)
     }
 
@@ -264,6 +307,12 @@ impl Kernel {
         (scale_a, scale_b): (&[u64], &[u64]),
         d: &mut [u64],
     ) {
+        if matches!(self.plan.path, Path::Sliced(_))
+            && s == 0
+            && sliced::sliced_dots(self, k, (a, b), c, d)
+        {
+            return;
+        }
         if let (Words::U64(a), Words::U64(b)) = (a, b) {
             return self.dots_u64(k, s, (a, b), c, (scale_a, scale_b), d);
         }
@@ -304,7 +353,7 @@ impl Kernel {
     }
 
     /// [`Kernel::dots`] on `u64` words after the length check.
-    fn dots_u64(
+    pub(super) fn dots_u64(
         &self,
         k: usize,
         s: usize,

@@ -8,11 +8,18 @@
 //! [`SlicedFdpa::add_c_last`], the one exact, rounded addition of the plain model. A pass the
 //! T-FDPA kernel leaves to the plain model (an Inf/NaN input, a length it does not take) sends
 //! the whole block there (`None`), so the specials stay in one place.
+//!
+//! In batches ([`sliced_dots`]) the same passes run eight dot products at a time: put in pass
+//! order, a block's passes are a T-FDPA chain from +0 of `passes` blocks, which the lanes of
+//! the pass unit evaluate as they evaluate any T-FDPA unit; C is added last per dot product.
 
 use super::t_fdpa::tfdpa_block;
+use crate::kernel::dots::Words;
 use crate::kernel::plan::TPath;
+use crate::kernel::Kernel;
 use crate::model::{BlockIn, Formats, MAX_BLOCK};
 use crate::models::sliced_fdpa::SlicedFdpa;
+use crate::unit::{DotUnit, Model};
 use crate::value::Value;
 
 /// Sliced-FDPA over one block through the T-FDPA kernel of its passes (`p`: the pass's
@@ -47,4 +54,83 @@ pub(in crate::kernel) fn sliced_block(
         acc = tfdpa_block(&m.pass, f, p, &step)?;
     }
     Some(m.add_c_last(f, acc, x.c, x.c_fmt))
+}
+
+/// Sliced-FDPA in batches ([`Kernel::dots`]): a tile of rows at a time, each block's elements
+/// are put in pass order (pass 0's, then pass 1's, ...), so that the passes are one T-FDPA chain
+/// of `passes` blocks from +0, which the kernel of the pass unit ([`pass_kernel`]) evaluates
+/// eight dot products at a time; C is then added per dot product by
+/// [`SlicedFdpa::add_c_last`], and a longer K feeds D back as the next block's C. These are
+/// [`sliced_block`]'s operations in its order, hence its bits. `false`, with nothing written,
+/// where K is not a whole number of blocks or the passes have no lanes.
+pub(in crate::kernel) fn sliced_dots(
+    kern: &Kernel,
+    k: usize,
+    (a, b): (Words<'_>, Words<'_>),
+    c: &[u64],
+    d: &mut [u64],
+) -> bool {
+    let (Model::SlicedFdpa(m), Some(pass)) = (&kern.unit.model, pass_kernel(kern)) else {
+        return false;
+    };
+    let block = kern.unit.block;
+    if k == 0 || k % block != 0 || !pass.is_batched_for(block) {
+        return false;
+    }
+    let f = &kern.unit.formats;
+    let mut order = [0usize; MAX_BLOCK];
+    let pass_first =
+        (0..m.passes).flat_map(|p| (0..block).filter(move |j| (j / m.group) % m.passes == p));
+    for (o, j) in order.iter_mut().zip(pass_first) {
+        *o = j;
+    }
+    // Rows per tile: the permuted operands (2 x 256 x K words) stay in the second-level cache.
+    const TILE: usize = 256;
+    let (mut pa, mut pb) = (vec![0u64; TILE * block], vec![0u64; TILE * block]);
+    let zeros = [f.d.encode(Value::POS_ZERO, 0); TILE];
+    let mut acc = [0u64; TILE];
+    for r0 in (0..c.len()).step_by(TILE) {
+        let rows = TILE.min(c.len() - r0);
+        for j in 0..k / block {
+            a.permute(r0..r0 + rows, k, j * block, &order[..block], &mut pa);
+            b.permute(r0..r0 + rows, k, j * block, &order[..block], &mut pb);
+            let (pa, pb) = (&pa[..rows * block], &pb[..rows * block]);
+            pass.dots_u64(
+                block,
+                0,
+                (pa, pb),
+                &zeros[..rows],
+                (&[], &[]),
+                &mut acc[..rows],
+            );
+            for (i, &s) in acc[..rows].iter().enumerate() {
+                let (ci, c_fmt) = if j == 0 {
+                    (c[r0 + i], &f.c)
+                } else {
+                    (d[r0 + i], &f.d)
+                };
+                d[r0 + i] = m.add_c_last(f, s, ci, c_fmt);
+            }
+        }
+    }
+    true
+}
+
+/// The kernel of a Sliced-FDPA unit's passes (for the same instruction set): a T-FDPA unit of
+/// one pass per block (`block / passes` elements) with C in D's format. `None` for other
+/// models, and where the passes of a block differ in length.
+pub(in crate::kernel) fn pass_kernel(kern: &Kernel) -> Option<Kernel> {
+    let Model::SlicedFdpa(m) = &kern.unit.model else {
+        return None;
+    };
+    let (f, block) = (&kern.unit.formats, kern.unit.block);
+    if m.group == 0 || m.passes == 0 || block % (m.group * m.passes) != 0 {
+        return None;
+    }
+    let unit = DotUnit {
+        formats: Formats { c: f.d, ..*f },
+        block: block / m.passes,
+        model: Model::TFdpa(m.pass),
+    };
+    Some(Kernel::for_isa(unit, kern.plan.isa))
 }

@@ -1,6 +1,6 @@
 //! E-FDPA (AMD CDNA1's exact fused dot-product adder) for eight dot products at a time: the
-//! block's products and C summed in `f64` lanes, where that sum is exact, and rounded once to
-//! fp32 by the conversion instruction.
+//! block's products and C summed in `f64` lanes and rounded once to fp32 by the conversion
+//! instruction, where that sum is exact or brackets the exact one closely enough.
 //!
 //! Steps, as `models/e_fdpa.rs`, per block of `N` elements and per lane:
 //! 1. decode the elements to `f32` (fp16 through `vcvtph2ps`, bf16 by a shift: exact, subnormals
@@ -18,9 +18,21 @@
 //! `2^(ma + mb + 2)`), and a non-zero C a multiple of `2^(E_c - 23)`. With `q` the least of
 //! those places, every term and partial sum is a multiple of `2^q` and at most
 //! `(N + 1) · 2^(E_max + 1)` in magnitude; when that is below `2^(q + 53)` every addition is
-//! exact in `f64`. A lane beyond that bound, or whose sum is not finite (an Inf or NaN input:
-//! the sum of finite products cannot overflow `f64`), is flagged and the caller recomputes it
-//! with the per-dot kernel (`kernel/scalar/e_fdpa.rs`), which also handles every special.
+//! exact in `f64`.
+//!
+//! Beyond that bound (terms far apart in magnitude, as random exponents give) the `f64` sum `s`
+//! may be rounded, and the lane brackets the exact sum `T` instead: every exact partial sum is
+//! below `2^(E_max + carry + 1)` (`carry` = `ceil(log2(N + 1))`), so every computed one, whose
+//! error is far smaller, is below `2^(E_max + carry + 2)`; each of the `N` additions errs by at
+//! most half its ulp, `2^(E_max + carry - 52)`, and `|s - T| <= δ = 2^(E_max + 2·carry - 52)`.
+//! `s - 2δ` and `s + 2δ`, each rounded in `f64` by at most half an ulp of a value below
+//! `2^(E_max + carry + 3)`, at most `δ`, still satisfy `lo <= T <= hi`. Rounding to
+//! fp32 is monotone, so where `lo` and `hi` convert to the same non-zero fp32 word, that word is
+//! `T`'s rounding (a Ziv test). A lane where they differ (`T` near a rounding boundary, or
+//! heavy cancellation), where the bracket holds a zero, or whose sum is not finite (an Inf or
+//! NaN input: the sum of finite products cannot overflow `f64`), is flagged and the caller
+//! recomputes it with the per-dot kernel (`kernel/scalar/e_fdpa.rs`), which also handles every
+//! special.
 
 use super::batch::{Rows, Word};
 use super::rows::{lanes, store};
@@ -97,9 +109,34 @@ fn block<const N: usize, A: WDec, B: WDec, W: Word>(
             let top = _mm256_add_epi64(exp_field(max[h]), set(carry_bits(N) - 52));
             let beyond = _mm256_cmpgt_epi64(top, q);
             let not_finite = _mm256_cmpeq_epi64(exp_field(abs(sum[h])), set(0x7ff));
-            let flag = _mm256_castsi256_pd(_mm256_or_si256(beyond, not_finite));
-            bad |= (_mm256_movemask_pd(flag) as u32) << (4 * h);
-            out[h] = _mm256_cvtpd_ps(sum[h]);
+            // Beyond the bound, the bracket (module docs): s -+ 2δ with 2δ =
+            // 2^(E_max + 2·carry - 51), built from its exponent field (positive: E_max is at
+            // least fp16/bf16's least product exponent, far above f64's subnormals).
+            let two_delta = _mm256_slli_epi64::<52>(_mm256_add_epi64(
+                exp_field(max[h]),
+                set(2 * carry_bits(N) - 51),
+            ));
+            let two_delta = _mm256_castsi256_pd(two_delta);
+            let lo = _mm_castps_si128(_mm256_cvtpd_ps(_mm256_sub_pd(sum[h], two_delta)));
+            let hi = _mm_castps_si128(_mm256_cvtpd_ps(_mm256_add_pd(sum[h], two_delta)));
+            let is_zero = _mm_cmpeq_epi32(
+                _mm_and_si128(lo, _mm_set1_epi32(i32::MAX)),
+                _mm_setzero_si128(),
+            );
+            let agree = _mm_andnot_si128(is_zero, _mm_cmpeq_epi32(lo, hi));
+            let agree = _mm_movemask_ps(_mm_castsi128_ps(agree)) as u32;
+            let beyond_bits = _mm256_movemask_pd(_mm256_castsi256_pd(beyond)) as u32;
+            let not_finite_bits = _mm256_movemask_pd(_mm256_castsi256_pd(not_finite)) as u32;
+            bad |= (not_finite_bits | (beyond_bits & !agree & 0xf)) << (4 * h);
+            // The 64-bit `beyond` lanes as four 32-bit masks: the bracket's value there.
+            let pick =
+                _mm256_permutevar8x32_epi32(beyond, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+            let exact = _mm256_cvtpd_ps(sum[h]);
+            out[h] = _mm_blendv_ps(
+                exact,
+                _mm_castsi128_ps(lo),
+                _mm_castsi128_ps(_mm256_castsi256_si128(pick)),
+            );
         }
         (_mm256_castps_si256(_mm256_set_m128(out[1], out[0])), bad)
     }
