@@ -38,6 +38,10 @@ fi
 
 (cd "$root" && cargo build --release -p mma-cli)
 
+# The environment's bin first: mmasim's JIT build looks for `ninja` on PATH, and a build of the
+# package without isolation runs the environment's `maturin`.
+export PATH="$venv/bin:$PATH"
+
 # The Python package runs the engine of this tree: rebuild it when any Rust source is newer.
 so="$("$venv/bin/python" -c 'import mma._mma as m; print(m.__file__)' 2>/dev/null || true)"
 newer=""
@@ -58,6 +62,4 @@ if [ -z "$so" ] || [ -n "$newer" ]; then
     esac
 fi
 
-# The environment's bin first: mmasim's JIT build looks for `ninja` on PATH.
-export PATH="$venv/bin:$PATH"
 exec "$venv/bin/python" "$root/xtask/scripts/bench_mmasim.py" --mma "$root/target/release/mma" "$@"

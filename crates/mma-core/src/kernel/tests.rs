@@ -1,13 +1,14 @@
 //! Unit tests of the kernel's building blocks against the plain code they shadow: the decode
 //! tables against [`Format::decode`], the arithmetic 16-bit decoders against the tables, and the
 //! direct rounding ([`FastRound`]) against the single rounding routine (`round::reference`, which
-//! goes through [`crate::round`]). Whole dot products are compared in `tests/fast_paths.rs`.
+//! goes through [`crate::round`]), and Sliced-FDPA's last addition against the model's. Whole
+//! dot products are compared in `tests/fast_paths.rs`.
 
 use super::round::{reference, FastRound};
 use super::table::{self, Bf16Dec, Dec, F16Dec, Table8, Tf32Dec};
 use crate::format::{self, Format};
 use crate::model::{NanStyle, Output, OutputRounding};
-use crate::{RoundOpts, Rounding};
+use crate::{RoundOpts, Rounding, Value};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -112,6 +113,86 @@ fn fast_round_matches_round_encode() {
                     "{} {mode:?} sum {sum} exp {exp}",
                     rho.name
                 );
+            }
+        }
+    }
+}
+
+/// Sliced-FDPA's last addition (`scalar/sliced.rs` `LastAdd`) against the plain model's
+/// `SlicedFdpa::add_c_last`: every fp16 word against a set of partners (zeros, the extremes,
+/// words one apart, random words), and random fp32 pairs with exponents close enough to cancel
+/// and far enough to take the far-apart rule, for the passes' outputs of Hopper and Blackwell
+/// (RNE to fp16, RZ to fp32; -0 to +0 or kept) with `last` = RNE.
+#[test]
+fn sliced_last_add_matches_add_c_last() {
+    use super::scalar::sliced::LastAdd;
+    use crate::model::Formats;
+    use crate::models::sliced_fdpa::SlicedFdpa;
+    use crate::models::t_fdpa::TFdpa;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    for (d, pass_mode) in [
+        (format::FP16, Rounding::NearestEven),
+        (format::FP32, Rounding::TowardZero),
+    ] {
+        for nz in [true, false] {
+            let f = Formats {
+                a: format::E4M3,
+                b: format::E4M3,
+                c: d,
+                d,
+                scale: None,
+            };
+            let m = SlicedFdpa {
+                pass: TFdpa {
+                    f: 25,
+                    e_zero: -21,
+                    out: nv_out(d, pass_mode, nz),
+                },
+                group: 2,
+                passes: 2,
+                last: Rounding::NearestEven,
+            };
+            let last = LastAdd::new(&m, &f).expect("an IEEE last addition");
+            let check = |x: u64, y: u64| {
+                let want = m.add_c_last(&f, x, y, &d);
+                match last.add(x, y) {
+                    Some(got) => assert_eq!(got, want, "{} {x:#x} + {y:#x}", d.name),
+                    // Only Inf/NaN terms are left to the plain model.
+                    None => assert!(matches!(
+                        (d.decode(x), d.decode(y)),
+                        (Value::Inf { .. } | Value::Nan, _) | (_, Value::Inf { .. } | Value::Nan)
+                    )),
+                }
+            };
+            let sign = 1u64 << (d.storage_bits - 1);
+            let max = ((1u64 << d.exp_bits) - 1) << d.man_bits;
+            let mut partners = vec![0, sign, 1, sign | 1, max - 1, sign | (max - 1), max, 0x3c00];
+            partners.extend((0..40).map(|_| rng.random::<u64>() & d.storage_mask()));
+            if d == format::FP16 {
+                for x in 0..1u64 << 16 {
+                    for &y in &partners {
+                        check(x, y);
+                        check(x, y ^ sign);
+                    }
+                    check(x, x ^ sign);
+                    check(x, (x + 1) ^ sign);
+                }
+            } else {
+                for _ in 0..400_000 {
+                    let x = rng.random::<u64>() & d.storage_mask();
+                    // Exponent fields 0 to 45 apart: cancellation, carries, the far-apart rule.
+                    let ex = (x >> d.man_bits) & 0xff;
+                    let ey = ex.saturating_sub(rng.random_range(0..46));
+                    let y =
+                        (rng.random::<u64>() & (sign | ((1 << d.man_bits) - 1))) | ey << d.man_bits;
+                    check(x, y);
+                    check(y, x);
+                    check(x, x ^ sign);
+                }
+                for &y in &partners {
+                    check(0x3f80_0000, y);
+                    check(y, y);
+                }
             }
         }
     }

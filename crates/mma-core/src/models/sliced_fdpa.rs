@@ -58,20 +58,11 @@ impl SlicedFdpa {
         let mut ga = [0u64; MAX_BLOCK];
         let mut gb = [0u64; MAX_BLOCK];
         for p in 0..self.passes {
-            let mut n = 0;
-            for k in 0..x.a.len() {
-                if (k / self.group) % self.passes == p {
-                    ga[n] = x.a[k];
-                    gb[n] = x.b[k];
-                    n += 1;
-                }
-            }
+            let n = self.pass_elements(x, p, (&mut ga, &mut gb));
             t.step(|| Step::Subset {
                 kind: "pass",
                 index: p,
-                elements: (0..x.a.len())
-                    .filter(|k| (k / self.group) % self.passes == p)
-                    .collect(),
+                elements: (0..x.a.len()).filter(|&k| self.pass_of(k) == p).collect(),
             });
             let step = BlockIn {
                 a: &ga[..n],
@@ -96,6 +87,32 @@ impl SlicedFdpa {
             result: Num::word(d, &f.d),
         });
         d
+    }
+
+    /// The pass that element `k` of a block belongs to (step 1).
+    #[inline(always)]
+    pub fn pass_of(&self, k: usize) -> usize {
+        (k / self.group) % self.passes
+    }
+
+    /// The elements of pass `p` of block `x`, in order, into the front of `ga` and `gb`; how
+    /// many there are.
+    #[inline(always)]
+    pub(crate) fn pass_elements(
+        &self,
+        x: &BlockIn<'_>,
+        p: usize,
+        (ga, gb): (&mut [u64; MAX_BLOCK], &mut [u64; MAX_BLOCK]),
+    ) -> usize {
+        let mut n = 0;
+        for k in 0..x.a.len() {
+            if self.pass_of(k) == p {
+                ga[n] = x.a[k];
+                gb[n] = x.b[k];
+                n += 1;
+            }
+        }
+        n
     }
 
     /// Step 3: `round_last(passes + c)` for the passes' result `acc` (a word of D's format) and

@@ -14,11 +14,14 @@
 //! the pass unit evaluate as they evaluate any T-FDPA unit; C is added last per dot product.
 
 use super::t_fdpa::tfdpa_block;
+use crate::format::{Format, Specials};
 use crate::kernel::dots::Words;
 use crate::kernel::plan::TPath;
+use crate::kernel::round::FastRound;
 use crate::kernel::Kernel;
-use crate::model::{BlockIn, Formats, MAX_BLOCK};
+use crate::model::{BlockIn, Formats, Output, OutputRounding, MAX_BLOCK};
 use crate::models::sliced_fdpa::SlicedFdpa;
+use crate::round::Rounding;
 use crate::unit::{DotUnit, Model};
 use crate::value::Value;
 
@@ -35,14 +38,7 @@ pub(in crate::kernel) fn sliced_block(
     let mut ga = [0u64; MAX_BLOCK];
     let mut gb = [0u64; MAX_BLOCK];
     for pass in 0..m.passes {
-        let mut n = 0;
-        for k in 0..x.a.len() {
-            if (k / m.group) % m.passes == pass {
-                ga[n] = x.a[k];
-                gb[n] = x.b[k];
-                n += 1;
-            }
-        }
+        let n = m.pass_elements(x, pass, (&mut ga, &mut gb));
         let step = BlockIn {
             a: &ga[..n],
             b: &gb[..n],
@@ -79,8 +75,7 @@ pub(in crate::kernel) fn sliced_dots(
     }
     let f = &kern.unit.formats;
     let mut order = [0usize; MAX_BLOCK];
-    let pass_first =
-        (0..m.passes).flat_map(|p| (0..block).filter(move |j| (j / m.group) % m.passes == p));
+    let pass_first = (0..m.passes).flat_map(|p| (0..block).filter(move |&j| m.pass_of(j) == p));
     for (o, j) in order.iter_mut().zip(pass_first) {
         *o = j;
     }
@@ -89,6 +84,14 @@ pub(in crate::kernel) fn sliced_dots(
     let (mut pa, mut pb) = (vec![0u64; TILE * block], vec![0u64; TILE * block]);
     let zeros = [f.d.encode(Value::POS_ZERO, 0); TILE];
     let mut acc = [0u64; TILE];
+    let last = LastAdd::new(m, f);
+    let add_c = |s: u64, ci: u64, c_fmt: &Format| match last
+        .filter(|_| *c_fmt == f.d)
+        .and_then(|l| l.add(s, ci))
+    {
+        Some(d) => d,
+        None => m.add_c_last(f, s, ci, c_fmt),
+    };
     for r0 in (0..c.len()).step_by(TILE) {
         let rows = TILE.min(c.len() - r0);
         for j in 0..k / block {
@@ -109,7 +112,7 @@ pub(in crate::kernel) fn sliced_dots(
                 } else {
                     (d[r0 + i], &f.d)
                 };
-                d[r0 + i] = m.add_c_last(f, s, ci, c_fmt);
+                d[r0 + i] = add_c(s, ci, c_fmt);
             }
         }
     }
@@ -133,4 +136,79 @@ pub(in crate::kernel) fn pass_kernel(kern: &Kernel) -> Option<Kernel> {
         model: Model::TFdpa(m.pass),
     };
     Some(Kernel::for_isa(unit, kern.plan.isa))
+}
+
+/// Step 3 for two finite words of D's format (an IEEE format of at most 32 bits) with `last` =
+/// RNE: their exact sum in `i64` rounded by [`FastRound`] with the passes' output conventions,
+/// which [`SlicedFdpa::add_c_last`] gives in the common case (tested against it word for word
+/// in `kernel/tests.rs`). Where the terms' last places are more than 38 bits apart the smaller
+/// term is below a quarter of the larger's ulp (significands below `2^24`), so RNE returns the
+/// larger, which is taken alone.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::kernel) struct LastAdd {
+    round: FastRound,
+    exp_bits: u32,
+    man_bits: u32,
+    bias: i32,
+}
+
+impl LastAdd {
+    /// `None` where the unit's last addition is not of that form.
+    pub(in crate::kernel) fn new(m: &SlicedFdpa, f: &Formats) -> Option<LastAdd> {
+        let d = &f.d;
+        let ieee = d.specials == Specials::Ieee && d.signed && d.subnormals && d.lsb == 0;
+        if m.last != Rounding::NearestEven || !ieee || d.storage_bits > 32 {
+            return None;
+        }
+        let out = &m.pass.out;
+        let last = Output {
+            rho: OutputRounding {
+                mode: m.last,
+                ..out.rho
+            },
+            ..*out
+        };
+        Some(LastAdd {
+            round: FastRound::new(&last, d)?,
+            exp_bits: d.exp_bits,
+            man_bits: d.man_bits,
+            bias: d.bias,
+        })
+    }
+
+    /// Sign, significand and the exponent of its last place; `None` for Inf/NaN.
+    #[inline(always)]
+    fn parts(&self, w: u64) -> Option<(bool, i64, i32)> {
+        let top = (1u64 << self.exp_bits) - 1;
+        let ef = (w >> self.man_bits) & top;
+        let man = (w & ((1u64 << self.man_bits) - 1)) as i64;
+        let neg = (w >> (self.exp_bits + self.man_bits)) & 1 != 0;
+        let lsb = 1 - self.bias - self.man_bits as i32;
+        match ef {
+            0 => Some((neg, man, lsb)),
+            _ if ef == top => None,
+            _ => Some((neg, man | 1 << self.man_bits, lsb + ef as i32 - 1)),
+        }
+    }
+
+    /// `round(acc + c)`; `None` when either is Inf or NaN.
+    #[inline(always)]
+    pub(in crate::kernel) fn add(&self, acc: u64, c: u64) -> Option<u64> {
+        let (na, sa, ea) = self.parts(acc)?;
+        let (nc, sc, ec) = self.parts(c)?;
+        // An exact zero is -0 only when both terms are (RNE: `ZeroSigns::zero_is_neg`).
+        let zero_neg = sa == 0 && sc == 0 && na && nc;
+        let (sa, sc) = (if na { -sa } else { sa }, if nc { -sc } else { sc });
+        let (sum, e) = match (sa, sc) {
+            (0, _) => (sc, ec),
+            (_, 0) => (sa, ea),
+            _ if ea - ec > 38 => (sa, ea),
+            _ if ec - ea > 38 => (sc, ec),
+            _ => {
+                let e = ea.min(ec);
+                ((sa << (ea - e)) + (sc << (ec - e)), e)
+            }
+        };
+        Some(self.round.round(sum, e, zero_neg))
+    }
 }
