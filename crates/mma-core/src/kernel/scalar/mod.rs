@@ -21,31 +21,41 @@ use crate::value::Value;
 /// [`Format::decode`].
 #[inline(always)]
 pub(in crate::kernel) fn c_term(x: &BlockIn<'_>, e_zero: i32) -> Option<(u64, i32, bool)> {
-    let f = x.c_fmt;
-    if f.specials == format::Specials::Ieee
-        && f.signed
-        && f.subnormals
-        && f.lsb == 0
-        && f.storage_bits <= 32
-    {
-        let top = (1u64 << f.exp_bits) - 1;
-        let ef = (x.c >> f.man_bits) & top;
-        let man = x.c & ((1u64 << f.man_bits) - 1);
-        let neg = (x.c >> (f.exp_bits + f.man_bits)) & 1 != 0;
-        if ef == top {
-            return None;
-        }
-        let sig = man | ((ef != 0) as u64) << f.man_bits;
-        if sig == 0 {
-            return Some((0, e_zero, neg));
-        }
-        return Some((sig, ef.max(1) as i32 - f.bias, neg));
+    if is_ieee_word(x.c_fmt) {
+        let (sig, e, neg) = ieee_word(x.c, x.c_fmt)?;
+        return Some((sig, if sig == 0 { e_zero } else { e }, neg));
     }
     match x.c_fmt.decode(x.c) {
         Value::Finite { neg, sig, exp } => Some((sig, exp + x.c_fmt.man_bits as i32, neg)),
         Value::Zero { neg } => Some((0, e_zero, neg)),
         _ => None,
     }
+}
+
+/// Whether `f` is an IEEE format whose words [`ieee_word`] decodes from their bits: signed,
+/// with subnormals and Inf/NaN, at most 32 bits, no ignored low bits.
+#[inline(always)]
+pub(in crate::kernel) fn is_ieee_word(f: &Format) -> bool {
+    f.specials == format::Specials::Ieee
+        && f.signed
+        && f.subnormals
+        && f.lsb == 0
+        && f.storage_bits <= 32
+}
+
+/// A word of such a format ([`is_ieee_word`]): significand (0 for a zero), the exponent of its
+/// leading place (`1 - bias` for zeros and subnormals) and sign; `None` for Inf/NaN.
+#[inline(always)]
+pub(in crate::kernel) fn ieee_word(w: u64, f: &Format) -> Option<(u64, i32, bool)> {
+    let top = (1u64 << f.exp_bits) - 1;
+    let ef = (w >> f.man_bits) & top;
+    let man = w & ((1u64 << f.man_bits) - 1);
+    let neg = (w >> (f.exp_bits + f.man_bits)) & 1 != 0;
+    if ef == top {
+        return None;
+    }
+    let sig = man | ((ef != 0) as u64) << f.man_bits;
+    Some((sig, ef.max(1) as i32 - f.bias, neg))
 }
 
 /// C aligned to `f` fraction bits below `e_max`, truncated toward zero (magnitude).

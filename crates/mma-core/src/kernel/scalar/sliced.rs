@@ -11,10 +11,12 @@
 //!
 //! In batches ([`sliced_dots`]) the same passes run eight dot products at a time: put in pass
 //! order, a block's passes are a T-FDPA chain from +0 of `passes` blocks, which the lanes of
-//! the pass unit evaluate as they evaluate any T-FDPA unit; C is added last per dot product.
+//! the pass unit evaluate as they evaluate any T-FDPA unit; C is added last per dot product,
+//! for finite IEEE words by an exact `i64` sum and [`FastRound`] ([`LastAdd`]).
 
 use super::t_fdpa::tfdpa_block;
-use crate::format::{Format, Specials};
+use super::{ieee_word, is_ieee_word, signed};
+use crate::format::Format;
 use crate::kernel::dots::Words;
 use crate::kernel::plan::TPath;
 use crate::kernel::round::FastRound;
@@ -55,8 +57,8 @@ pub(in crate::kernel) fn sliced_block(
 /// Sliced-FDPA in batches ([`Kernel::dots`]): a tile of rows at a time, each block's elements
 /// are put in pass order (pass 0's, then pass 1's, ...), so that the passes are one T-FDPA chain
 /// of `passes` blocks from +0, which the kernel of the pass unit ([`pass_kernel`]) evaluates
-/// eight dot products at a time; C is then added per dot product by
-/// [`SlicedFdpa::add_c_last`], and a longer K feeds D back as the next block's C. These are
+/// eight dot products at a time; C is then added per dot product by [`LastAdd`] (by
+/// [`SlicedFdpa::add_c_last`] where that does not apply), and a longer K feeds D back as the next block's C. These are
 /// [`sliced_block`]'s operations in its order, hence its bits. `false`, with nothing written,
 /// where K is not a whole number of blocks or the passes have no lanes.
 pub(in crate::kernel) fn sliced_dots(
@@ -85,13 +87,6 @@ pub(in crate::kernel) fn sliced_dots(
     let zeros = [f.d.encode(Value::POS_ZERO, 0); TILE];
     let mut acc = [0u64; TILE];
     let last = LastAdd::new(m, f);
-    let add_c = |s: u64, ci: u64, c_fmt: &Format| match last
-        .filter(|_| *c_fmt == f.d)
-        .and_then(|l| l.add(s, ci))
-    {
-        Some(d) => d,
-        None => m.add_c_last(f, s, ci, c_fmt),
-    };
     for r0 in (0..c.len()).step_by(TILE) {
         let rows = TILE.min(c.len() - r0);
         for j in 0..k / block {
@@ -106,13 +101,15 @@ pub(in crate::kernel) fn sliced_dots(
                 (&[], &[]),
                 &mut acc[..rows],
             );
+            // The first block adds the instruction's C, a later one the previous block's D.
+            let c_fmt = if j == 0 { &f.c } else { &f.d };
+            let fast = last.filter(|_| *c_fmt == f.d);
             for (i, &s) in acc[..rows].iter().enumerate() {
-                let (ci, c_fmt) = if j == 0 {
-                    (c[r0 + i], &f.c)
-                } else {
-                    (d[r0 + i], &f.d)
+                let ci = if j == 0 { c[r0 + i] } else { d[r0 + i] };
+                d[r0 + i] = match fast.and_then(|l| l.add(s, ci)) {
+                    Some(w) => w,
+                    None => m.add_c_last(f, s, ci, c_fmt),
                 };
-                d[r0 + i] = add_c(s, ci, c_fmt);
             }
         }
     }
@@ -147,17 +144,13 @@ pub(in crate::kernel) fn pass_kernel(kern: &Kernel) -> Option<Kernel> {
 #[derive(Clone, Copy, Debug)]
 pub(in crate::kernel) struct LastAdd {
     round: FastRound,
-    exp_bits: u32,
-    man_bits: u32,
-    bias: i32,
+    d: Format,
 }
 
 impl LastAdd {
     /// `None` where the unit's last addition is not of that form.
     pub(in crate::kernel) fn new(m: &SlicedFdpa, f: &Formats) -> Option<LastAdd> {
-        let d = &f.d;
-        let ieee = d.specials == Specials::Ieee && d.signed && d.subnormals && d.lsb == 0;
-        if m.last != Rounding::NearestEven || !ieee || d.storage_bits > 32 {
+        if m.last != Rounding::NearestEven || !is_ieee_word(&f.d) {
             return None;
         }
         let out = &m.pass.out;
@@ -169,36 +162,25 @@ impl LastAdd {
             ..*out
         };
         Some(LastAdd {
-            round: FastRound::new(&last, d)?,
-            exp_bits: d.exp_bits,
-            man_bits: d.man_bits,
-            bias: d.bias,
+            round: FastRound::new(&last, &f.d)?,
+            d: f.d,
         })
     }
 
-    /// Sign, significand and the exponent of its last place; `None` for Inf/NaN.
+    /// Signed significand and the exponent of its last place; `None` for Inf/NaN.
     #[inline(always)]
-    fn parts(&self, w: u64) -> Option<(bool, i64, i32)> {
-        let top = (1u64 << self.exp_bits) - 1;
-        let ef = (w >> self.man_bits) & top;
-        let man = (w & ((1u64 << self.man_bits) - 1)) as i64;
-        let neg = (w >> (self.exp_bits + self.man_bits)) & 1 != 0;
-        let lsb = 1 - self.bias - self.man_bits as i32;
-        match ef {
-            0 => Some((neg, man, lsb)),
-            _ if ef == top => None,
-            _ => Some((neg, man | 1 << self.man_bits, lsb + ef as i32 - 1)),
-        }
+    fn parts(&self, w: u64) -> Option<(i64, i32, bool)> {
+        let (sig, e, neg) = ieee_word(w, &self.d)?;
+        Some((signed(sig, neg as u32), e - self.d.man_bits as i32, neg))
     }
 
     /// `round(acc + c)`; `None` when either is Inf or NaN.
     #[inline(always)]
     pub(in crate::kernel) fn add(&self, acc: u64, c: u64) -> Option<u64> {
-        let (na, sa, ea) = self.parts(acc)?;
-        let (nc, sc, ec) = self.parts(c)?;
+        let (sa, ea, na) = self.parts(acc)?;
+        let (sc, ec, nc) = self.parts(c)?;
         // An exact zero is -0 only when both terms are (RNE: `ZeroSigns::zero_is_neg`).
         let zero_neg = sa == 0 && sc == 0 && na && nc;
-        let (sa, sc) = (if na { -sa } else { sa }, if nc { -sc } else { sc });
         let (sum, e) = match (sa, sc) {
             (0, _) => (sc, ec),
             (_, 0) => (sa, ea),
