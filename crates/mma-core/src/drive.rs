@@ -116,6 +116,15 @@ impl DotUnit {
             return Ok(());
         }
         let kern = self.kernel();
+        if s == 0 {
+            if let Some(lanes) = kern.gemm_lanes((n, k), k_step, x.b_cols) {
+                let rows = |(t, chunk): (usize, &mut [u64])| {
+                    lanes.rows(&kern, t * ROWS_PER_TASK, x, chunk)
+                };
+                run(d, n * ROWS_PER_TASK, threads, rows);
+                return Ok(());
+            }
+        }
         let rows = |(t, chunk): (usize, &mut [u64])| {
             gemm_rows(&kern, t * ROWS_PER_TASK, (n, k, k_step, s), x, chunk)
         };

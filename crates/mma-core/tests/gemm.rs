@@ -1,14 +1,18 @@
 //! The threaded matrix driver against the plain model stepped along K, for several thread
-//! counts, with the per-dot kernels and the lane-wise ones (eight columns at a time).
+//! counts, with the per-dot kernels and the lane-wise ones (eight columns at a time, and the
+//! T/TR/GTR-FDPA lanes with A and B decoded once).
+
+mod common;
 
 use mma_core::format;
 use mma_core::model::{NanStyle, Output, OutputRounding};
 use mma_core::models::ftz_mul_add::FtzMulAdd;
 use mma_core::models::gst_fdpa::GstFdpa;
+use mma_core::models::gtr_fdpa::GtrFdpa;
 use mma_core::models::t_fdpa::TFdpa;
 use mma_core::models::tr_fdpa::TrFdpa;
 use mma_core::GemmIn;
-use mma_core::{DotUnit, Formats, Model, RoundOpts, Rounding, ShapeError};
+use mma_core::{DotUnit, Formats, Model, RoundOpts, Rounding, ShapeError, Value};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -230,4 +234,208 @@ fn gemm_rejects_bad_shapes() {
         u.gemm((16, 16, 15), 16, &x, &mut d, 1),
         Err(ShapeError::Matrix { .. })
     ));
+}
+
+/// Words of `fmt` from `common::word` (zeros, subnormals, the top binade, Inf/NaN), the
+/// Inf/NaN ones replaced by zeros unless `specials`.
+fn words(fmt: &format::Format, len: usize, specials: bool, rng: &mut Xoshiro256PlusPlus) -> Vec<u64> {
+    (0..len)
+        .map(|_| {
+            let w = common::word(fmt, rng);
+            match fmt.decode(w) {
+                Value::Nan | Value::Inf { .. } if !specials => 0,
+                _ => w,
+            }
+        })
+        .collect()
+}
+
+/// `unit.gemm` against the plain model stepped along K on words with every kind of value:
+/// Inf/NaN only in every fourth row of A, every fifth column of B and every third C, so that
+/// most dot products stay finite and run on the lanes.
+fn check_values(unit: &DotUnit, (m, n, k): (usize, usize, usize), ks: usize, seed: u64) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let f = unit.formats;
+    let a: Vec<u64> = (0..m).flat_map(|i| words(&f.a, k, i % 4 == 0, &mut rng)).collect();
+    let b: Vec<u64> = (0..n).flat_map(|j| words(&f.b, k, j % 5 == 0, &mut rng)).collect();
+    let c: Vec<u64> = (0..m * n).flat_map(|ij| words(&f.c, 1, ij % 3 == 0, &mut rng)).collect();
+    let x = GemmIn {
+        a: &a,
+        b_cols: &b,
+        c: &c,
+        scale_a: &[],
+        scale_b: &[],
+    };
+    let want = stepped_mma(unit, (m, n, k), ks, &x);
+    for threads in [1, 2] {
+        let mut d = vec![0u64; m * n];
+        unit.gemm((m, n, k), ks, &x, &mut d, threads).unwrap();
+        for (ij, (got, want)) in d.iter().zip(&want).enumerate() {
+            let (i, j) = (ij / n, ij % n);
+            assert_eq!(
+                got,
+                want,
+                "{}: D[{i}][{j}], threads {threads}\na {:x?}\nb {:x?}\nc {:x}",
+                unit.describe(),
+                &a[i * k..(i + 1) * k],
+                &b[j * k..(j + 1) * k],
+                c[ij]
+            );
+        }
+    }
+}
+
+#[test]
+fn gemm_lanes_match_plain_on_every_kind_of_value() {
+    use common::{nv_out, tfdpa};
+    use format::{BF16, E2M1, E3M2, E4M3, E4M3_FNUZ, E5M2, FP16, FP32, TF32};
+    let rz32 = nv_out(FP32, Rounding::TowardZero, true);
+    let rne32 = nv_out(FP32, Rounding::NearestEven, false);
+    let rne16 = nv_out(FP16, Rounding::NearestEven, false);
+    // T-FDPA: every block length of the lanes, fp32 and fp16 C/D, RZ and RNE, each stage's
+    // formats (fp16, bf16, fp8/fp6/fp4, tf32).
+    let t_units = [
+        (tfdpa(BF16, BF16, FP32, rz32, FP32, 25, 16), 32),
+        (tfdpa(FP16, FP16, FP16, rne16, FP16, 24, 8), 16),
+        (tfdpa(E4M3, E5M2, FP32, rz32, FP32, 25, 32), 32),
+        (tfdpa(E2M1, E3M2, FP32, rne32, FP32, 25, 32), 64),
+        (tfdpa(TF32, TF32, FP32, rz32, FP32, 24, 4), 8),
+        (tfdpa(TF32, TF32, FP32, rz32, FP32, 25, 8), 8),
+        (tfdpa(BF16, BF16, FP32, rne32, FP32, 23, 4), 4),
+        // A zero exponent inside the products' range (a synthetic unit): products below it
+        // count at their own exponent, zero products at e_zero; the lanes leave such
+        // blocks to the per-dot kernel.
+        (
+            DotUnit {
+                model: Model::TFdpa(TFdpa {
+                    f: 25,
+                    e_zero: -20,
+                    out: rz32,
+                }),
+                ..tfdpa(FP16, FP16, FP32, rz32, FP32, 25, 16)
+            },
+            16,
+        ),
+    ];
+    let amd_out = Output {
+        rho: OutputRounding {
+            fmt: FP32,
+            mode: Rounding::NearestEven,
+            opts: RoundOpts::IEEE,
+        },
+        nan: NanStyle::DefaultQuiet,
+        neg_zero_to_pos: false,
+    };
+    let amd = |a, b| Formats {
+        a,
+        b,
+        c: FP32,
+        d: FP32,
+        scale: None,
+    };
+    let tr = |a, b, block, f, e_zero_c| DotUnit {
+        formats: amd(a, b),
+        block,
+        model: Model::TrFdpa(TrFdpa {
+            f,
+            f2: 31,
+            e_zero_c,
+            e_norm_min: -126,
+            product_inf_exp: Some(128),
+            out: amd_out,
+        }),
+    };
+    let gtr = |a, b, block, c_drop| DotUnit {
+        formats: amd(a, b),
+        block,
+        model: Model::GtrFdpa(GtrFdpa {
+            f: 24,
+            f2: 31,
+            e_zero_c: -126,
+            e_norm_min: -126,
+            c_drop,
+            out: amd_out,
+        }),
+    };
+    let amd_units = [
+        (tr(FP16, FP16, 8, 24, -126), 16),
+        (tr(BF16, BF16, 16, 25, -126), 32),
+        (tr(TF32, TF32, 4, 24, -126), 8),
+        (gtr(E4M3_FNUZ, E4M3_FNUZ, 16, 25), 32),
+        (gtr(FP16, FP16, 8, 25), 16),
+    ];
+    for (i, (u, ks)) in t_units.iter().chain(&amd_units).enumerate() {
+        // Each unit has lanes on an AVX2 CPU: the matrix lanes are what runs.
+        assert_eq!(
+            u.kernel().is_batched_for(*ks),
+            mma_core::Isa::detect() == mma_core::Isa::Avx2,
+            "{}",
+            u.describe()
+        );
+        // Columns not a multiple of eight (a tail through the per-dot kernel), several
+        // instructions along K.
+        check_values(u, (11, 29, 4 * ks), *ks, 40 + i as u64);
+    }
+}
+
+/// Products beyond f32's range, where the lanes' f32 products are Inf: bf16 `2^100 · 2^28 =
+/// 2^128` and `2^100 · 2^27 = 2^127`, summed with C = 0. Exactly `1.5 · 2^128`: beyond fp32,
+/// so D is +Inf (RZ with overflow to Inf, the unit's output); a lane that took the f32 products
+/// at face value would sum `Inf` (truncated to `i32::MIN`) and `2^24` to a negative number.
+#[test]
+fn gemm_lanes_leave_products_beyond_f32_to_the_model() {
+    let u = bf16_unit();
+    let bf = |e: i32| ((127 + e) as u64) << 7;
+    let (n, k) = (8, 16);
+    let mut a = vec![0u64; k];
+    (a[0], a[1]) = (bf(100), bf(100));
+    let mut b = vec![0u64; n * k];
+    for j in 0..n {
+        (b[j * k], b[j * k + 1]) = (bf(28), bf(27));
+    }
+    let c = vec![0u64; n];
+    let x = GemmIn {
+        a: &a,
+        b_cols: &b,
+        c: &c,
+        scale_a: &[],
+        scale_b: &[],
+    };
+    let mut d = vec![0u64; n];
+    u.gemm((1, n, k), k, &x, &mut d, 1).unwrap();
+    assert_eq!(d, vec![f32::INFINITY.to_bits() as u64; n]);
+    assert_eq!(d, stepped_mma(&u, (1, n, k), k, &x));
+}
+
+/// A block without a non-zero product aligns C below the zero exponent, whatever C's own
+/// exponent: with e_zero = -20 (a synthetic unit) and F = 25, C = 2^-30 · (1 + 2^-23) keeps
+/// only the bits down to 2^(-20 - 25) = 2^-45, so D = 2^-30 (RZ). A lane that aligned to C's
+/// exponent instead would keep C whole.
+#[test]
+fn gemm_lanes_align_c_below_the_zero_exponent() {
+    use common::{nv_out, tfdpa};
+    let rz32 = nv_out(format::FP32, Rounding::TowardZero, true);
+    let u = DotUnit {
+        model: Model::TFdpa(TFdpa {
+            f: 25,
+            e_zero: -20,
+            out: rz32,
+        }),
+        ..tfdpa(format::FP16, format::FP16, format::FP32, rz32, format::FP32, 25, 16)
+    };
+    let (n, k) = (8, 16);
+    let (a, b) = (vec![0u64; k], vec![0x3c00u64; n * k]);
+    let c_val = 2f32.powi(-30) * (1.0 + 2f32.powi(-23));
+    let c = vec![c_val.to_bits() as u64; n];
+    let x = GemmIn {
+        a: &a,
+        b_cols: &b,
+        c: &c,
+        scale_a: &[],
+        scale_b: &[],
+    };
+    let mut d = vec![0u64; n];
+    u.gemm((1, n, k), k, &x, &mut d, 1).unwrap();
+    assert_eq!(d, vec![2f32.powi(-30).to_bits() as u64; n]);
+    assert_eq!(d, stepped_mma(&u, (1, n, k), k, &x));
 }

@@ -32,6 +32,7 @@ mod x86;
 
 pub use dots::{Rows, Word};
 pub use isa::Isa;
+pub(crate) use x86::GemmLanes;
 #[cfg(test)]
 mod tests;
 
@@ -109,6 +110,18 @@ impl Kernel {
     /// elements in groups of 16).
     pub fn is_vector(&self) -> bool {
         self.vdot.is_some() || matches!(self.plan.path, Path::Gst(GPath { vals: Some(_), .. }))
+    }
+
+    /// The matrix driver's lane path for an `n`-column B of depth `k` (`b_cols`, column by
+    /// column) and instructions of `k_step` (`x86/gemm.rs`: A and B decoded once); `None`
+    /// where this kernel has none.
+    pub(crate) fn gemm_lanes(
+        &self,
+        nk: (usize, usize),
+        k_step: usize,
+        b_cols: &[u64],
+    ) -> Option<GemmLanes> {
+        x86::gemm_lanes(self, nk, k_step, b_cols)
     }
 
     /// One block, fast where possible.

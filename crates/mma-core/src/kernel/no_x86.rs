@@ -118,3 +118,18 @@ pub(super) fn gst_dots(
 ) -> bool {
     false
 }
+
+/// No matrix lanes: a type without values.
+#[derive(Debug)]
+pub(crate) enum GemmLanes {}
+
+impl GemmLanes {
+    pub(crate) fn rows(&self, _: &Kernel, _: usize, _: &crate::drive::GemmIn<'_>, _: &mut [u64]) {
+        match *self {}
+    }
+}
+
+/// No matrix lanes.
+pub(super) fn gemm_lanes(_: &Kernel, _: (usize, usize), _: usize, _: &[u64]) -> Option<GemmLanes> {
+    None
+}

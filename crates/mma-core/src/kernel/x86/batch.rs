@@ -32,7 +32,8 @@
 #![allow(unused_unsafe)]
 
 use super::rows::{lanes, store};
-use super::stage::Stage;
+use super::stage::{OnRows, Products, Stage};
+use core::marker::PhantomData;
 pub use crate::kernel::dots::{Rows, Word};
 pub(super) use crate::kernel::plan::{GLanes, TLanes};
 use core::arch::x86_64::*;
@@ -152,15 +153,14 @@ pub fn ftz<const N: usize, const P: usize, D: VH16, W: Word>(
 // T-FDPA
 // ---------------------------------------------------------------------------------------------
 
-/// One T-FDPA block of `N` products (a multiple of 8) for eight dot products, C a word of
-/// `t.cd` in each lane of `c`; of the eight rows `a` and `b` this block reads elements
+/// One T-FDPA block of `N` products (4 or a multiple of 8) for eight dot products, C a word of
+/// `t.cd` in each lane of `c`; of the operands bound in `p` this block reads elements
 /// `k0 .. k0 + N`. Returns the results (words of `t.cd`) and a mask of the lanes outside the
 /// common case (see the module docs), whose results are meaningless.
 #[inline(always)]
-pub fn tfdpa<const N: usize, S: Stage, W: Word>(
+pub fn tfdpa<const N: usize, P: Products>(
     t: &TLanes,
-    a: Rows<'_, W>,
-    b: Rows<'_, W>,
+    p: P,
     k0: usize,
     off: __m256i,
     c: __m256i,
@@ -169,7 +169,7 @@ pub fn tfdpa<const N: usize, S: Stage, W: Word>(
     unsafe {
         let set = _mm256_set1_epi32;
         let zero = _mm256_setzero_si256();
-        let bias = S::BIAS;
+        let bias = p.bias();
         let cd = t.cd;
         let count = |n: u32| _mm_cvtsi32_si128(n as i32);
         // C: its fields; its exponent is biased like the products' (by `bias`).
@@ -187,7 +187,7 @@ pub fn tfdpa<const N: usize, S: Stage, W: Word>(
         let c_neg = _mm256_srai_epi32::<31>(_mm256_sll_epi32(c, count(31 - sign_at)));
         let c_special = _mm256_cmpeq_epi32(ef, set(all_ones));
         let ([acc], [emax], special) =
-            S::block::<N, 1, W>(a, b, k0, t.e_zero + bias, off, [c_e], t.f, t.shift);
+            p.block::<N, 1>(k0, t.e_zero + bias, off, [c_e], t.f, t.shift);
         // C = ±Inf with every product finite (the stage flags none): D is that Inf, whatever
         // the sum (the plain model's IEEE rule for a fused sum, `term::scan_specials`); such a
         // lane takes C's word and is not flagged. Other C specials (NaN) are flagged.
@@ -298,17 +298,36 @@ pub fn tfdpa_chain_off<const N: usize, S: Stage, W: Word>(
     c: &[u64; 8],
     out: &mut [u64; 8],
 ) -> u32 {
+    let p = OnRows::<S, W> {
+        a,
+        b,
+        stage: PhantomData,
+    };
+    let (acc, bad) = tfdpa_blocks::<N, _>(t, p, a.k(), off, lanes(c));
+    store(acc, out);
+    bad
+}
+
+/// The T-FDPA blocks of `N` over elements `0 .. k` of `p` (a multiple of `N`) from the C words
+/// `c`: the D words and the bit mask of the lanes to recompute.
+#[inline(always)]
+pub fn tfdpa_blocks<const N: usize, P: Products>(
+    t: &TLanes,
+    p: P,
+    k: usize,
+    off: __m256i,
+    c: __m256i,
+) -> (__m256i, u32) {
     // SAFETY: register-only AVX2 arithmetic.
     unsafe {
-        let mut acc = lanes(c);
+        let mut acc = c;
         let mut bad = _mm256_setzero_si256();
-        for k0 in (0..a.k()).step_by(N) {
-            let (d, b2) = tfdpa::<N, S, W>(t, a, b, k0, off, acc);
+        for k0 in (0..k).step_by(N) {
+            let (d, b2) = tfdpa::<N, P>(t, p, k0, off, acc);
             acc = d;
             bad = _mm256_or_si256(bad, b2);
         }
-        store(acc, out);
-        _mm256_movemask_ps(_mm256_castsi256_ps(bad)) as u32
+        (acc, _mm256_movemask_ps(_mm256_castsi256_ps(bad)) as u32)
     }
 }
 
@@ -342,10 +361,9 @@ pub struct TrLanes {
 /// ensures that a negative result rounding to zero keeps its sign (`-0`), as IEEE conversion
 /// does.
 #[inline(always)]
-pub fn tr<const N: usize, const GTR: bool, S: Stage, W: Word>(
+pub fn tr<const N: usize, const GTR: bool, P: Products>(
     t: &TrLanes,
-    a: Rows<'_, W>,
-    b: Rows<'_, W>,
+    p: P,
     k0: usize,
     c: __m256i,
 ) -> (__m256i, __m256i) {
@@ -353,15 +371,14 @@ pub fn tr<const N: usize, const GTR: bool, S: Stage, W: Word>(
     unsafe {
         let set = _mm256_set1_epi32;
         let zero = _mm256_setzero_si256();
-        let bias = S::BIAS;
+        let bias = p.bias();
         let ez = set(NONE + bias);
         let (acc, emax, special) = if GTR {
             let (acc, emax, sp) =
-                S::block::<N, 2, W>(a, b, k0, NONE + bias, zero, [ez, ez], t.f, t.shift);
+                p.block::<N, 2>(k0, NONE + bias, zero, [ez, ez], t.f, t.shift);
             (acc, emax, sp)
         } else {
-            let ([acc], [emax], sp) =
-                S::block::<N, 1, W>(a, b, k0, NONE + bias, zero, [ez], t.f, t.shift);
+            let ([acc], [emax], sp) = p.block::<N, 1>(k0, NONE + bias, zero, [ez], t.f, t.shift);
             ([acc, zero], [emax, ez], sp)
         };
         // The product sum `dot · 2^(e_dot - F)`, exponents unbiased.
@@ -482,17 +499,34 @@ pub fn tr_chain<const N: usize, const GTR: bool, S: Stage, W: Word>(
     c: &[u64; 8],
     out: &mut [u64; 8],
 ) -> u32 {
+    let p = OnRows::<S, W> {
+        a,
+        b,
+        stage: PhantomData,
+    };
+    let (acc, bad) = tr_blocks::<N, GTR, _>(t, p, a.k(), lanes(c));
+    store(acc, out);
+    bad
+}
+
+/// The TR-FDPA or GTR-FDPA blocks of `N` over elements `0 .. k` of `p`, as [`tfdpa_blocks`].
+#[inline(always)]
+pub fn tr_blocks<const N: usize, const GTR: bool, P: Products>(
+    t: &TrLanes,
+    p: P,
+    k: usize,
+    c: __m256i,
+) -> (__m256i, u32) {
     // SAFETY: register-only AVX2 arithmetic.
     unsafe {
-        let mut acc = lanes(c);
+        let mut acc = c;
         let mut bad = _mm256_setzero_si256();
-        for k0 in (0..a.k()).step_by(N) {
-            let (d, b2) = tr::<N, GTR, S, W>(t, a, b, k0, acc);
+        for k0 in (0..k).step_by(N) {
+            let (d, b2) = tr::<N, GTR, P>(t, p, k0, acc);
             acc = d;
             bad = _mm256_or_si256(bad, b2);
         }
-        store(acc, out);
-        _mm256_movemask_ps(_mm256_castsi256_ps(bad)) as u32
+        (acc, _mm256_movemask_ps(_mm256_castsi256_ps(bad)) as u32)
     }
 }
 

@@ -1,7 +1,8 @@
 //! Every use of x86-64 vector instructions (AVX2 with BMI1/2, FMA, F16C and LZCNT) in the
 //! project, and the only place with intrinsics: the lane routines that evaluate eight dot
 //! products per vector (`lanes.rs` picks them; `rows.rs` loads their operands; `batch.rs`,
-//! `stage.rs`, `simd.rs`, `fma.rs` and `e_fdpa.rs` are the arithmetic), and the vector block of one dot product
+//! `stage.rs`, `simd.rs`, `fma.rs` and `e_fdpa.rs` are the arithmetic; `gemm.rs` the matrix
+//! driver's lanes), and the vector block of one dot product
 //! (`per_dot.rs`). The rest of the kernel reaches this module only through the names
 //! re-exported below, when a kernel is planned for [`Isa::Avx2`]; on other architectures
 //! `kernel/no_x86.rs` stands in with the same names and no routine.
@@ -16,12 +17,15 @@
 mod batch;
 mod e_fdpa;
 mod fma;
+mod gemm;
 mod lanes;
 mod per_dot;
 mod rows;
 mod simd;
 mod stage;
 
+pub(super) use gemm::gemm_lanes;
+pub(crate) use gemm::GemmLanes;
 pub(super) use per_dot::gst_v;
 
 use crate::kernel::dots::{Word, Words};

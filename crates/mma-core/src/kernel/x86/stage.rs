@@ -24,6 +24,7 @@
 use super::batch::{Rows, Word};
 use super::simd::{VDec, SP_ALL_ONES, SP_IEEE, SP_NEG_ZERO, V};
 use core::arch::x86_64::*;
+use core::marker::PhantomData;
 
 /// The product stage of one block of `N` elements (4 or a multiple of 8) in `G` groups (1, or 2:
 /// even elements in group 0, odd in group 1).
@@ -48,6 +49,62 @@ pub trait Stage {
         f: u32,
         shift: u32,
     ) -> ([__m256i; G], [__m256i; G], __m256i);
+}
+
+/// A block's products with their operands bound: what [`super::batch::tfdpa`] and
+/// [`super::batch::tr`] evaluate a block through. [`OnRows`] binds a [`Stage`] to operand rows;
+/// the matrix driver's pre-decoded operands (`x86/gemm.rs`) are the other kind.
+pub trait Products: Copy {
+    /// The bias of the exponents the block returns.
+    fn bias(&self) -> i32;
+
+    /// [`Stage::block`] of elements `k0 .. k0 + N` of the bound operands.
+    #[allow(clippy::too_many_arguments)]
+    fn block<const N: usize, const G: usize>(
+        &self,
+        k0: usize,
+        ez: i32,
+        off: __m256i,
+        floor: [__m256i; G],
+        f: u32,
+        shift: u32,
+    ) -> ([__m256i; G], [__m256i; G], __m256i);
+}
+
+/// A [`Stage`] over the eight rows `a` and `b`.
+#[derive(Debug)]
+pub struct OnRows<'a, S, W: Word> {
+    pub a: Rows<'a, W>,
+    pub b: Rows<'a, W>,
+    pub stage: PhantomData<S>,
+}
+
+impl<S, W: Word> Clone for OnRows<'_, S, W> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S, W: Word> Copy for OnRows<'_, S, W> {}
+
+impl<S: Stage, W: Word> Products for OnRows<'_, S, W> {
+    #[inline(always)]
+    fn bias(&self) -> i32 {
+        S::BIAS
+    }
+
+    #[inline(always)]
+    fn block<const N: usize, const G: usize>(
+        &self,
+        k0: usize,
+        ez: i32,
+        off: __m256i,
+        floor: [__m256i; G],
+        f: u32,
+        shift: u32,
+    ) -> ([__m256i; G], [__m256i; G], __m256i) {
+        S::block::<N, G, W>(self.a, self.b, k0, ez, off, floor, f, shift)
+    }
 }
 
 /// The integer stage over [`VDec`] decoders.
@@ -118,7 +175,7 @@ impl<A: VDec, B: VDec> Stage for IntStage<A, B> {
 /// `2^(F+2)`, sum within it), then the halves added with a check: a lane whose sum leaves
 /// `i32` is flagged in `bad`.
 #[inline(always)]
-fn sum_halves<const N: usize, const G: usize>(
+pub(super) fn sum_halves<const N: usize, const G: usize>(
     term: impl Fn(usize) -> __m256i,
     bad: &mut __m256i,
 ) -> [__m256i; G] {
@@ -160,6 +217,24 @@ fn aligned_sum<const N: usize, const G: usize>(
     ez: i32,
     bad: &mut __m256i,
 ) -> [__m256i; G] {
+    let scale = align_scales(fb, off, emax, ez, bad);
+    sum_halves::<N, G>(
+        // SAFETY: register-only AVX arithmetic.
+        |i| unsafe { _mm256_cvttps_epi32(_mm256_mul_ps(prod[i], scale[i % G])) },
+        bad,
+    )
+}
+
+/// Per group, the power of two `2^(F - e_max + off)` that aligns a product ([`aligned_sum`]),
+/// lanes where it leaves f32's normal range flagged in `bad` (unless no product is non-zero).
+#[inline(always)]
+pub(super) fn align_scales<const G: usize>(
+    fb: i32,
+    off: __m256i,
+    emax: [__m256i; G],
+    ez: i32,
+    bad: &mut __m256i,
+) -> [__m256; G] {
     // SAFETY: register-only AVX2 arithmetic.
     unsafe {
         let set = _mm256_set1_epi32;
@@ -175,10 +250,7 @@ fn aligned_sum<const N: usize, const G: usize>(
             let x = _mm256_min_epi32(_mm256_max_epi32(x, set(-126)), set(127));
             scale[g] = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(x, set(127))));
         }
-        sum_halves::<N, G>(
-            |i| _mm256_cvttps_epi32(_mm256_mul_ps(prod[i], scale[i % G])),
-            bad,
-        )
+        scale
     }
 }
 
