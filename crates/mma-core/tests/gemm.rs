@@ -238,7 +238,12 @@ fn gemm_rejects_bad_shapes() {
 
 /// Words of `fmt` from `common::word` (zeros, subnormals, the top binade, Inf/NaN), the
 /// Inf/NaN ones replaced by zeros unless `specials`.
-fn words(fmt: &format::Format, len: usize, specials: bool, rng: &mut Xoshiro256PlusPlus) -> Vec<u64> {
+fn words(
+    fmt: &format::Format,
+    len: usize,
+    specials: bool,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Vec<u64> {
     (0..len)
         .map(|_| {
             let w = common::word(fmt, rng);
@@ -256,9 +261,15 @@ fn words(fmt: &format::Format, len: usize, specials: bool, rng: &mut Xoshiro256P
 fn check_values(unit: &DotUnit, (m, n, k): (usize, usize, usize), ks: usize, seed: u64) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let f = unit.formats;
-    let a: Vec<u64> = (0..m).flat_map(|i| words(&f.a, k, i % 4 == 0, &mut rng)).collect();
-    let b: Vec<u64> = (0..n).flat_map(|j| words(&f.b, k, j % 5 == 0, &mut rng)).collect();
-    let c: Vec<u64> = (0..m * n).flat_map(|ij| words(&f.c, 1, ij % 3 == 0, &mut rng)).collect();
+    let a: Vec<u64> = (0..m)
+        .flat_map(|i| words(&f.a, k, i % 4 == 0, &mut rng))
+        .collect();
+    let b: Vec<u64> = (0..n)
+        .flat_map(|j| words(&f.b, k, j % 5 == 0, &mut rng))
+        .collect();
+    let c: Vec<u64> = (0..m * n)
+        .flat_map(|ij| words(&f.c, 1, ij % 3 == 0, &mut rng))
+        .collect();
     let x = GemmIn {
         a: &a,
         b_cols: &b,
@@ -393,18 +404,24 @@ fn gemm_lanes_leave_products_beyond_f32_to_the_model() {
     for j in 0..n {
         (b[j * k], b[j * k + 1]) = (bf(28), bf(27));
     }
-    let c = vec![0u64; n];
+    let want = f32::INFINITY.to_bits() as u64;
+    one_row(&u, (n, k), (&a, &b, &vec![0u64; n]), want);
+}
+
+/// One row of D (`n` columns of depth `k`, one instruction) by `unit.gemm`: every element is
+/// `want`, and the plain model stepped along K agrees.
+fn one_row(unit: &DotUnit, (n, k): (usize, usize), (a, b, c): (&[u64], &[u64], &[u64]), want: u64) {
     let x = GemmIn {
-        a: &a,
-        b_cols: &b,
-        c: &c,
+        a,
+        b_cols: b,
+        c,
         scale_a: &[],
         scale_b: &[],
     };
     let mut d = vec![0u64; n];
-    u.gemm((1, n, k), k, &x, &mut d, 1).unwrap();
-    assert_eq!(d, vec![f32::INFINITY.to_bits() as u64; n]);
-    assert_eq!(d, stepped_mma(&u, (1, n, k), k, &x));
+    unit.gemm((1, n, k), k, &x, &mut d, 1).unwrap();
+    assert_eq!(d, vec![want; n]);
+    assert_eq!(d, stepped_mma(unit, (1, n, k), k, &x));
 }
 
 /// A block without a non-zero product aligns C below the zero exponent, whatever C's own
@@ -421,21 +438,19 @@ fn gemm_lanes_align_c_below_the_zero_exponent() {
             e_zero: -20,
             out: rz32,
         }),
-        ..tfdpa(format::FP16, format::FP16, format::FP32, rz32, format::FP32, 25, 16)
+        ..tfdpa(
+            format::FP16,
+            format::FP16,
+            format::FP32,
+            rz32,
+            format::FP32,
+            25,
+            16,
+        )
     };
     let (n, k) = (8, 16);
     let (a, b) = (vec![0u64; k], vec![0x3c00u64; n * k]);
     let c_val = 2f32.powi(-30) * (1.0 + 2f32.powi(-23));
     let c = vec![c_val.to_bits() as u64; n];
-    let x = GemmIn {
-        a: &a,
-        b_cols: &b,
-        c: &c,
-        scale_a: &[],
-        scale_b: &[],
-    };
-    let mut d = vec![0u64; n];
-    u.gemm((1, n, k), k, &x, &mut d, 1).unwrap();
-    assert_eq!(d, vec![2f32.powi(-30).to_bits() as u64; n]);
-    assert_eq!(d, stepped_mma(&u, (1, n, k), k, &x));
+    one_row(&u, (n, k), (&a, &b, &c), 2f32.powi(-30).to_bits() as u64);
 }

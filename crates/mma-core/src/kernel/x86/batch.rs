@@ -33,10 +33,10 @@
 
 use super::rows::{lanes, store};
 use super::stage::{OnRows, Products, Stage};
-use core::marker::PhantomData;
 pub use crate::kernel::dots::{Rows, Word};
 pub(super) use crate::kernel::plan::{GLanes, TLanes};
 use core::arch::x86_64::*;
+use core::marker::PhantomData;
 
 // ---------------------------------------------------------------------------------------------
 // FTZ-MulAdd
@@ -352,6 +352,21 @@ pub struct TrLanes {
     pub shift: u32,
 }
 
+impl TrLanes {
+    /// The lanes' copy of a unit's TR/GTR-FDPA parameters.
+    pub fn of(q: &crate::kernel::scalar::amd::TrParams) -> TrLanes {
+        TrLanes {
+            f: q.f,
+            f2: q.f2,
+            e_zero_c: q.e_zero_c,
+            e_norm_min: q.e_norm_min,
+            e_prod_limit: q.e_prod_limit,
+            c_drop: q.c_drop,
+            shift: q.shift,
+        }
+    }
+}
+
 /// One TR-FDPA (`GTR` false) or GTR-FDPA block of `N` products (4 or a multiple of 8) for eight dot
 /// products, as [`tfdpa`]: the products as [`super::simd::tfdpa`] and [`super::simd::gtr`]
 /// form them (GTR-FDPA: even elements in group 0, odd in group 1), then the steps of
@@ -374,8 +389,7 @@ pub fn tr<const N: usize, const GTR: bool, P: Products>(
         let bias = p.bias();
         let ez = set(NONE + bias);
         let (acc, emax, special) = if GTR {
-            let (acc, emax, sp) =
-                p.block::<N, 2>(k0, NONE + bias, zero, [ez, ez], t.f, t.shift);
+            let (acc, emax, sp) = p.block::<N, 2>(k0, NONE + bias, zero, [ez, ez], t.f, t.shift);
             (acc, emax, sp)
         } else {
             let ([acc], [emax], sp) = p.block::<N, 1>(k0, NONE + bias, zero, [ez], t.f, t.shift);

@@ -78,7 +78,10 @@ impl Dec {
         // in f64 and in f32 (normal, or a subnormal multiple of 2^-149).
         let e = table::exp(x);
         let p = f64::from_bits(((e - man_bits as i32 + 1023) as u64) << 52);
-        (((sig as f64 * p) as f32).to_bits() as i32 | neg, e + CODE_BIAS)
+        (
+            ((sig as f64 * p) as f32).to_bits() as i32 | neg,
+            e + CODE_BIAS,
+        )
     }
 }
 
@@ -115,7 +118,10 @@ impl Products for Pre<'_> {
             let set = _mm256_set1_epi32;
             let (ap, bp) = (self.a.as_ptr().add(2 * k0), self.b.as_ptr().add(16 * k0));
             let value = |e: usize| {
-                let (x, y) = (set(*ap.add(2 * e)), _mm256_loadu_si256(bp.add(16 * e).cast()));
+                let (x, y) = (
+                    set(*ap.add(2 * e)),
+                    _mm256_loadu_si256(bp.add(16 * e).cast()),
+                );
                 _mm256_mul_ps(_mm256_castsi256_ps(x), _mm256_castsi256_ps(y))
             };
             // Pass 1: per group the largest code sum; over the block the smallest sum of a
@@ -123,13 +129,16 @@ impl Products for Pre<'_> {
             // wrap to the top).
             let mut smax = [set(i32::MIN); G];
             let mut low = set(-1);
-            for e in 0..N {
-                let s = _mm256_add_epi32(
-                    set(*ap.add(2 * e + 1)),
-                    _mm256_loadu_si256(bp.add(16 * e + 8).cast()),
-                );
-                smax[e % G] = _mm256_max_epi32(smax[e % G], s);
-                low = _mm256_min_epu32(low, _mm256_sub_epi32(s, set(ZERO_SUM)));
+            // Eight elements at a time, as in `sum_halves`.
+            for j in (0..N).step_by(8) {
+                for e in j..j + N.min(8) {
+                    let s = _mm256_add_epi32(
+                        set(*ap.add(2 * e + 1)),
+                        _mm256_loadu_si256(bp.add(16 * e + 8).cast()),
+                    );
+                    smax[e % G] = _mm256_max_epi32(smax[e % G], s);
+                    low = _mm256_min_epu32(low, _mm256_sub_epi32(s, set(ZERO_SUM)));
+                }
             }
             // A product must be exact in f32 and, raised by `off`, above the zero exponent (as
             // the stages ensure): flag a smaller sum than either bound, and a sum above f32's
@@ -231,16 +240,7 @@ pub(crate) fn gemm_lanes(
             (Family::T(t), chain, n)
         }
         (LaneKey::Tr { n, gtr, .. }, Path::Tr(p) | Path::Gtr(p)) => {
-            let q = &p.params;
-            let t = TrLanes {
-                f: q.f,
-                f2: q.f2,
-                e_zero_c: q.e_zero_c,
-                e_norm_min: q.e_norm_min,
-                e_prod_limit: q.e_prod_limit,
-                c_drop: q.c_drop,
-                shift: q.shift,
-            };
+            let t = TrLanes::of(&p.params);
             let chain: Chain = match (n, gtr) {
                 (4, false) => tr_chain::<4, false>,
                 (8, false) => tr_chain::<8, false>,

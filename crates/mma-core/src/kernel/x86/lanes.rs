@@ -452,16 +452,7 @@ unsafe fn tr8<const N: usize, const GTR: bool, S: stage::Stage, W: Word>(
         return kern.all_per_dot(a, b, NO_SCALES, c, d);
     }
     let tail = a.k() % N;
-    let q = &p.params;
-    let t = batch::TrLanes {
-        f: q.f,
-        f2: q.f2,
-        e_zero_c: q.e_zero_c,
-        e_norm_min: q.e_norm_min,
-        e_prod_limit: q.e_prod_limit,
-        c_drop: q.c_drop,
-        shift: q.shift,
-    };
+    let t = batch::TrLanes::of(&p.params);
     let whole = a.k() - tail;
     kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
         if tail == 0 {
