@@ -214,6 +214,23 @@ fn gemm_with_block_scales() {
     check(&u, (19, 23, 128), 64, 4);
 }
 
+/// K = 0: no instruction runs, D is C (on the lanes' units too).
+#[test]
+fn gemm_of_depth_zero_is_c() {
+    let u = bf16_unit();
+    let c: Vec<u64> = (0..3 * 17).map(|i| (i as f32).to_bits() as u64).collect();
+    let x = GemmIn {
+        a: &[],
+        b_cols: &[],
+        c: &c,
+        scale_a: &[],
+        scale_b: &[],
+    };
+    let mut d = vec![0u64; 3 * 17];
+    u.gemm((3, 17, 0), 16, &x, &mut d, 1).unwrap();
+    assert_eq!(d, c);
+}
+
 #[test]
 fn gemm_rejects_bad_shapes() {
     let u = bf16_unit();
@@ -316,17 +333,7 @@ fn gemm_lanes_match_plain_on_every_kind_of_value() {
         // A zero exponent inside the products' range (a synthetic unit): products below it
         // count at their own exponent, zero products at e_zero; the lanes leave such
         // blocks to the per-dot kernel.
-        (
-            DotUnit {
-                model: Model::TFdpa(TFdpa {
-                    f: 25,
-                    e_zero: -20,
-                    out: rz32,
-                }),
-                ..tfdpa(FP16, FP16, FP32, rz32, FP32, 25, 16)
-            },
-            16,
-        ),
+        (synthetic_e_zero_unit(), 16),
     ];
     let amd_out = Output {
         rho: OutputRounding {
@@ -408,6 +415,39 @@ fn gemm_lanes_leave_products_beyond_f32_to_the_model() {
     one_row(&u, (n, k), (&a, &b, &vec![0u64; n]), want);
 }
 
+/// Products below the zero exponent count at their own exponent when every product is
+/// non-zero: with e_zero = -20 and F = 25, sixteen products of fp16 `2^-12 · (±2^-12)` (eight
+/// of each sign) have exponent -24, so e_max = max(-24, C's -30) = -24 and the grid is 2^-49;
+/// the products cancel and C = 2^-30 · (1 + 2^-17) lies on the grid, so D = C (RZ, exact). A
+/// lane that put e_max at the zero exponent would truncate C to the grid 2^-45: D = 2^-30.
+#[test]
+fn gemm_lanes_leave_products_below_the_zero_exponent_to_the_model() {
+    let u = synthetic_e_zero_unit();
+    let (n, k) = (8, 16);
+    let a = vec![0x0c00u64; k];
+    let b: Vec<u64> = (0..n * k)
+        .map(|i| if i % 2 == 0 { 0x0c00 } else { 0x8c00 })
+        .collect();
+    let c_val = 2f32.powi(-30) * (1.0 + 2f32.powi(-17));
+    let c = vec![c_val.to_bits() as u64; n];
+    one_row(&u, (n, k), (&a, &b, &c), c_val.to_bits() as u64);
+}
+
+/// A T-FDPA unit (fp16 inputs, fp32 C and D, RZ, F = 25, blocks of 16) whose zero exponent,
+/// -20, lies inside the products' range: a synthetic unit.
+fn synthetic_e_zero_unit() -> DotUnit {
+    let rz32 = common::nv_out(format::FP32, Rounding::TowardZero, true);
+    let fp16 = format::FP16;
+    DotUnit {
+        model: Model::TFdpa(TFdpa {
+            f: 25,
+            e_zero: -20,
+            out: rz32,
+        }),
+        ..common::tfdpa(fp16, fp16, format::FP32, rz32, format::FP32, 25, 16)
+    }
+}
+
 /// One row of D (`n` columns of depth `k`, one instruction) by `unit.gemm`: every element is
 /// `want`, and the plain model stepped along K agrees.
 fn one_row(unit: &DotUnit, (n, k): (usize, usize), (a, b, c): (&[u64], &[u64], &[u64]), want: u64) {
@@ -430,24 +470,7 @@ fn one_row(unit: &DotUnit, (n, k): (usize, usize), (a, b, c): (&[u64], &[u64], &
 /// exponent instead would keep C whole.
 #[test]
 fn gemm_lanes_align_c_below_the_zero_exponent() {
-    use common::{nv_out, tfdpa};
-    let rz32 = nv_out(format::FP32, Rounding::TowardZero, true);
-    let u = DotUnit {
-        model: Model::TFdpa(TFdpa {
-            f: 25,
-            e_zero: -20,
-            out: rz32,
-        }),
-        ..tfdpa(
-            format::FP16,
-            format::FP16,
-            format::FP32,
-            rz32,
-            format::FP32,
-            25,
-            16,
-        )
-    };
+    let u = synthetic_e_zero_unit();
     let (n, k) = (8, 16);
     let (a, b) = (vec![0u64; k], vec![0x3c00u64; n * k]);
     let c_val = 2f32.powi(-30) * (1.0 + 2f32.powi(-23));

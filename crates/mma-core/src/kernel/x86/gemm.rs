@@ -217,14 +217,14 @@ pub(crate) struct GemmLanes {
 
 /// The lane path of `kern`'s unit for an `n`-column B of depth `k` (`b_cols`, column by column)
 /// and instructions of `k_step`, B decoded; `None` where the unit has no T/TR/GTR-FDPA lanes,
-/// `k_step` is not whole blocks, or the kernel is not planned for AVX2.
+/// `k_step` is not whole blocks, K is 0 (D is C), or the kernel is not planned for AVX2.
 pub(crate) fn gemm_lanes(
     kern: &Kernel,
     (n, k): (usize, usize),
     k_step: usize,
     b_cols: &[u64],
 ) -> Option<GemmLanes> {
-    if !super::avx2_here(kern.plan.isa) || b_cols.len() < n * k {
+    if !super::avx2_here(kern.plan.isa) || k == 0 || b_cols.len() < n * k {
         return None;
     }
     let (family, chain, block): (Family, Chain, usize) = match (kern.plan.lanes?, kern.plan.path) {
