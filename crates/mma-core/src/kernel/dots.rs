@@ -205,6 +205,8 @@ impl<'a, W: Word> Rows<'a, W> {
     }
 
     /// Elements `from .. from + k` of every row (a block of the chain).
+    // Read only by the lane routines of `x86/`.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     #[inline(always)]
     pub(super) fn cols(&self, from: usize, k: usize) -> Rows<'a, W> {
         assert!(from + k <= self.k);
