@@ -172,6 +172,8 @@ enum Family {
 }
 
 /// The blocks along K of eight columns: `(family, operands, k, C lanes) -> (D lanes, flags)`.
+/// # Safety
+/// Compiled for AVX2: call only on a CPU that has it (what [`GemmLanes`] guarantees).
 type Chain = unsafe fn(&Family, Pre<'_>, usize, __m256i) -> (__m256i, u32);
 
 /// # Safety
