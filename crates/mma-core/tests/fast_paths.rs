@@ -566,6 +566,52 @@ fn efdpa_lanes_window_boundary() {
     }
 }
 
+/// E-FDPA chains whose C is infinite with every product finite (CDNA1 bf16, blocks of 2, K =
+/// 4): IEEE addition gives that Inf, which the lanes now pass on instead of leaving the lane to
+/// the per-dot kernel. Hand derivation per case (bf16 2^e is `(e + 127) << 7`, 1.0 = 0x3F80):
+/// a first block 2^100 · 2^100 = 2^200 overflows fp32 to +Inf (round to nearest), and the
+/// second block then adds finite products to it; -Inf plus 2^200 stays -Inf.
+#[test]
+fn efdpa_lanes_pass_an_infinite_c_on() {
+    let unit = DotUnit {
+        formats: amd_formats(format::BF16, format::BF16),
+        block: 2,
+        model: Model::EFdpa(EFdpa { out: amd_out() }),
+    };
+    let (big, nbig, one, none) = (0x7180u64, 0xF180u64, 0x3F80u64, 0xBF80u64);
+    let (pinf, ninf) = (0x7f80_0000u64, 0xff80_0000u64);
+    // (a, b, c, D)
+    let cases: [([u64; 4], [u64; 4], u64, u64); 8] = [
+        ([big, 0, one, one], [big, 0, one, one], 0, pinf),
+        ([nbig, 0, one, one], [big, 0, one, one], 0, ninf),
+        ([one; 4], [none; 4], pinf, pinf),
+        ([big, 0, one, 0], [big, 0, one, 0], ninf, ninf),
+        // Finite control: 1 + 4 · 1 · 1 = 5.
+        ([one; 4], [one; 4], 0x3f80_0000, 0x40a0_0000),
+        ([0; 4], [0; 4], pinf, pinf),
+        ([big, 0, 0, 0], [nbig, 0, 0, 0], pinf, pinf),
+        ([one; 4], [one; 4], ninf, ninf),
+    ];
+    let kern = unit.kernel();
+    let flat = |f: fn(&([u64; 4], [u64; 4], u64, u64)) -> &[u64; 4]| -> Vec<u64> {
+        cases.iter().flat_map(|x| f(x).iter().copied()).collect()
+    };
+    let (a, b) = (flat(|x| &x.0), flat(|x| &x.1));
+    let c: Vec<u64> = cases.iter().map(|x| x.2).collect();
+    let mut d = vec![0u64; 8];
+    kern.dots(4, &a, &b, &c, &[], &[], &mut d).unwrap();
+    let want: Vec<u64> = cases.iter().map(|x| x.3).collect();
+    assert_eq!(d, want);
+    for (x, &w) in cases.iter().zip(&want) {
+        assert_eq!(unit.dot_plain(&x.0, &x.1, x.2, &[], &[]), w);
+    }
+    let batch: Vec<_> = cases
+        .iter()
+        .map(|x| (x.0.to_vec(), x.1.to_vec(), x.2, vec![], vec![]))
+        .collect();
+    compare_batch(&unit, 4, &batch);
+}
+
 #[test]
 fn tr_fdpa_fast_matches_plain() {
     let (f16, bf16) = (format::FP16, format::BF16);

@@ -20,6 +20,11 @@
 //! `(N + 1) · 2^(E_max + 1)` in magnitude; when that is below `2^(q + 53)` every addition is
 //! exact in `f64`.
 //!
+//! An infinite C with every product finite is passed on (IEEE: Inf plus finite terms is that
+//! Inf, what the plain model's special scan gives), so that a chain whose first block overflowed
+//! fp32 stays in the lanes: the sum is then taken over the products alone and only its
+//! finiteness is checked.
+//!
 //! Beyond that bound (terms far apart in magnitude, as random exponents give) the `f64` sum `s`
 //! may be rounded, and the lane brackets the exact sum `T` instead: every exact partial sum is
 //! below `2^(E_max + carry + 1)` (`carry` = `ceil(log2(N + 1))`), so every computed one, whose
@@ -76,6 +81,15 @@ fn block<const N: usize, A: WDec, B: WDec, W: Word>(
             ]
         };
         let cv = halves(_mm256_castsi256_ps(c));
+        // An infinite C leaves the sum (taken as if C were 0) and gives the lane its value.
+        // (Plain arrays, not `map`: see `Rows::columns`.)
+        let is_inf = |x: __m256d| _mm256_cmp_pd::<_CMP_EQ_OQ>(abs(x), inf);
+        let c_inf = [is_inf(cv[0]), is_inf(cv[1])];
+        let cv = [
+            _mm256_andnot_pd(c_inf[0], cv[0]),
+            _mm256_andnot_pd(c_inf[1], cv[1]),
+        ];
+        let c_half = [_mm256_castsi256_si128(c), _mm256_extracti128_si256::<1>(c)];
         let mut sum = cv;
         let mut max = [abs(cv[0]), abs(cv[1])];
         let mut min = [inf, inf];
@@ -127,15 +141,26 @@ fn block<const N: usize, A: WDec, B: WDec, W: Word>(
             let agree = _mm_movemask_ps(_mm_castsi128_ps(agree)) as u32;
             let beyond_bits = _mm256_movemask_pd(_mm256_castsi256_pd(beyond)) as u32;
             let not_finite_bits = _mm256_movemask_pd(_mm256_castsi256_pd(not_finite)) as u32;
-            bad |= (not_finite_bits | (beyond_bits & !agree & 0xf)) << (4 * h);
+            let c_inf_bits = _mm256_movemask_pd(c_inf[h]) as u32;
+            bad |= (not_finite_bits | (beyond_bits & !agree & !c_inf_bits & 0xf)) << (4 * h);
             // The 64-bit `beyond` lanes as four 32-bit masks: the bracket's value there.
             let pick =
                 _mm256_permutevar8x32_epi32(beyond, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
             let exact = _mm256_cvtpd_ps(sum[h]);
-            out[h] = _mm_blendv_ps(
+            let rounded = _mm_blendv_ps(
                 exact,
                 _mm_castsi128_ps(lo),
                 _mm_castsi128_ps(_mm256_castsi256_si128(pick)),
+            );
+            // C's own word where it is infinite.
+            let pick_inf = _mm256_permutevar8x32_epi32(
+                _mm256_castpd_si256(c_inf[h]),
+                _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6),
+            );
+            out[h] = _mm_blendv_ps(
+                rounded,
+                _mm_castsi128_ps(c_half[h]),
+                _mm_castsi128_ps(_mm256_castsi256_si128(pick_inf)),
             );
         }
         (_mm256_castps_si256(_mm256_set_m128(out[1], out[0])), bad)
