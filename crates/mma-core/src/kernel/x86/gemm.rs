@@ -15,10 +15,7 @@
 //!    the products aligned to `F` fraction bits below it, truncated and summed. The products
 //!    are the `f32` products of the values, exact where the code sum keeps them in f32's normal
 //!    range; lanes with a product outside it, or an Inf/NaN element, are flagged, as the
-//!    stages flag them. The test for products too small costs two operations per element, so
-//!    it runs only where a bound fails: the least non-zero codes per quad of elements, taken
-//!    once at decoding, sum to at most every non-zero product's code sum, and where that sum
-//!    meets the limit in every lane no product can be below it.
+//!    stages flag them.
 //! 3. The blocks chain along the whole K (`batch::tfdpa_blocks`, `batch::tr_blocks`), each
 //!    block's D the next one's C: the same operations as instruction after instruction with D
 //!    fed back, since each instruction's K is whole blocks. A flagged lane (of any block) is
@@ -90,25 +87,12 @@ impl Dec {
 
 /// The operands of one block: a row of A (value and code pairs) and a panel of B (per element,
 /// eight values then eight codes), both from element 0; `lo` the smallest product code sum
-/// whose `f32` product is normal. `a_min` and `b_min` hold, per quad of elements (`QUAD`), the
-/// least code of a non-zero element of the row (one per quad) and of each panel column (eight
-/// per quad): their sum bounds every non-zero product's code sum in that quad from below.
+/// whose `f32` product is normal.
 #[derive(Clone, Copy, Debug)]
 struct Pre<'a> {
     a: &'a [i32],
     b: &'a [i32],
-    a_min: &'a [i32],
-    b_min: &'a [i32],
     lo: i32,
-}
-
-/// Elements per entry of the least-code tables (every block length is a multiple of it).
-const QUAD: usize = 4;
-
-/// The least code of the non-zero elements among `codes` (`SPECIAL` where all are zero: it
-/// bounds nothing from below that matters, since a sum with it lies above every bound).
-fn least_code(codes: impl Iterator<Item = i32>) -> i32 {
-    codes.filter(|&c| c != ZERO).fold(SPECIAL, i32::min)
 }
 
 impl Products for Pre<'_> {
@@ -128,11 +112,8 @@ impl Products for Pre<'_> {
         _shift: u32,
     ) -> ([__m256i; G], [__m256i; G], __m256i) {
         assert!(2 * (k0 + N) <= self.a.len() && 16 * (k0 + N) <= self.b.len());
-        assert!(k0 % QUAD == 0 && N % QUAD == 0);
-        assert!((k0 + N) / QUAD <= self.a_min.len() && 8 * (k0 + N) / QUAD <= self.b_min.len());
         // SAFETY: element `k0 + e` (e < N) reads `a[2(k0 + e) + 1]` and
-        // `b[16(k0 + e) + 15]` at most, quad `q < (k0 + N) / 4` reads `a_min[q]` and
-        // `b_min[8q + 7]`, inside the slices (asserted); the rest is register-only.
+        // `b[16(k0 + e) + 15]` at most, inside the slices (asserted); the rest is register-only.
         unsafe {
             let set = _mm256_set1_epi32;
             let (ap, bp) = (self.a.as_ptr().add(2 * k0), self.b.as_ptr().add(16 * k0));
@@ -143,18 +124,20 @@ impl Products for Pre<'_> {
                 );
                 _mm256_mul_ps(_mm256_castsi256_ps(x), _mm256_castsi256_ps(y))
             };
-            let code_sum = |e: usize| {
-                _mm256_add_epi32(
-                    set(*ap.add(2 * e + 1)),
-                    _mm256_loadu_si256(bp.add(16 * e + 8).cast()),
-                )
-            };
-            // Pass 1: per group the largest code sum. Eight elements at a time, as in
-            // `sum_halves`.
+            // Pass 1: per group the largest code sum; over the block the smallest sum of a
+            // product without a zero (sums taken from ZERO_SUM, unsigned: products with a zero
+            // wrap to the top).
             let mut smax = [set(i32::MIN); G];
+            let mut low = set(-1);
+            // Eight elements at a time, as in `sum_halves`.
             for j in (0..N).step_by(8) {
                 for e in j..j + N.min(8) {
-                    smax[e % G] = _mm256_max_epi32(smax[e % G], code_sum(e));
+                    let s = _mm256_add_epi32(
+                        set(*ap.add(2 * e + 1)),
+                        _mm256_loadu_si256(bp.add(16 * e + 8).cast()),
+                    );
+                    smax[e % G] = _mm256_max_epi32(smax[e % G], s);
+                    low = _mm256_min_epu32(low, _mm256_sub_epi32(s, set(ZERO_SUM)));
                 }
             }
             // A product must be exact in f32 and, raised by `off`, above the zero exponent (as
@@ -162,25 +145,8 @@ impl Products for Pre<'_> {
             // range (Inf/NaN elements among them).
             let bias = self.bias();
             let need = _mm256_max_epi32(set(self.lo), _mm256_sub_epi32(set(ez + 1), off));
-            // The quads' least code sums bound every non-zero product from below: where that
-            // bound meets `need` in every lane (the common case), no product is too small, and
-            // the exact test, which would cost two operations per element, is skipped.
-            let mut bound = set(SPECIAL);
-            for q in k0 / QUAD..(k0 + N) / QUAD {
-                let qb = _mm256_loadu_si256(self.b_min.as_ptr().add(8 * q).cast());
-                bound = _mm256_min_epi32(bound, _mm256_add_epi32(set(self.a_min[q]), qb));
-            }
-            let mut bad = _mm256_setzero_si256();
-            if _mm256_movemask_epi8(_mm256_cmpgt_epi32(need, bound)) != 0 {
-                // The smallest sum of a product without a zero (sums taken from ZERO_SUM,
-                // unsigned: products with a zero wrap to the top).
-                let mut low = set(-1);
-                for e in 0..N {
-                    low = _mm256_min_epu32(low, _mm256_sub_epi32(code_sum(e), set(ZERO_SUM)));
-                }
-                let below = _mm256_sub_epi32(_mm256_sub_epi32(need, set(ZERO_SUM)), set(1));
-                bad = _mm256_cmpeq_epi32(_mm256_min_epu32(low, below), low);
-            }
+            let below = _mm256_sub_epi32(_mm256_sub_epi32(need, set(ZERO_SUM)), set(1));
+            let mut bad = _mm256_cmpeq_epi32(_mm256_min_epu32(low, below), low);
             let mut emax = floor;
             for g in 0..G {
                 bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(smax[g], set(126 + bias)));
@@ -249,8 +215,6 @@ pub(crate) struct GemmLanes {
     k: usize,
     k_step: usize,
     panels: Vec<i32>,
-    /// Per panel, eight least codes per quad of elements (see [`Pre`]).
-    b_min: Vec<i32>,
 }
 
 /// The lane path of `kern`'s unit for an `n`-column B of depth `k` (`b_cols`, column by column)
@@ -296,27 +260,12 @@ pub(crate) fn gemm_lanes(
     }
     let f = &kern.unit.formats;
     let (dec_a, dec_b) = (Dec::of(&f.a)?, Dec::of(&f.b)?);
-    if k % QUAD != 0 {
-        return None;
-    }
     let mut panels = vec![0i32; n / 8 * 16 * k];
     for (p, panel) in panels.chunks_exact_mut(16 * k).enumerate() {
         for (e, slot) in panel.chunks_exact_mut(16).enumerate() {
             for j in 0..8 {
                 let w = b_cols[(8 * p + j) * k + e];
                 (slot[j], slot[8 + j]) = dec_b.element(w, f.b.man_bits);
-            }
-        }
-    }
-    // Per panel and quad of elements, each column's least non-zero code.
-    let mut b_min = vec![0i32; n / 8 * 8 * (k / QUAD)];
-    for (panel, mins) in panels
-        .chunks_exact(16 * k)
-        .zip(b_min.chunks_exact_mut(8 * (k / QUAD)))
-    {
-        for (quad, m) in panel.chunks_exact(16 * QUAD).zip(mins.chunks_exact_mut(8)) {
-            for (j, mj) in m.iter_mut().enumerate() {
-                *mj = least_code(quad.chunks_exact(16).map(|slot| slot[8 + j]));
             }
         }
     }
@@ -330,7 +279,6 @@ pub(crate) fn gemm_lanes(
         k,
         k_step,
         panels,
-        b_min,
     })
 }
 
@@ -347,20 +295,11 @@ impl GemmLanes {
     unsafe fn rows_avx2(&self, kern: &Kernel, i0: usize, x: &GemmIn<'_>, d: &mut [u64]) {
         let (n, k) = (self.n, self.k);
         let rows = d.len() / n;
-        let quads = k / QUAD;
         let mut a = vec![0i32; rows * 2 * k];
-        let mut a_min = vec![0i32; rows * quads];
-        for (r, (ar, mins)) in a
-            .chunks_exact_mut(2 * k)
-            .zip(a_min.chunks_exact_mut(quads))
-            .enumerate()
-        {
+        for (r, ar) in a.chunks_exact_mut(2 * k).enumerate() {
             let words = &x.a[(i0 + r) * k..(i0 + r + 1) * k];
             for (pair, &w) in ar.chunks_exact_mut(2).zip(words) {
                 (pair[0], pair[1]) = self.dec_a.element(w, self.man_a);
-            }
-            for (m, quad) in mins.iter_mut().zip(ar.chunks_exact(2 * QUAD)) {
-                *m = least_code(quad.chunks_exact(2).map(|pair| pair[1]));
             }
         }
         let stepped = |i: usize, j: usize| {
@@ -373,18 +312,12 @@ impl GemmLanes {
             acc
         };
         // Panel by panel, every row of the task over it (the panel stays in cache).
-        let panels = self
-            .panels
-            .chunks_exact(16 * k)
-            .zip(self.b_min.chunks_exact(8 * quads));
-        for (p, (panel, b_min)) in panels.enumerate() {
+        for (p, panel) in self.panels.chunks_exact(16 * k).enumerate() {
             for (r, drow) in d.chunks_exact_mut(n).enumerate() {
                 let i = i0 + r;
                 let pre = Pre {
                     a: &a[r * 2 * k..(r + 1) * 2 * k],
                     b: panel,
-                    a_min: &a_min[r * quads..(r + 1) * quads],
-                    b_min,
                     lo: self.lo,
                 };
                 let c: &[u64; 8] = x.c[i * n + 8 * p..i * n + 8 * p + 8]
