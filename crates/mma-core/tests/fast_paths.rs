@@ -581,7 +581,8 @@ fn efdpa_lanes_pass_an_infinite_c_on() {
     let (big, nbig, one, none) = (0x7180u64, 0xF180u64, 0x3F80u64, 0xBF80u64);
     let (pinf, ninf) = (0x7f80_0000u64, 0xff80_0000u64);
     // (a, b, c, D)
-    let cases: [([u64; 4], [u64; 4], u64, u64); 8] = [
+    type Case4 = ([u64; 4], [u64; 4], u64, u64);
+    let cases: [Case4; 8] = [
         ([big, 0, one, one], [big, 0, one, one], 0, pinf),
         ([nbig, 0, one, one], [big, 0, one, one], 0, ninf),
         ([one; 4], [none; 4], pinf, pinf),
@@ -593,7 +594,7 @@ fn efdpa_lanes_pass_an_infinite_c_on() {
         ([one; 4], [one; 4], ninf, ninf),
     ];
     let kern = unit.kernel();
-    let flat = |f: fn(&([u64; 4], [u64; 4], u64, u64)) -> &[u64; 4]| -> Vec<u64> {
+    let flat = |f: fn(&Case4) -> &[u64; 4]| -> Vec<u64> {
         cases.iter().flat_map(|x| f(x).iter().copied()).collect()
     };
     let (a, b) = (flat(|x| &x.0), flat(|x| &x.1));
