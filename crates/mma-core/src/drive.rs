@@ -160,8 +160,9 @@ pub(crate) fn run(d: &mut [u64], chunk: usize, _threads: usize, f: impl Fn((usiz
 }
 
 /// Rows `i0..` of D (as many as `d` holds), tiled over columns so that a tile of B stays in
-/// cache while the rows pass over it. Where the kernel evaluates eight dot products across
-/// vector lanes ([`Kernel::is_batched`]), eight columns of a row go together, instruction by
+/// cache while the rows pass over it. Where the kernel evaluates dot products across vector
+/// lanes ([`Kernel::is_batched`]), a group of columns of a row (as many as the lanes, or
+/// eight) go together, instruction by
 /// instruction along K exactly as one at a time.
 fn gemm_rows(
     kern: &Kernel,
@@ -182,24 +183,28 @@ fn gemm_rows(
             let sa = &x.scale_a[i * s..(i + 1) * s];
             let mut j = j0;
             if lanes {
+                // A group of columns as wide as the kernel's lanes while it fits, then eight.
+                let wide = kern.isa().lanes().max(8);
                 while j + 8 <= j1 {
-                    let mut acc: [u64; 8] = x.c[i * n + j..i * n + j + 8]
-                        .try_into()
-                        .expect("eight words");
+                    let w = if j + wide <= j1 { wide } else { 8 };
+                    let mut acc = [0u64; 16];
+                    let acc = &mut acc[..w];
+                    acc.copy_from_slice(&x.c[i * n + j..i * n + j + w]);
                     for t in 0..steps {
                         let k0 = t * k_step;
-                        // Row i of A in every lane; columns j..j+8 of B, k apart.
+                        // Row i of A in every lane; columns j..j+w of B, k apart.
                         let (Some(ra), Some(rb)) = (
-                            Rows::new(&row[k0..], 0, k_step, 8),
-                            Rows::new(&x.b_cols[j * k + k0..], k, k_step, 8),
+                            Rows::new(&row[k0..], 0, k_step, w),
+                            Rows::new(&x.b_cols[j * k + k0..], k, k_step, w),
                         ) else {
                             unreachable!("the shapes were checked by `gemm`")
                         };
-                        let c = acc;
-                        kern.eight(ra, rb, &c, &mut acc);
+                        let mut c = [0u64; 16];
+                        c[..w].copy_from_slice(acc);
+                        kern.eight(ra, rb, &c[..w], acc);
                     }
-                    drow[j..j + 8].copy_from_slice(&acc);
-                    j += 8;
+                    drow[j..j + w].copy_from_slice(acc);
+                    j += w;
                 }
             }
             for (j, dj) in drow.iter_mut().enumerate().take(j1).skip(j) {

@@ -1,7 +1,7 @@
 //! Run-time instruction-set selection: every distinct unit of both catalogs gives the same bits
-//! through the portable kernels and through the AVX2 ones (where this CPU has AVX2), one dot
-//! product at a time and in batches; and a kernel made the default way takes the best
-//! instruction set of this CPU, whatever the build's target flags.
+//! through the portable kernels and through the AVX2 and AVX-512 ones (where this CPU has
+//! them), one dot product at a time and in batches; and a kernel made the default way takes the
+//! best instruction set of this CPU, whatever the build's target flags.
 
 use mma::core::{DotUnit, Format};
 use mma::core::{Isa, Kernel};
@@ -47,28 +47,24 @@ fn units() -> Vec<(String, DotUnit, usize)> {
         .collect()
 }
 
-#[test]
-fn portable_and_avx2_kernels_agree_on_every_unit() {
-    let Some(probe) = Kernel::with_isa(units()[0].1, Isa::Avx2) else {
-        // A CPU without AVX2 has one instruction set: nothing to compare, and it must say so.
-        assert!(!Isa::Avx2.is_supported());
-        eprintln!("this CPU has no AVX2: only the portable kernels exist here");
-        return;
-    };
-    assert_eq!(probe.isa(), Isa::Avx2);
+/// Every vector instruction set against the portable kernels on every distinct unit, batches
+/// of two groups of sixteen, one of eight and a tail (so that the AVX-512 routines run their
+/// last group through the AVX2 lanes). Returns the number of units on lanes, per set.
+fn compare_with_portable(isa: Isa) -> usize {
     let mut g = Gen(0x243f_6a88_85a3_08d3);
     let mut lanes = 0;
     for (name, unit, k0) in units() {
         let portable = Kernel::with_isa(unit, Isa::Portable).unwrap();
-        let avx2 = Kernel::with_isa(unit, Isa::Avx2).unwrap();
+        let vector = Kernel::with_isa(unit, isa).unwrap();
+        assert_eq!(vector.isa(), isa);
         assert!(
             !portable.is_batched(),
             "{name}: lanes in the portable kernel"
         );
-        lanes += usize::from(avx2.is_batched_for(k0));
+        lanes += usize::from(vector.is_batched_for(k0));
         let f = unit.formats;
         for k in [k0, 2 * k0] {
-            let n = 19; // two groups of eight and a tail
+            let n = 43; // 16 + 16 + 8 + 3
             let s = unit.scales_for(k);
             let a: Vec<u64> = (0..n * k).map(|_| word(&f.a, &mut g)).collect();
             let b: Vec<u64> = (0..n * k).map(|_| word(&f.b, &mut g)).collect();
@@ -78,18 +74,50 @@ fn portable_and_avx2_kernels_agree_on_every_unit() {
             let sb: Vec<u64> = (0..n * s).map(|_| scale(&mut g)).collect();
             let (mut dp, mut dv) = (vec![0; n], vec![0; n]);
             portable.dots(k, &a, &b, &c, &sa, &sb, &mut dp).unwrap();
-            avx2.dots(k, &a, &b, &c, &sa, &sb, &mut dv).unwrap();
-            assert_eq!(dp, dv, "{name} K={k}: batches differ");
+            vector.dots(k, &a, &b, &c, &sa, &sb, &mut dv).unwrap();
+            assert_eq!(dp, dv, "{name} K={k} {}: batches differ", isa.name());
             for i in 0..n {
                 let (ai, bi) = (&a[i * k..(i + 1) * k], &b[i * k..(i + 1) * k]);
                 let (sai, sbi) = (&sa[i * s..(i + 1) * s], &sb[i * s..(i + 1) * s]);
                 let p = portable.dot(ai, bi, c[i], sai, sbi);
-                assert_eq!(p, avx2.dot(ai, bi, c[i], sai, sbi), "{name} K={k} #{i}");
+                assert_eq!(p, vector.dot(ai, bi, c[i], sai, sbi), "{name} K={k} #{i}");
                 assert_eq!(p, dp[i], "{name} K={k} #{i}: batch vs per dot");
             }
         }
     }
+    lanes
+}
+
+#[test]
+fn portable_and_avx2_kernels_agree_on_every_unit() {
+    if Kernel::with_isa(units()[0].1, Isa::Avx2).is_none() {
+        // A CPU without AVX2 has one instruction set: nothing to compare, and it must say so.
+        assert!(!Isa::Avx2.is_supported());
+        eprintln!("this CPU has no AVX2: only the portable kernels exist here");
+        return;
+    }
     // The lane paths cover most of the catalog (README, "Performance").
+    let lanes = compare_with_portable(Isa::Avx2);
+    assert!(lanes > 100, "only {lanes} units took lanes");
+}
+
+/// AVX-512 where the CPU has it. Where it does not, the check cannot run, and the test fails
+/// unless told so (`MMA_ALLOW_NO_AVX512=1`, which `.ci/run` sets on such a CPU and reports at
+/// its end): a skipped comparison must not pass silently.
+#[test]
+fn portable_and_avx512_kernels_agree_on_every_unit() {
+    if !Isa::Avx512.is_supported() {
+        assert!(Kernel::with_isa(units()[0].1, Isa::Avx512).is_none());
+        let allowed = std::env::var_os("MMA_ALLOW_NO_AVX512").is_some_and(|v| v == "1");
+        assert!(
+            allowed,
+            "this CPU has no AVX-512, so its kernels were not compared; set \
+             MMA_ALLOW_NO_AVX512=1 to accept that"
+        );
+        eprintln!("this CPU has no AVX-512: its kernels were NOT compared here");
+        return;
+    }
+    let lanes = compare_with_portable(Isa::Avx512);
     assert!(lanes > 100, "only {lanes} units took lanes");
 }
 
@@ -99,11 +127,15 @@ fn the_default_kernel_takes_the_best_instruction_set_of_this_cpu() {
         .unwrap()
         .unit;
     let forced = std::env::var_os("MMA_FORCE_SCALAR").is_some_and(|v| !v.is_empty() && v != "0");
+    let cap = std::env::var("MMA_ISA")
+        .ok()
+        .and_then(|v| Isa::ALL.into_iter().find(|i| i.name() == v))
+        .unwrap_or(Isa::Avx512);
     let want = if forced {
         Isa::Portable
     } else {
-        Isa::best_supported()
+        Isa::best_supported().min(cap)
     };
     assert_eq!(unit.kernel().isa(), want);
-    assert_eq!(unit.kernel().is_batched(), want == Isa::Avx2);
+    assert_eq!(unit.kernel().is_batched(), want != Isa::Portable);
 }

@@ -192,15 +192,19 @@ impl<'a, W: Word> Rows<'a, W> {
         self.n
     }
 
-    /// Rows `8g .. 8g + 8`.
+    /// Rows `from .. from + n` (`n` a multiple of 8).
     #[inline(always)]
-    pub fn group(&self, g: usize) -> Rows<'a, W> {
-        assert!(8 * g + 8 <= self.n);
+    pub(super) fn part(&self, from: usize, n: usize) -> Rows<'a, W> {
+        assert!(from + n <= self.n && n % 8 == 0);
         Rows {
-            words: &self.words[8 * g * self.stride..],
+            words: if n == 0 {
+                &self.words[..0]
+            } else {
+                &self.words[from * self.stride..]
+            },
             stride: self.stride,
             k: self.k,
-            n: 8,
+            n,
         }
     }
 

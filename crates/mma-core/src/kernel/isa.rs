@@ -3,49 +3,69 @@
 //! The vector paths (lanes across dot products, the AVX2 per-dot blocks) and the per-dot
 //! kernels' BMI2 shifts, LZCNT and FMA are compiled into functions marked
 //! `#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]` (the `x86-64-v3` level less
-//! MOVBE), and a [`Kernel`](super::Kernel) takes them only when the CPU it runs on has all of
-//! these features. One binary built for plain x86-64 (a dependent crate's default build, a
-//! Python wheel) is therefore both portable and fast; a build that enables the features at
-//! compile time gets the same code.
+//! MOVBE), and the lane routines a second time with AVX-512 F, BW, DQ and VL added (sixteen dot
+//! products per vector instead of eight). A [`Kernel`](super::Kernel) takes a set only when the
+//! CPU it runs on has all of its features. One binary built for plain x86-64 (a dependent
+//! crate's default build, a Python wheel) is therefore both portable and fast; a build that
+//! enables the features at compile time gets the same code. Every instruction set gives the
+//! same bits.
 //!
-//! Setting the environment variable `MMA_FORCE_SCALAR` (to anything but `0` or empty) makes
-//! [`Isa::detect`] answer [`Isa::Portable`]: the portable kernels, with the same results, for
-//! testing them on any machine.
+//! Two environment variables cap the choice of [`Isa::detect`], for testing and measuring the
+//! narrower sets on a wider CPU: `MMA_FORCE_SCALAR` (anything but `0` or empty) makes it answer
+//! [`Isa::Portable`]; `MMA_ISA` set to `portable`, `avx2` or `avx512` makes it answer the best
+//! set this CPU has up to that one (another value is reported on standard error once and
+//! ignored).
 
 use std::sync::OnceLock;
 
-/// An instruction set the kernels are compiled for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// An instruction set the kernels are compiled for, from the narrowest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Isa {
     /// Plain Rust compiled for the build's target: any CPU.
     Portable,
     /// x86-64 with AVX2, BMI1, BMI2, FMA, F16C and LZCNT (Haswell, Zen 1 and later).
     Avx2,
+    /// [`Isa::Avx2`] and AVX-512 F, BW, DQ and VL (Skylake-SP, Ice Lake, Sapphire Rapids,
+    /// Zen 4 and later): the lane routines sixteen dot products wide.
+    Avx512,
 }
 
 impl Isa {
-    /// The best instruction set of this CPU, honouring `MMA_FORCE_SCALAR` (module docs);
-    /// detected once per process.
+    /// Every instruction set, from the narrowest.
+    pub const ALL: [Isa; 3] = [Isa::Portable, Isa::Avx2, Isa::Avx512];
+
+    /// The best instruction set of this CPU, honouring `MMA_FORCE_SCALAR` and `MMA_ISA` (module
+    /// docs); detected once per process.
     pub fn detect() -> Isa {
         static DETECTED: OnceLock<Isa> = OnceLock::new();
         *DETECTED.get_or_init(|| {
-            let forced =
-                std::env::var_os("MMA_FORCE_SCALAR").is_some_and(|v| !v.is_empty() && v != "0");
-            if forced {
-                Isa::Portable
-            } else {
-                Isa::best_supported()
+            let set = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+            if set("MMA_FORCE_SCALAR").is_some_and(|v| v != "0") {
+                return Isa::Portable;
             }
+            let cap = match set("MMA_ISA") {
+                None => Isa::Avx512,
+                Some(v) => Isa::ALL
+                    .into_iter()
+                    .find(|i| i.name() == v)
+                    .unwrap_or_else(|| {
+                        eprintln!(
+                            "mma: MMA_ISA={v:?} is not one of portable, avx2, avx512: ignored"
+                        );
+                        Isa::Avx512
+                    }),
+            };
+            Isa::best_supported().min(cap)
         })
     }
 
-    /// The best instruction set this CPU supports, ignoring `MMA_FORCE_SCALAR`.
+    /// The best instruction set this CPU supports, ignoring `MMA_FORCE_SCALAR` and `MMA_ISA`.
     pub fn best_supported() -> Isa {
-        if Isa::Avx2.is_supported() {
-            Isa::Avx2
-        } else {
-            Isa::Portable
-        }
+        Isa::ALL
+            .into_iter()
+            .rev()
+            .find(|i| i.is_supported())
+            .unwrap_or(Isa::Portable)
     }
 
     /// Whether this CPU can run kernels compiled for `self`.
@@ -61,16 +81,41 @@ impl Isa {
                     && std::arch::is_x86_feature_detected!("f16c")
                     && std::arch::is_x86_feature_detected!("lzcnt")
             }
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => {
+                Isa::Avx2.is_supported()
+                    && std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                    && std::arch::is_x86_feature_detected!("avx512dq")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+            }
             #[cfg(not(target_arch = "x86_64"))]
-            Isa::Avx2 => false,
+            Isa::Avx2 | Isa::Avx512 => false,
         }
     }
 
-    /// The name `mma bench` and `--json` outputs print: `portable` or `avx2`.
+    /// The name `mma bench` and `--json` outputs print, and `MMA_ISA` takes: `portable`,
+    /// `avx2` or `avx512`.
     pub fn name(self) -> &'static str {
         match self {
             Isa::Portable => "portable",
             Isa::Avx2 => "avx2",
+            Isa::Avx512 => "avx512",
         }
+    }
+
+    /// Dot products per vector of the lane routines (0: none).
+    pub(crate) fn lanes(self) -> usize {
+        match self {
+            Isa::Portable => 0,
+            Isa::Avx2 => 8,
+            Isa::Avx512 => 16,
+        }
+    }
+
+    /// Whether kernels of this set run the AVX2 code (the per-dot vector blocks, and the lanes
+    /// of this width or wider).
+    pub(super) fn has_avx2(self) -> bool {
+        self != Isa::Portable
     }
 }

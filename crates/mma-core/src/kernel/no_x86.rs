@@ -1,5 +1,5 @@
 //! The stand-in for `x86/` on other architectures: the same names, and no vector routine.
-//! `Isa::detect` never returns `Isa::Avx2` there, so no routine is ever planned; the names
+//! `Isa::detect` never returns a vector instruction set there, so no routine is ever planned; the names
 //! exist so that `kernel/mod.rs` needs a single `cfg` (the one on its `mod x86`). `.ci/run`
 //! checks this file with `cargo check --target aarch64-unknown-linux-gnu`.
 

@@ -8,8 +8,9 @@
 //!    GST-FDPA with four-bit elements; CDNA2 FTZ-MulAdd with fp16/bf16 into fp32; TR/GTR-FDPA
 //!    within the `i64` bounds of [`tr_fits`]; E-FDPA; FMA chains in fp32 or fp64 with RNE), or
 //!    the plain model;
-//! 2. for [`Isa::Avx2`] only: the vector block of one dot product ([`VDotKey`]), the lane
-//!    family that evaluates eight dot products per vector ([`LaneKey`], [`StKey`]) and the
+//! 2. for the vector instruction sets ([`Isa::Avx2`], [`Isa::Avx512`]) only: the vector block
+//!    of one dot product ([`VDotKey`]), the lane family that evaluates a group of dot products
+//!    per vector (eight or sixteen; [`LaneKey`], [`StKey`]) and the
 //!    parameters of the lane arithmetic ([`TLanes`], [`GLanes`]), each under the exactness bound
 //!    its comment states.
 //!
@@ -124,7 +125,7 @@ pub(super) struct GPath {
     /// quantum, when neither format has Inf/NaN codes.
     pub(super) prods: Option<&'static [i32; 256]>,
     /// The codes' signed values of A and B for the vector group sums (`simd::gst4`), where
-    /// their products are exactly `prods`; only in a plan for [`Isa::Avx2`].
+    /// their products are exactly `prods`; only in a plan for a vector instruction set.
     pub(super) vals: Option<([i8; 16], [i8; 16])>,
     /// `min_lsb_exp(a) + min_lsb_exp(b)` and twice the scale format's mantissa bits.
     pub(super) lsb0: i32,
@@ -264,7 +265,7 @@ impl Plan {
     /// The plan of `unit` for `isa` (which the caller has confirmed this CPU supports).
     pub(super) fn new(unit: &DotUnit, isa: Isa) -> Plan {
         let path = per_dot_path(unit, isa);
-        if isa != Isa::Avx2 {
+        if !isa.has_avx2() {
             return Plan {
                 isa,
                 path,
@@ -349,7 +350,7 @@ fn per_dot_path(unit: &DotUnit, isa: Isa) -> Path {
                     tb,
                     ts,
                     prods: table::products4(&f.a, &f.b),
-                    vals: if isa == Isa::Avx2 {
+                    vals: if isa.has_avx2() {
                         values4(&f.a, &f.b)
                     } else {
                         None

@@ -6,7 +6,7 @@
 use mma_core::format::Format;
 use mma_core::model::{NanStyle, Output, OutputRounding};
 use mma_core::models::t_fdpa::TFdpa;
-use mma_core::{DotUnit, Formats, Kernel, Model, RoundOpts, Rounding, Word};
+use mma_core::{DotUnit, Formats, Isa, Kernel, Model, RoundOpts, Rounding, Word};
 use rand::Rng;
 
 /// An NVIDIA-style output: rounding `mode` to `fmt`, overflow to Inf, the all-ones NaN.
@@ -82,10 +82,30 @@ pub fn tfdpa(
 /// One case: A, B, C and the scale factors.
 pub type Case = (Vec<u64>, Vec<u64>, u64, Vec<u64>, Vec<u64>);
 
+/// The instruction sets the batch comparisons run: the one `Isa::detect` chose and every
+/// narrower vector set this CPU has (so that an AVX-512 machine checks the AVX2 lanes too; the
+/// portable kernels where detection chose them, as `MMA_FORCE_SCALAR=1` makes it).
+pub fn isas_to_check() -> Vec<Isa> {
+    let best = Isa::detect();
+    Isa::ALL
+        .into_iter()
+        .filter(|&i| i <= best && i.is_supported() && (i != Isa::Portable || best == Isa::Portable))
+        .collect()
+}
+
 /// `Kernel::dots` (and `Kernel::dots_threaded`) over `cases` (all of `k` elements; their number
-/// is rarely a multiple of eight, so the tail runs too) against the plain model, case by case.
+/// is rarely a multiple of eight or sixteen, so the tails run too) against the plain model,
+/// case by case, for every instruction set of [`isas_to_check`].
 pub fn compare_batch(unit: &DotUnit, k: usize, cases: &[Case]) {
-    let kern = unit.kernel();
+    for isa in isas_to_check() {
+        let kern = Kernel::with_isa(*unit, isa).expect("a supported instruction set");
+        compare_batch_on(&kern, unit, k, cases);
+    }
+}
+
+/// [`compare_batch`] through one kernel of `unit`.
+fn compare_batch_on(kern: &Kernel, unit: &DotUnit, k: usize, cases: &[Case]) {
+    let kern = *kern;
     let flat =
         |f: fn(&Case) -> &Vec<u64>| -> Vec<u64> { cases.iter().flat_map(f).copied().collect() };
     let (a, b) = (flat(|x| &x.0), flat(|x| &x.1));
@@ -129,12 +149,13 @@ pub fn compare_batch(unit: &DotUnit, k: usize, cases: &[Case]) {
         assert_eq!(
             d[i],
             unit.dot_plain(a, b, *c, sa, sb),
-            "batch ({}), case {i}: {}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}",
+            "batch ({}, {}), case {i}: {}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}",
             if kern.is_batched_for(k) {
                 "lanes"
             } else {
                 "per dot"
             },
+            kern.isa().name(),
             unit.describe()
         );
     }

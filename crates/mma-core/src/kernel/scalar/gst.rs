@@ -18,7 +18,7 @@ pub(in crate::kernel) fn gst_block(
     p: &GPath,
     x: &BlockIn<'_>,
 ) -> Option<u64> {
-    // The vector group sums: planned (`vals`) only for `Isa::Avx2`.
+    // The vector group sums: planned (`vals`) only for a vector instruction set.
     if let (Some((va, vb)), 16) = (&p.vals, m.g) {
         if let Some(d) = x86::gst_v(m, f, p, va, vb, x) {
             return d;

@@ -1,5 +1,6 @@
 //! The matrix driver's lane path ([`crate::DotUnit::gemm`]) for T-FDPA, TR-FDPA and GTR-FDPA
-//! units: eight columns of a row of D at a time, as `drive.rs` does through `Kernel::eight`,
+//! units: a group of columns of a row of D at a time (one per lane of a [`Vector`]), as
+//! `drive.rs` does through `Kernel::eight`,
 //! but with A and B decoded once instead of once per instruction and column.
 //!
 //! Step by step:
@@ -7,8 +8,9 @@
 //! 1. Every element is decoded once ([`Dec`]) to its value as an `f32` (exact: these formats
 //!    have at most 11 significant bits and exponents inside f32's range) and an exponent code,
 //!    its scientific exponent plus 127 (zeros far below every code, Inf/NaN far above). B is
-//!    stored as panels of eight columns, element by element (eight values, then eight codes),
-//!    so that a vector load gives an element of eight columns; a row of A as value and code
+//!    stored as panels of `V::LANES` columns, element by element (the panel's values, then its
+//!    codes), so that a vector load gives an element of every column of the panel (with
+//!    AVX-512, panels of sixteen columns and, where eight columns are left, one of eight); a row of A as value and code
 //!    pairs, broadcast to every lane.
 //! 2. A block ([`Pre`]) computes what the stages of `stage.rs` compute: per group the largest
 //!    product exponent (the sum of the codes, a zero product at the unit's zero exponent) and
@@ -19,21 +21,21 @@
 //! 3. The blocks chain along the whole K (`batch::tfdpa_blocks`, `batch::tr_blocks`), each
 //!    block's D the next one's C: the same operations as instruction after instruction with D
 //!    fed back, since each instruction's K is whole blocks. A flagged lane (of any block) is
-//!    recomputed instruction by instruction with `Kernel::dot`, as are the last `n % 8` columns.
+//!    recomputed instruction by instruction with `Kernel::dot`, as are the columns no panel
+//!    holds (`n % 8`).
 //!
 //! `tests/gemm.rs` compares the driver with the plain model stepped along K on random words
 //! with zeros, subnormals, Inf/NaN and the top binade, for every model family here and block
 //! lengths 4 to 32. Soundness: `x86/mod.rs`.
 
 use super::batch::{self, TLanes, TrLanes};
-use super::rows::{lanes, store};
 use super::stage::{align_scales, sum_halves, Products};
+use super::vector::{Vector, Ymm, Zmm};
 use crate::drive::GemmIn;
 use crate::format::Format;
 use crate::kernel::plan::{LaneKey, Path};
 use crate::kernel::table::{self, Dec as _, Entry, Tf32Dec};
-use crate::kernel::Kernel;
-use core::arch::x86_64::*;
+use crate::kernel::{Isa, Kernel};
 
 /// Exponent codes: the scientific exponent plus `CODE_BIAS` (per operand, so products carry
 /// twice it); a zero element `ZERO` (a product with it stays below `ZERO_SUM`); an Inf/NaN
@@ -86,8 +88,8 @@ impl Dec {
 }
 
 /// The operands of one block: a row of A (value and code pairs) and a panel of B (per element,
-/// eight values then eight codes), both from element 0; `lo` the smallest product code sum
-/// whose `f32` product is normal.
+/// the panel's `V::LANES` values then as many codes), both from element 0; `lo` the smallest
+/// product code sum whose `f32` product is normal.
 #[derive(Clone, Copy, Debug)]
 struct Pre<'a> {
     a: &'a [i32],
@@ -102,65 +104,53 @@ impl Products for Pre<'_> {
     }
 
     #[inline(always)]
-    fn block<const N: usize, const G: usize>(
+    fn block<V: Vector, const N: usize, const G: usize>(
         &self,
         k0: usize,
         ez: i32,
-        off: __m256i,
-        floor: [__m256i; G],
+        off: V::I,
+        floor: [V::I; G],
         f: u32,
         _shift: u32,
-    ) -> ([__m256i; G], [__m256i; G], __m256i) {
-        assert!(2 * (k0 + N) <= self.a.len() && 16 * (k0 + N) <= self.b.len());
-        // SAFETY: element `k0 + e` (e < N) reads `a[2(k0 + e) + 1]` and
-        // `b[16(k0 + e) + 15]` at most, inside the slices (asserted); the rest is register-only.
-        unsafe {
-            let set = _mm256_set1_epi32;
-            let (ap, bp) = (self.a.as_ptr().add(2 * k0), self.b.as_ptr().add(16 * k0));
-            let value = |e: usize| {
-                let (x, y) = (
-                    set(*ap.add(2 * e)),
-                    _mm256_loadu_si256(bp.add(16 * e).cast()),
-                );
-                _mm256_mul_ps(_mm256_castsi256_ps(x), _mm256_castsi256_ps(y))
-            };
-            // Pass 1: per group the largest code sum; over the block the smallest sum of a
-            // product without a zero (sums taken from ZERO_SUM, unsigned: products with a zero
-            // wrap to the top).
-            let mut smax = [set(i32::MIN); G];
-            let mut low = set(-1);
-            // Eight elements at a time, as in `sum_halves`.
-            for j in (0..N).step_by(8) {
-                for e in j..j + N.min(8) {
-                    let s = _mm256_add_epi32(
-                        set(*ap.add(2 * e + 1)),
-                        _mm256_loadu_si256(bp.add(16 * e + 8).cast()),
-                    );
-                    smax[e % G] = _mm256_max_epi32(smax[e % G], s);
-                    low = _mm256_min_epu32(low, _mm256_sub_epi32(s, set(ZERO_SUM)));
-                }
+    ) -> ([V::I; G], [V::I; G], V::M) {
+        let l = V::LANES;
+        let (a, b) = (
+            &self.a[2 * k0..2 * (k0 + N)],
+            &self.b[2 * l * k0..2 * l * (k0 + N)],
+        );
+        let set = V::splat;
+        let value = |e: usize| V::f_mul(V::as_f(set(a[2 * e])), V::as_f(V::load(&b[2 * l * e..])));
+        // Pass 1: per group the largest code sum; over the block the smallest sum of a
+        // product without a zero (sums taken from ZERO_SUM, unsigned: products with a zero
+        // wrap to the top).
+        let mut smax = [set(i32::MIN); G];
+        let mut low = set(-1);
+        // Eight elements at a time, as in `sum_halves`.
+        for j in (0..N).step_by(8) {
+            for e in j..j + N.min(8) {
+                let s = V::add(set(a[2 * e + 1]), V::load(&b[2 * l * e + l..]));
+                smax[e % G] = V::max(smax[e % G], s);
+                low = V::min_u(low, V::sub(s, set(ZERO_SUM)));
             }
-            // A product must be exact in f32 and, raised by `off`, above the zero exponent (as
-            // the stages ensure): flag a smaller sum than either bound, and a sum above f32's
-            // range (Inf/NaN elements among them).
-            let bias = self.bias();
-            let need = _mm256_max_epi32(set(self.lo), _mm256_sub_epi32(set(ez + 1), off));
-            let below = _mm256_sub_epi32(_mm256_sub_epi32(need, set(ZERO_SUM)), set(1));
-            let mut bad = _mm256_cmpeq_epi32(_mm256_min_epu32(low, below), low);
-            let mut emax = floor;
-            for g in 0..G {
-                bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(smax[g], set(126 + bias)));
-                let top = _mm256_add_epi32(smax[g], off);
-                emax[g] = _mm256_max_epi32(_mm256_max_epi32(floor[g], set(ez)), top);
-            }
-            // Pass 2: the products, aligned and truncated (as `stage::aligned_sum`).
-            let scale = align_scales(f as i32 + bias, off, emax, ez, &mut bad);
-            let acc = sum_halves::<N, G>(
-                |i| _mm256_cvttps_epi32(_mm256_mul_ps(value(i), scale[i % G])),
-                &mut bad,
-            );
-            (acc, emax, bad)
         }
+        // A product must be exact in f32 and, raised by `off`, above the zero exponent (as
+        // the stages ensure): flag a smaller sum than either bound, and a sum above f32's
+        // range (Inf/NaN elements among them).
+        let bias = self.bias();
+        let need = V::max(set(self.lo), V::sub(set(ez + 1), off));
+        let below = V::sub(V::sub(need, set(ZERO_SUM)), set(1));
+        let mut bad = V::eq(V::min_u(low, below), low);
+        let mut emax = floor;
+        for g in 0..G {
+            bad = V::m_or(bad, V::gt(smax[g], set(126 + bias)));
+            let top = V::add(smax[g], off);
+            emax[g] = V::max(V::max(floor[g], set(ez)), top);
+        }
+        // Pass 2: the products, aligned and truncated (as `stage::aligned_sum`).
+        let scale = align_scales::<V, G>(f as i32 + bias, off, emax, ez, &mut bad);
+        let acc =
+            sum_halves::<V, N, G>(|i| V::f_trunc_i(V::f_mul(value(i), scale[i % G])), &mut bad);
+        (acc, emax, bad)
     }
 }
 
@@ -171,87 +161,145 @@ enum Family {
     Tr(TrLanes),
 }
 
-/// The blocks along K of eight columns: `(family, operands, k, C lanes) -> (D lanes, flags)`.
-/// # Safety
-/// Compiled for AVX2: call only on a CPU that has it (what [`GemmLanes`] guarantees).
-type Chain = unsafe fn(&Family, Pre<'_>, usize, __m256i) -> (__m256i, u32);
+/// The blocks along K of a panel's columns for one model family and block length.
+trait Chain {
+    /// `(family, operands, k, C lanes) -> (D lanes, flags)`.
+    fn run<V: Vector>(f: &Family, p: Pre<'_>, k: usize, c: V::I) -> (V::I, u32);
+}
 
-/// # Safety
-/// Compiled for AVX2: call only on a CPU that has it.
-#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn t_chain<const N: usize>(f: &Family, p: Pre<'_>, k: usize, c: __m256i) -> (__m256i, u32) {
-    match f {
-        Family::T(t) => batch::tfdpa_blocks::<N, _>(t, p, k, _mm256_setzero_si256(), c),
-        Family::Tr(_) => (c, 0xff),
+/// T-FDPA blocks of `N`.
+struct TChain<const N: usize>;
+
+impl<const N: usize> Chain for TChain<N> {
+    #[inline(always)]
+    fn run<V: Vector>(f: &Family, p: Pre<'_>, k: usize, c: V::I) -> (V::I, u32) {
+        match f {
+            Family::T(t) => batch::tfdpa_blocks::<V, N, _>(t, p, k, V::zero(), c),
+            Family::Tr(_) => (c, u32::MAX >> (32 - V::LANES)),
+        }
     }
 }
 
-/// # Safety
-/// As [`t_chain`].
-#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn tr_chain<const N: usize, const GTR: bool>(
-    f: &Family,
-    p: Pre<'_>,
-    k: usize,
-    c: __m256i,
-) -> (__m256i, u32) {
-    match f {
-        Family::Tr(t) => batch::tr_blocks::<N, GTR, _>(t, p, k, c),
-        Family::T(_) => (c, 0xff),
+/// TR-FDPA (`GTR` false) or GTR-FDPA blocks of `N`.
+struct TrChain<const N: usize, const GTR: bool>;
+
+impl<const N: usize, const GTR: bool> Chain for TrChain<N, GTR> {
+    #[inline(always)]
+    fn run<V: Vector>(f: &Family, p: Pre<'_>, k: usize, c: V::I) -> (V::I, u32) {
+        match f {
+            Family::Tr(t) => batch::tr_blocks::<V, N, GTR, _>(t, p, k, c),
+            Family::T(_) => (c, u32::MAX >> (32 - V::LANES)),
+        }
     }
+}
+
+/// The rows of D a [`GemmLanes`] computes, compiled for its kernel's instruction set and
+/// chain: `(lanes, kernel, first row, operands, D rows)`.
+/// # Safety
+/// Compiled for AVX2 or AVX-512: call only on a CPU that has it (what [`GemmLanes`]
+/// guarantees).
+type RowsFn = unsafe fn(&GemmLanes, &Kernel, usize, &GemmIn<'_>, &mut [u64]);
+
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+unsafe fn rows_ymm<C: Chain>(
+    g: &GemmLanes,
+    kern: &Kernel,
+    i0: usize,
+    x: &GemmIn<'_>,
+    d: &mut [u64],
+) {
+    g.rows_on::<Ymm, C>(kern, i0, x, d)
+}
+
+/// # Safety
+/// The CPU must support AVX-512 F/BW/DQ/VL and AVX2.
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+unsafe fn rows_zmm<C: Chain>(
+    g: &GemmLanes,
+    kern: &Kernel,
+    i0: usize,
+    x: &GemmIn<'_>,
+    d: &mut [u64],
+) {
+    g.rows_on::<Zmm, C>(kern, i0, x, d)
+}
+
+/// A panel of B: its first column, its width (columns, a vector's lanes) and where its data
+/// start in `GemmLanes::panels`.
+#[derive(Clone, Copy, Debug)]
+struct Panel {
+    col: usize,
+    width: usize,
+    at: usize,
 }
 
 /// A unit's matrix product on the lanes with B decoded once (see the module docs); made by
-/// [`gemm_lanes`] only for a kernel planned for AVX2 on a CPU that has it.
+/// [`gemm_lanes`] only for a kernel planned for AVX2 or AVX-512 on a CPU that has it.
 #[derive(Debug)]
 pub(crate) struct GemmLanes {
     family: Family,
-    chain: Chain,
+    rows_fn: RowsFn,
     dec_a: Dec,
     man_a: u32,
     lo: i32,
-    /// `n` columns of `k`, instructions of `k_step`; B's whole panels of eight columns.
+    /// `n` columns of `k`, instructions of `k_step`.
     n: usize,
     k: usize,
     k_step: usize,
-    panels: Vec<i32>,
+    /// B's panels, in column order; the columns after the last are computed per dot product.
+    panels: Vec<Panel>,
+    data: Vec<i32>,
 }
 
 /// The lane path of `kern`'s unit for an `n`-column B of depth `k` (`b_cols`, column by column)
 /// and instructions of `k_step`, B decoded; `None` where the unit has no T/TR/GTR-FDPA lanes,
-/// `k_step` is not whole blocks, K is 0 (D is C), or the kernel is not planned for AVX2.
+/// `k_step` is not whole blocks, K is 0 (D is C), or the kernel is not planned for a vector
+/// instruction set.
 pub(crate) fn gemm_lanes(
     kern: &Kernel,
     (n, k): (usize, usize),
     k_step: usize,
     b_cols: &[u64],
 ) -> Option<GemmLanes> {
-    if !super::avx2_here(kern.plan.isa) || k == 0 || b_cols.len() < n * k {
+    if !super::vector_here(kern.plan.isa) || k == 0 || b_cols.len() < n * k {
         return None;
     }
-    let (family, chain, block): (Family, Chain, usize) = match (kern.plan.lanes?, kern.plan.path) {
+    let wide = kern.plan.isa == Isa::Avx512;
+    macro_rules! pick {
+        ($chain:ty) => {
+            if wide {
+                rows_zmm::<$chain> as RowsFn
+            } else {
+                rows_ymm::<$chain> as RowsFn
+            }
+        };
+    }
+    let (family, rows_fn, block): (Family, RowsFn, usize) = match (kern.plan.lanes?, kern.plan.path)
+    {
         (LaneKey::TFdpa { n, .. }, _) => {
             let t = kern.plan.t.filter(|t| !t.c_fp16)?;
-            let chain: Chain = match n {
-                4 => t_chain::<4>,
-                8 => t_chain::<8>,
-                16 => t_chain::<16>,
-                32 => t_chain::<32>,
+            let rows_fn = match n {
+                4 => pick!(TChain<4>),
+                8 => pick!(TChain<8>),
+                16 => pick!(TChain<16>),
+                32 => pick!(TChain<32>),
                 _ => return None,
             };
-            (Family::T(t), chain, n)
+            (Family::T(t), rows_fn, n)
         }
         (LaneKey::Tr { n, gtr, .. }, Path::Tr(p) | Path::Gtr(p)) => {
             let t = TrLanes::of(&p.params);
-            let chain: Chain = match (n, gtr) {
-                (4, false) => tr_chain::<4, false>,
-                (8, false) => tr_chain::<8, false>,
-                (16, false) => tr_chain::<16, false>,
-                (8, true) => tr_chain::<8, true>,
-                (16, true) => tr_chain::<16, true>,
+            let rows_fn = match (n, gtr) {
+                (4, false) => pick!(TrChain<4, false>),
+                (8, false) => pick!(TrChain<8, false>),
+                (16, false) => pick!(TrChain<16, false>),
+                (8, true) => pick!(TrChain<8, true>),
+                (16, true) => pick!(TrChain<16, true>),
                 _ => return None,
             };
-            (Family::Tr(t), chain, n)
+            (Family::Tr(t), rows_fn, n)
         }
         _ => return None,
     };
@@ -260,18 +308,32 @@ pub(crate) fn gemm_lanes(
     }
     let f = &kern.unit.formats;
     let (dec_a, dec_b) = (Dec::of(&f.a)?, Dec::of(&f.b)?);
-    let mut panels = vec![0i32; n / 8 * 16 * k];
-    for (p, panel) in panels.chunks_exact_mut(16 * k).enumerate() {
-        for (e, slot) in panel.chunks_exact_mut(16).enumerate() {
-            for j in 0..8 {
-                let w = b_cols[(8 * p + j) * k + e];
-                (slot[j], slot[8 + j]) = dec_b.element(w, f.b.man_bits);
+    // Panels as wide as the vector, then (AVX-512) one of eight where eight columns are left.
+    let mut panels = Vec::new();
+    let mut col = 0;
+    for width in [if wide { 16 } else { 8 }, 8] {
+        while col + width <= n {
+            panels.push(Panel {
+                col,
+                width,
+                at: 2 * col * k,
+            });
+            col += width;
+        }
+    }
+    let mut data = vec![0i32; 2 * col * k];
+    for p in &panels {
+        let panel = &mut data[p.at..p.at + 2 * p.width * k];
+        for (e, slot) in panel.chunks_exact_mut(2 * p.width).enumerate() {
+            for j in 0..p.width {
+                let w = b_cols[(p.col + j) * k + e];
+                (slot[j], slot[p.width + j]) = dec_b.element(w, f.b.man_bits);
             }
         }
     }
     Some(GemmLanes {
         family,
-        chain,
+        rows_fn,
         dec_a,
         man_a: f.a.man_bits,
         lo: -126 + (f.a.man_bits + f.b.man_bits) as i32 + 2 * CODE_BIAS,
@@ -279,20 +341,27 @@ pub(crate) fn gemm_lanes(
         k,
         k_step,
         panels,
+        data,
     })
 }
 
 impl GemmLanes {
     /// Rows `i0 ..` of D (as many as `d` holds, `n` words each) of the product of `x`.
     pub(crate) fn rows(&self, kern: &Kernel, i0: usize, x: &GemmIn<'_>, d: &mut [u64]) {
-        // SAFETY: a `GemmLanes` is made only where `avx2_here` held for the kernel.
-        unsafe { self.rows_avx2(kern, i0, x, d) }
+        // SAFETY: a `GemmLanes` is made only where `vector_here` held for the kernel's
+        // instruction set, and its `rows_fn` is compiled for that set.
+        unsafe { (self.rows_fn)(self, kern, i0, x, d) }
     }
 
-    /// # Safety
-    /// The CPU must support AVX2 (see [`GemmLanes::rows`]).
-    #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-    unsafe fn rows_avx2(&self, kern: &Kernel, i0: usize, x: &GemmIn<'_>, d: &mut [u64]) {
+    /// [`GemmLanes::rows`] with panels of `V::LANES` columns (and of eight, by [`Ymm`]).
+    #[inline(always)]
+    fn rows_on<V: Vector, C: Chain>(
+        &self,
+        kern: &Kernel,
+        i0: usize,
+        x: &GemmIn<'_>,
+        d: &mut [u64],
+    ) {
         let (n, k) = (self.n, self.k);
         let rows = d.len() / n;
         let mut a = vec![0i32; rows * 2 * k];
@@ -312,7 +381,8 @@ impl GemmLanes {
             acc
         };
         // Panel by panel, every row of the task over it (the panel stays in cache).
-        for (p, panel) in self.panels.chunks_exact(16 * k).enumerate() {
+        for p in &self.panels {
+            let panel = &self.data[p.at..p.at + 2 * p.width * k];
             for (r, drow) in d.chunks_exact_mut(n).enumerate() {
                 let i = i0 + r;
                 let pre = Pre {
@@ -320,24 +390,28 @@ impl GemmLanes {
                     b: panel,
                     lo: self.lo,
                 };
-                let c: &[u64; 8] = x.c[i * n + 8 * p..i * n + 8 * p + 8]
-                    .try_into()
-                    .expect("eight words");
-                // SAFETY: the chain is compiled for AVX2, which this function has.
-                let (acc, mut redo) = unsafe { (self.chain)(&self.family, pre, k, lanes(c)) };
-                let out: &mut [u64; 8] = (&mut drow[8 * p..8 * p + 8])
-                    .try_into()
-                    .expect("eight words");
-                store(acc, out);
+                let cols = p.col..p.col + p.width;
+                let c = &x.c[i * n + p.col..i * n + p.col + p.width];
+                let out = &mut drow[cols];
+                let mut redo = if p.width == V::LANES {
+                    let (acc, redo) = C::run::<V>(&self.family, pre, k, V::lanes(c));
+                    V::store(acc, out);
+                    redo
+                } else {
+                    let (acc, redo) = C::run::<Ymm>(&self.family, pre, k, Ymm::lanes(c));
+                    Ymm::store(acc, out);
+                    redo
+                };
                 while redo != 0 {
                     let j = redo.trailing_zeros() as usize;
                     redo &= redo - 1;
-                    out[j] = stepped(i, 8 * p + j);
+                    out[j] = stepped(i, p.col + j);
                 }
             }
         }
+        let done = self.panels.last().map_or(0, |p| p.col + p.width);
         for (r, drow) in d.chunks_exact_mut(n).enumerate() {
-            for (j, dj) in drow.iter_mut().enumerate().skip(n / 8 * 8) {
+            for (j, dj) in drow.iter_mut().enumerate().skip(done) {
                 *dj = stepped(i0 + r, j);
             }
         }

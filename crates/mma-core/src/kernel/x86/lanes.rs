@@ -1,24 +1,104 @@
-//! The lane routines of a unit (eight dot products per AVX2 vector): the tables from a plan's
-//! lane keys to the routines compiled for them (`eight_fn_of`, `eight_scaled_fn_of`), and the
-//! routines themselves, which run the arithmetic of `batch.rs` over
-//! each group of eight dot products and send the lanes it flags to `Kernel::dot`. Soundness:
-//! `x86/mod.rs`.
+//! The lane routines of a unit (a group of dot products per vector: eight with AVX2, sixteen
+//! with AVX-512): the tables from a plan's lane keys to the routines compiled for them
+//! (`lane_fns_of`, `scaled_fn_of`), the model families' routines, written once over
+//! [`Vector`] ([`Lanes`]), and the entry points compiled for each instruction set (`on_ymm`,
+//! `on_zmm`), which run each group through the arithmetic of `batch.rs` and the other
+//! arithmetic modules and send the lanes it flags to `Kernel::dot`. Soundness: `x86/mod.rs`.
 
-use super::{batch, both, e_fdpa, fma, simd, stage, EightFn, EightScaledFn, StoredFn};
+use super::vector::{Vector, Ymm, Zmm};
+use super::{batch, both, e_fdpa, fma, gst, simd, stage, LaneFn, StoredFn};
 use crate::kernel::dots::Word;
 use crate::kernel::plan::{LaneKey, Path, StKey, VFmt, TR_SHORT};
 use crate::kernel::{table, Kernel, Rows};
+use core::marker::PhantomData;
 
-/// The scale factors of unscaled units, for [`Kernel::groups`].
-const NO_SCALES: (&[u64], &[u64], usize) = (&[], &[], 0);
+/// The scale factors of unscaled units: `(scale_a, scale_b, per dot product)`.
+pub(super) const NO_SCALES: (&[u64], &[u64], usize) = (&[], &[], 0);
+
+/// A model family's lane routine, generic over the vector width: the `c.len()` dot products
+/// (a multiple of `V::LANES`) of the rows `a` and `b` with their scale factors, D written;
+/// lanes outside the routine's common case, and a K it does not take, go to `Kernel::dot`.
+pub(super) trait Lanes<W: Word> {
+    fn run<V: Vector>(
+        kern: &Kernel,
+        a: Rows<'_, W>,
+        b: Rows<'_, W>,
+        scales: (&[u64], &[u64], usize),
+        c: &[u64],
+        d: &mut [u64],
+    );
+}
+
+/// The entry points of an instruction set: a [`Lanes`] routine compiled for it.
+pub(super) trait Entry {
+    fn of<L: Lanes<W>, W: Word>() -> LaneFn<W>;
+}
+
+impl Entry for Ymm {
+    fn of<L: Lanes<W>, W: Word>() -> LaneFn<W> {
+        on_ymm::<L, W>
+    }
+}
+
+impl Entry for Zmm {
+    fn of<L: Lanes<W>, W: Word>() -> LaneFn<W> {
+        on_zmm::<L, W>
+    }
+}
+
+/// `L` compiled for AVX2: groups of eight. Never inlined: the AVX-512 entry calls it for its
+/// last group, and one copy of the AVX2 code serves both.
+/// # Safety
+/// The CPU must support [`crate::Isa::Avx2`]: a kernel holds this routine only when it was
+/// planned for that instruction set or for [`crate::Isa::Avx512`] (which has it).
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+#[inline(never)]
+unsafe fn on_ymm<L: Lanes<W>, W: Word>(
+    kern: &Kernel,
+    a: Rows<'_, W>,
+    b: Rows<'_, W>,
+    scales: (&[u64], &[u64], usize),
+    c: &[u64],
+    d: &mut [u64],
+) {
+    L::run::<Ymm>(kern, a, b, scales, c, d)
+}
+
+/// `L` compiled for AVX-512: groups of sixteen, then a last group of eight (the AVX2 entry
+/// [`on_ymm`]) where the batch has one.
+/// # Safety
+/// The CPU must support [`crate::Isa::Avx512`]: a kernel holds this routine only when it was
+/// planned for that instruction set.
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+unsafe fn on_zmm<L: Lanes<W>, W: Word>(
+    kern: &Kernel,
+    a: Rows<'_, W>,
+    b: Rows<'_, W>,
+    (sa, sb, s): (&[u64], &[u64], usize),
+    c: &[u64],
+    d: &mut [u64],
+) {
+    let (n, wide) = (c.len(), c.len() / 16 * 16);
+    let (ca, cb) = c.split_at(wide);
+    let (da, db) = d.split_at_mut(wide);
+    let (a0, a1) = (a.part(0, wide), a.part(wide, n - wide));
+    let (b0, b1) = (b.part(0, wide), b.part(wide, n - wide));
+    let (sa0, sa1) = sa.split_at(wide * s);
+    let (sb0, sb1) = sb.split_at(wide * s);
+    L::run::<Zmm>(kern, a0, b0, (sa0, sb0, s), ca, da);
+    if wide < n {
+        // SAFETY: a CPU with AVX-512 as `Isa::Avx512` defines it has AVX2.
+        unsafe { on_ymm::<L, W>(kern, a1, b1, (sa1, sb1, s), cb, db) };
+    }
+}
 
 impl Kernel {
     /// GST-FDPA dot products of one block of four-bit elements with fp32 C and D, eight at a
-    /// time ([`batch::gst`]); `false` (nothing written) where the unit, K or the
-    /// output does not fit the lanes.
+    /// time ([`gst::gst`]); `false` (nothing written) where the unit, K or the output does
+    /// not fit the lanes.
     /// # Safety
-    /// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
-    /// it was planned for that instruction set.
+    /// The CPU must support [`crate::Isa::Avx2`]: a kernel holds this routine only when it
+    /// was planned for a vector instruction set (which has it).
     #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
     pub(super) unsafe fn gst_dots(
         &self,
@@ -29,7 +109,6 @@ impl Kernel {
         c: &[u64],
         d: &mut [u64],
     ) -> bool {
-        use batch::gst;
         let k = a.k();
         let Some(t) = self.plan.g else {
             return false;
@@ -38,19 +117,15 @@ impl Kernel {
             return false;
         }
         let s = k / t.per;
-        self.groups(
-            a,
-            b,
-            (sa, sb, s),
-            c,
-            d,
-            |ra, rb, (sa8, sb8), c8, d8| match k {
-                64 => gst::<64, 4>(&t, ra, rb, sa8, sb8, c8, d8),
-                32 => gst::<32, 2>(&t, ra, rb, sa8, sb8, c8, d8),
-                16 => gst::<16, 1>(&t, ra, rb, sa8, sb8, c8, d8),
+        self.groups::<Ymm, u64>(a, b, (sa, sb, s), c, d, |ra, rb, (sa8, sb8), c8, d8| {
+            let (c8, d8) = (c8.try_into().expect("eight"), d8.try_into().expect("eight"));
+            match k {
+                64 => gst::gst::<64, 4>(&t, ra, rb, sa8, sb8, c8, d8),
+                32 => gst::gst::<32, 2>(&t, ra, rb, sa8, sb8, c8, d8),
+                16 => gst::gst::<16, 1>(&t, ra, rb, sa8, sb8, c8, d8),
                 _ => 0xff,
-            },
-        );
+            }
+        });
         true
     }
 
@@ -65,40 +140,246 @@ impl Kernel {
         c: &[u64],
         d: &mut [u64],
     ) {
-        self.groups(a, b, scales, c, d, |_, _, _, _, _| 0xff)
+        self.groups::<Ymm, W>(a, b, scales, c, d, |_, _, _, _, _| 0xff)
     }
 
-    /// Runs `eight` over each group of eight dot products (their rows, and their scale
-    /// factors: `scales = (scale_a, scale_b, per dot product)`) and [`Kernel::dot`] over the
-    /// lanes it flags.
+    /// Runs `group` over each group of `V::LANES` dot products (their rows, scale factors,
+    /// C and D words; `scales = (scale_a, scale_b, per dot product)`) and [`Kernel::dot`]
+    /// over the lanes it flags.
     #[inline(always)]
-    fn groups<W: Word>(
+    fn groups<V: Vector, W: Word>(
         &self,
         a: Rows<'_, W>,
         b: Rows<'_, W>,
         (sa, sb, s): (&[u64], &[u64], usize),
         c: &[u64],
         d: &mut [u64],
-        eight: impl Fn(Rows<'_, W>, Rows<'_, W>, (&[u64], &[u64]), &[u64; 8], &mut [u64; 8]) -> u32,
+        group: impl Fn(Rows<'_, W>, Rows<'_, W>, (&[u64], &[u64]), &[u64], &mut [u64]) -> u32,
     ) {
-        for (g, (c8, d8)) in c.chunks_exact(8).zip(d.chunks_exact_mut(8)).enumerate() {
-            let (ra, rb) = (a.group(g), b.group(g));
+        let l = V::LANES;
+        for (g, (cg, dg)) in c.chunks_exact(l).zip(d.chunks_exact_mut(l)).enumerate() {
+            let (ra, rb) = (a.part(l * g, l), b.part(l * g, l));
             let scales = (
-                &sa[8 * g * s..8 * (g + 1) * s],
-                &sb[8 * g * s..8 * (g + 1) * s],
+                &sa[l * g * s..l * (g + 1) * s],
+                &sb[l * g * s..l * (g + 1) * s],
             );
-            let c8: &[u64; 8] = c8.try_into().expect("eight words");
-            let d8: &mut [u64; 8] = d8.try_into().expect("eight words");
-            let mut redo = eight(ra, rb, scales, c8, d8);
+            let mut redo = group(ra, rb, scales, cg, dg);
             while redo != 0 {
                 let j = redo.trailing_zeros() as usize;
                 redo &= redo - 1;
                 let (sa_j, sb_j) = (&scales.0[j * s..(j + 1) * s], &scales.1[j * s..(j + 1) * s]);
-                d8[j] = ra.with_row(j, |aj| {
-                    rb.with_row(j, |bj| self.dot(aj, bj, c8[j], sa_j, sb_j))
+                dg[j] = ra.with_row(j, |aj| {
+                    rb.with_row(j, |bj| self.dot(aj, bj, cg[j], sa_j, sb_j))
                 });
             }
         }
+    }
+}
+
+/// fp64 (`WIDE`) or fp32 FMA chains over any K ([`fma::fma64`], [`fma::fma32`]); they cover
+/// every input.
+pub(super) struct FmaChains<const WIDE: bool>;
+
+impl<const WIDE: bool, W: Word> Lanes<W> for FmaChains<WIDE> {
+    #[inline(always)]
+    fn run<V: Vector>(
+        kern: &Kernel,
+        a: Rows<'_, W>,
+        b: Rows<'_, W>,
+        scales: (&[u64], &[u64], usize),
+        c: &[u64],
+        d: &mut [u64],
+    ) {
+        match kern.plan.path {
+            Path::Fma(_, nan) if fma::fits(&a) && fma::fits(&b) => {
+                kern.groups::<V, W>(a, b, scales, c, d, |a, b, _, c, d| {
+                    if WIDE {
+                        fma::fma64::<V, W>(a, b, c, nan, d);
+                    } else {
+                        fma::fma32::<V, W>(a, b, c, nan, d);
+                    }
+                    0
+                })
+            }
+            _ => kern.all_per_dot(a, b, scales, c, d),
+        }
+    }
+}
+
+/// FTZ-MulAdd over exactly one block of `N` in groups of `P` ([`batch::ftz`]); it covers every
+/// input.
+pub(super) struct FtzMulAdd<const N: usize, const P: usize, D>(PhantomData<D>);
+
+impl<const N: usize, const P: usize, D: batch::VH16, W: Word> Lanes<W> for FtzMulAdd<N, P, D> {
+    #[inline(always)]
+    fn run<V: Vector>(
+        kern: &Kernel,
+        a: Rows<'_, W>,
+        b: Rows<'_, W>,
+        scales: (&[u64], &[u64], usize),
+        c: &[u64],
+        d: &mut [u64],
+    ) {
+        match kern.plan.path {
+            Path::Ftz(_, nan) if kern.plan.lanes_take(kern.unit.block, a.k()) => kern
+                .groups::<V, W>(a, b, scales, c, d, |a, b, _, c, d| {
+                    batch::ftz::<V, N, P, D, W>(a, b, c, nan, d);
+                    0
+                }),
+            _ => kern.all_per_dot(a, b, scales, c, d),
+        }
+    }
+}
+
+/// E-FDPA over a multiple of the block `N` ([`e_fdpa::chain`]).
+pub(super) struct EFdpaBlocks<const N: usize, A, B>(PhantomData<(A, B)>);
+
+impl<const N: usize, A: stage::WDec, B: stage::WDec, W: Word> Lanes<W> for EFdpaBlocks<N, A, B> {
+    #[inline(always)]
+    fn run<V: Vector>(
+        kern: &Kernel,
+        a: Rows<'_, W>,
+        b: Rows<'_, W>,
+        scales: (&[u64], &[u64], usize),
+        c: &[u64],
+        d: &mut [u64],
+    ) {
+        if !matches!(kern.plan.path, Path::EFdpa(_))
+            || !kern.plan.lanes_take(kern.unit.block, a.k())
+        {
+            return kern.all_per_dot(a, b, scales, c, d);
+        }
+        kern.groups::<V, W>(a, b, scales, c, d, |a, b, _, c, d| {
+            e_fdpa::chain::<V, N, A, B, W>(a, b, c, d)
+        });
+    }
+}
+
+/// T-FDPA over a multiple of the block `N` ([`batch::tfdpa_chain`]).
+pub(super) struct TFdpaBlocks<const N: usize, S>(PhantomData<S>);
+
+impl<const N: usize, S: stage::Stage, W: Word> Lanes<W> for TFdpaBlocks<N, S> {
+    #[inline(always)]
+    fn run<V: Vector>(
+        kern: &Kernel,
+        a: Rows<'_, W>,
+        b: Rows<'_, W>,
+        scales: (&[u64], &[u64], usize),
+        c: &[u64],
+        d: &mut [u64],
+    ) {
+        let Some(t) = kern.plan.t else {
+            return kern.all_per_dot(a, b, scales, c, d);
+        };
+        if !kern.plan.lanes_take(kern.unit.block, a.k()) {
+            return kern.all_per_dot(a, b, scales, c, d);
+        }
+        kern.groups::<V, W>(a, b, scales, c, d, |a, b, _, c, d| {
+            if !t.c_fp16 {
+                return batch::tfdpa_chain::<V, N, S, W>(&t, a, b, c, d);
+            }
+            let mut c32 = [0u64; 16];
+            let subnormal = fp16_as_fp32(c, &mut c32);
+            batch::tfdpa_chain::<V, N, S, W>(&t, a, b, &c32[..c.len()], d) | subnormal
+        });
+    }
+}
+
+/// fp16 words as fp32 words of the same values (Inf and NaN alike) in `out`, and the bit mask
+/// of the subnormal ones: those are normal in fp32, with another exponent, and T-FDPA aligns to
+/// the largest exponent of the products and C, so they are left to the per-dot kernel.
+fn fp16_as_fp32(c: &[u64], out: &mut [u64]) -> u32 {
+    let mut subnormal = 0u32;
+    for (j, (o, &w)) in out.iter_mut().zip(c).enumerate() {
+        let (sign, field, man) = ((w >> 15) & 1, (w >> 10) & 0x1f, w & 0x3ff);
+        let body = match field {
+            0 => {
+                subnormal |= u32::from(man != 0) << j;
+                0
+            }
+            0x1f => 0xff << 23 | man << 13,
+            _ => (field + 127 - 15) << 23 | man << 13,
+        };
+        *o = sign << 31 | body;
+    }
+    subnormal
+}
+
+/// TR-FDPA (`GTR` false) or GTR-FDPA over a multiple of the block `N`, or over whole blocks
+/// and a last block of four ([`batch::tr_chain`]): the chain of the plain model
+/// (`DotUnit::chain`) ends with a shorter block where `N` does not divide K, as CDNA3's
+/// multi-block fp16/bf16 forms (`_2b`, `_4b`, `_16b`: K = 4, blocks of 8) always do.
+pub(super) struct TrBlocks<const N: usize, const GTR: bool, S>(PhantomData<S>);
+
+impl<const N: usize, const GTR: bool, S: stage::Stage, W: Word> Lanes<W> for TrBlocks<N, GTR, S> {
+    #[inline(always)]
+    fn run<V: Vector>(
+        kern: &Kernel,
+        a: Rows<'_, W>,
+        b: Rows<'_, W>,
+        scales: (&[u64], &[u64], usize),
+        c: &[u64],
+        d: &mut [u64],
+    ) {
+        let p = match kern.plan.path {
+            Path::Tr(p) if !GTR => p,
+            Path::Gtr(p) if GTR => p,
+            _ => return kern.all_per_dot(a, b, scales, c, d),
+        };
+        if !kern.plan.lanes_take(kern.unit.block, a.k()) {
+            return kern.all_per_dot(a, b, scales, c, d);
+        }
+        let tail = a.k() % N;
+        let t = batch::TrLanes::of(&p.params);
+        let whole = a.k() - tail;
+        kern.groups::<V, W>(a, b, scales, c, d, |a, b, _, c, d| {
+            if tail == 0 {
+                return batch::tr_chain::<V, N, GTR, S, W>(&t, a, b, c, d);
+            }
+            // The whole blocks, then the last one with their result as its C.
+            let mut mid = [0u64; 16];
+            let mid = &mut mid[..c.len()];
+            let (aw, bw) = (a.cols(0, whole), b.cols(0, whole));
+            let bad = batch::tr_chain::<V, N, GTR, S, W>(&t, aw, bw, c, mid);
+            let (a, b) = (a.cols(whole, TR_SHORT), b.cols(whole, TR_SHORT));
+            bad | batch::tr_chain::<V, TR_SHORT, GTR, S, W>(&t, a, b, mid, d)
+        });
+    }
+}
+
+/// ST-FDPA over one block of `N` with one power-of-two scale per dot product and operand: the
+/// T-FDPA lanes with every non-zero product's exponent raised by the scale pair's
+/// ([`batch::tfdpa_chain_off`]); a NaN scale sends the lane to [`Kernel::dot`].
+pub(super) struct StBlock<const N: usize, S>(PhantomData<S>);
+
+impl<const N: usize, S: stage::Stage> Lanes<u64> for StBlock<N, S> {
+    #[inline(always)]
+    fn run<V: Vector>(
+        kern: &Kernel,
+        a: Rows<'_>,
+        b: Rows<'_>,
+        scales: (&[u64], &[u64], usize),
+        c: &[u64],
+        d: &mut [u64],
+    ) {
+        use table::{Dec, SPECIAL};
+        let (Some(t), Some(ts)) = (kern.plan.t, kern.plan.st_scales) else {
+            return kern.all_per_dot(a, b, scales, c, d);
+        };
+        if !kern.plan.lanes_take(kern.unit.block, a.k()) || scales.2 != 1 {
+            return kern.all_per_dot(a, b, scales, c, d);
+        }
+        kern.groups::<V, u64>(a, b, scales, c, d, |ra, rb, (sa, sb), c, d| {
+            // The scale pairs' exponents (powers of two: no significand), NaN scales flagged.
+            let mut off = [0i32; 16];
+            let mut nan = 0u32;
+            for j in 0..V::LANES {
+                let (qa, qb) = (ts.get(sa[j]), ts.get(sb[j]));
+                off[j] = table::exp(qa) + table::exp(qb);
+                nan |= (((qa | qb) & SPECIAL != 0) as u32) << j;
+            }
+            batch::tfdpa_chain_off::<V, N, S, u64>(&t, ra, rb, V::load(&off), c, d) | nan
+        });
     }
 }
 
@@ -138,42 +419,42 @@ macro_rules! f8f6f4_pairs {
     };
 }
 
-/// A lane routine with its leading generic arguments `[..]`, compiled for `u64` words and for
-/// the storage width `$w` of the unit's operands ([`both`]).
+/// A lane routine with its leading generic arguments `[..]`, compiled by the entry points `T`
+/// for `u64` words and for the storage width `$w` of the unit's operands ([`both`]).
 macro_rules! twice {
-    ($f:ident, [$($g:tt)*], $w:ty) => {
-        both::<$w>($f::<$($g)*, u64>, $f::<$($g)*, $w>)
+    ($t:ident, $f:ident, [$($g:tt)*], $w:ty) => {
+        both::<$w>($t::of::<$f<$($g)*>, u64>(), $t::of::<$f<$($g)*>, $w>())
     };
 }
 
-/// The lane routine compiled for a plan's lane key, and its copy for the operands' storage
-/// width; `None` where no routine is compiled for the key (the plan has checked every
-/// condition of the family: this is a table, and decides nothing else).
-pub(super) fn eight_fn_of(key: LaneKey) -> Option<(EightFn, Option<StoredFn>)> {
+/// The lane routine compiled by the entry points `T` for a plan's lane key, and its copy for
+/// the operands' storage width; `None` where no routine is compiled for the key (the plan has
+/// checked every condition of the family: this is a table, and decides nothing else).
+pub(super) fn lane_fns_of<T: Entry>(key: LaneKey) -> Option<(LaneFn, Option<StoredFn>)> {
     use simd::*;
     use stage::{FloatStage as Fs, IntStage as Is};
     match key {
         // fp64 words are `u64`; fp32 ones `u32`.
-        LaneKey::Fma { wide: true } => Some((fma8::<true, u64> as EightFn, None)),
-        LaneKey::Fma { wide: false } => Some(twice!(fma8, [false], u32)),
+        LaneKey::Fma { wide: true } => Some((T::of::<FmaChains<true>, u64>(), None)),
+        LaneKey::Fma { wide: false } => Some(twice!(T, FmaChains, [false], u32)),
         LaneKey::Ftz { f16, n, p } => {
             use crate::kernel::scalar::amd::{Bf16In, F16In};
             match (f16, n, p) {
                 // CDNA2 bf16 without `_1k` with K = 2: one pair.
-                (true, 2, 2) => Some(twice!(ftz8, [2, 2, F16In], u16)),
-                (false, 2, 2) => Some(twice!(ftz8, [2, 2, Bf16In], u16)),
-                (true, 4, 4) => Some(twice!(ftz8, [4, 4, F16In], u16)),
-                (true, 4, 2) => Some(twice!(ftz8, [4, 2, F16In], u16)),
-                (false, 4, 4) => Some(twice!(ftz8, [4, 4, Bf16In], u16)),
-                (false, 4, 2) => Some(twice!(ftz8, [4, 2, Bf16In], u16)),
-                (true, 8, 4) => Some(twice!(ftz8, [8, 4, F16In], u16)),
-                (true, 16, 4) => Some(twice!(ftz8, [16, 4, F16In], u16)),
-                (true, 8, 2) => Some(twice!(ftz8, [8, 2, F16In], u16)),
-                (true, 16, 2) => Some(twice!(ftz8, [16, 2, F16In], u16)),
-                (false, 8, 4) => Some(twice!(ftz8, [8, 4, Bf16In], u16)),
-                (false, 16, 4) => Some(twice!(ftz8, [16, 4, Bf16In], u16)),
-                (false, 8, 2) => Some(twice!(ftz8, [8, 2, Bf16In], u16)),
-                (false, 16, 2) => Some(twice!(ftz8, [16, 2, Bf16In], u16)),
+                (true, 2, 2) => Some(twice!(T, FtzMulAdd, [2, 2, F16In], u16)),
+                (false, 2, 2) => Some(twice!(T, FtzMulAdd, [2, 2, Bf16In], u16)),
+                (true, 4, 4) => Some(twice!(T, FtzMulAdd, [4, 4, F16In], u16)),
+                (true, 4, 2) => Some(twice!(T, FtzMulAdd, [4, 2, F16In], u16)),
+                (false, 4, 4) => Some(twice!(T, FtzMulAdd, [4, 4, Bf16In], u16)),
+                (false, 4, 2) => Some(twice!(T, FtzMulAdd, [4, 2, Bf16In], u16)),
+                (true, 8, 4) => Some(twice!(T, FtzMulAdd, [8, 4, F16In], u16)),
+                (true, 16, 4) => Some(twice!(T, FtzMulAdd, [16, 4, F16In], u16)),
+                (true, 8, 2) => Some(twice!(T, FtzMulAdd, [8, 2, F16In], u16)),
+                (true, 16, 2) => Some(twice!(T, FtzMulAdd, [16, 2, F16In], u16)),
+                (false, 8, 4) => Some(twice!(T, FtzMulAdd, [8, 4, Bf16In], u16)),
+                (false, 16, 4) => Some(twice!(T, FtzMulAdd, [16, 4, Bf16In], u16)),
+                (false, 8, 2) => Some(twice!(T, FtzMulAdd, [8, 2, Bf16In], u16)),
+                (false, 16, 2) => Some(twice!(T, FtzMulAdd, [16, 2, Bf16In], u16)),
                 _ => None,
             }
         }
@@ -182,17 +463,17 @@ pub(super) fn eight_fn_of(key: LaneKey) -> Option<(EightFn, Option<StoredFn>)> {
                 ($(($va:ident, $vb:ident, $ta:ty, $tb:ty, $w:ty)),* $(,)?) => {
                     match (a, b, n) {
                         $(
-                            (VFmt::$va, VFmt::$vb, 8) => Some(twice!(tfdpa8, [8, Fs<$ta, $tb>], $w)),
-                            (VFmt::$va, VFmt::$vb, 16) => Some(twice!(tfdpa8, [16, Fs<$ta, $tb>], $w)),
-                            (VFmt::$va, VFmt::$vb, 32) => Some(twice!(tfdpa8, [32, Fs<$ta, $tb>], $w)),
+                            (VFmt::$va, VFmt::$vb, 8) => Some(twice!(T, TFdpaBlocks, [8, Fs<$ta, $tb>], $w)),
+                            (VFmt::$va, VFmt::$vb, 16) => Some(twice!(T, TFdpaBlocks, [16, Fs<$ta, $tb>], $w)),
+                            (VFmt::$va, VFmt::$vb, 32) => Some(twice!(T, TFdpaBlocks, [32, Fs<$ta, $tb>], $w)),
                         )*
                         // Blocks of four (Volta fp16, Ampere tf32).
-                        (VFmt::F16, VFmt::F16, 4) => Some(twice!(tfdpa8, [4, Fs<VF16, VF16>], u16)),
-                        (VFmt::Bf16, VFmt::Bf16, 4) => Some(twice!(tfdpa8, [4, Fs<VBf16, VBf16>], u16)),
-                        (VFmt::Tf32, VFmt::Tf32, 4) => Some(twice!(tfdpa8, [4, stage::Tf32Stage], u32)),
-                        (VFmt::Tf32, VFmt::Tf32, 8) => Some(twice!(tfdpa8, [8, stage::Tf32Stage], u32)),
-                        (VFmt::Tf32, VFmt::Tf32, 16) => Some(twice!(tfdpa8, [16, stage::Tf32Stage], u32)),
-                        (VFmt::Tf32, VFmt::Tf32, 32) => Some(twice!(tfdpa8, [32, stage::Tf32Stage], u32)),
+                        (VFmt::F16, VFmt::F16, 4) => Some(twice!(T, TFdpaBlocks, [4, Fs<VF16, VF16>], u16)),
+                        (VFmt::Bf16, VFmt::Bf16, 4) => Some(twice!(T, TFdpaBlocks, [4, Fs<VBf16, VBf16>], u16)),
+                        (VFmt::Tf32, VFmt::Tf32, 4) => Some(twice!(T, TFdpaBlocks, [4, stage::Tf32Stage], u32)),
+                        (VFmt::Tf32, VFmt::Tf32, 8) => Some(twice!(T, TFdpaBlocks, [8, stage::Tf32Stage], u32)),
+                        (VFmt::Tf32, VFmt::Tf32, 16) => Some(twice!(T, TFdpaBlocks, [16, stage::Tf32Stage], u32)),
+                        (VFmt::Tf32, VFmt::Tf32, 32) => Some(twice!(T, TFdpaBlocks, [32, stage::Tf32Stage], u32)),
                         _ => None,
                     }
                 };
@@ -205,14 +486,14 @@ pub(super) fn eight_fn_of(key: LaneKey) -> Option<(EightFn, Option<StoredFn>)> {
             )
         }
         LaneKey::EFdpa { a, b, n } => match (a, b, n) {
-            (VFmt::F16, VFmt::F16, 2) => Some(twice!(efdpa8, [2, VF16, VF16], u16)),
-            (VFmt::F16, VFmt::F16, 4) => Some(twice!(efdpa8, [4, VF16, VF16], u16)),
-            (VFmt::F16, VFmt::F16, 8) => Some(twice!(efdpa8, [8, VF16, VF16], u16)),
-            (VFmt::F16, VFmt::F16, 16) => Some(twice!(efdpa8, [16, VF16, VF16], u16)),
-            (VFmt::Bf16, VFmt::Bf16, 2) => Some(twice!(efdpa8, [2, VBf16, VBf16], u16)),
-            (VFmt::Bf16, VFmt::Bf16, 4) => Some(twice!(efdpa8, [4, VBf16, VBf16], u16)),
-            (VFmt::Bf16, VFmt::Bf16, 8) => Some(twice!(efdpa8, [8, VBf16, VBf16], u16)),
-            (VFmt::Bf16, VFmt::Bf16, 16) => Some(twice!(efdpa8, [16, VBf16, VBf16], u16)),
+            (VFmt::F16, VFmt::F16, 2) => Some(twice!(T, EFdpaBlocks, [2, VF16, VF16], u16)),
+            (VFmt::F16, VFmt::F16, 4) => Some(twice!(T, EFdpaBlocks, [4, VF16, VF16], u16)),
+            (VFmt::F16, VFmt::F16, 8) => Some(twice!(T, EFdpaBlocks, [8, VF16, VF16], u16)),
+            (VFmt::F16, VFmt::F16, 16) => Some(twice!(T, EFdpaBlocks, [16, VF16, VF16], u16)),
+            (VFmt::Bf16, VFmt::Bf16, 2) => Some(twice!(T, EFdpaBlocks, [2, VBf16, VBf16], u16)),
+            (VFmt::Bf16, VFmt::Bf16, 4) => Some(twice!(T, EFdpaBlocks, [4, VBf16, VBf16], u16)),
+            (VFmt::Bf16, VFmt::Bf16, 8) => Some(twice!(T, EFdpaBlocks, [8, VBf16, VBf16], u16)),
+            (VFmt::Bf16, VFmt::Bf16, 16) => Some(twice!(T, EFdpaBlocks, [16, VBf16, VBf16], u16)),
             _ => None,
         },
         LaneKey::Tr { a, b, n, gtr } => {
@@ -220,15 +501,15 @@ pub(super) fn eight_fn_of(key: LaneKey) -> Option<(EightFn, Option<StoredFn>)> {
                 ($(($va:ident, $vb:ident, $st:ty, $w:ty)),* $(,)?) => {
                     match (a, b, n, gtr) {
                         $(
-                            (VFmt::$va, VFmt::$vb, 8, false) => Some(twice!(tr8, [8, false, $st], $w)),
-                            (VFmt::$va, VFmt::$vb, 16, false) => Some(twice!(tr8, [16, false, $st], $w)),
-                            (VFmt::$va, VFmt::$vb, 8, true) => Some(twice!(tr8, [8, true, $st], $w)),
-                            (VFmt::$va, VFmt::$vb, 16, true) => Some(twice!(tr8, [16, true, $st], $w)),
+                            (VFmt::$va, VFmt::$vb, 8, false) => Some(twice!(T, TrBlocks, [8, false, $st], $w)),
+                            (VFmt::$va, VFmt::$vb, 16, false) => Some(twice!(T, TrBlocks, [16, false, $st], $w)),
+                            (VFmt::$va, VFmt::$vb, 8, true) => Some(twice!(T, TrBlocks, [8, true, $st], $w)),
+                            (VFmt::$va, VFmt::$vb, 16, true) => Some(twice!(T, TrBlocks, [16, true, $st], $w)),
                         )*
                         // Blocks of four: CDNA3 xf32, and fp16/bf16 units no catalog has yet.
-                        (VFmt::Tf32, VFmt::Tf32, 4, false) => Some(twice!(tr8, [4, false, stage::Tf32Stage], u32)),
-                        (VFmt::F16, VFmt::F16, 4, false) => Some(twice!(tr8, [4, false, Fs<VF16, VF16>], u16)),
-                        (VFmt::Bf16, VFmt::Bf16, 4, false) => Some(twice!(tr8, [4, false, Fs<VBf16, VBf16>], u16)),
+                        (VFmt::Tf32, VFmt::Tf32, 4, false) => Some(twice!(T, TrBlocks, [4, false, stage::Tf32Stage], u32)),
+                        (VFmt::F16, VFmt::F16, 4, false) => Some(twice!(T, TrBlocks, [4, false, Fs<VF16, VF16>], u16)),
+                        (VFmt::Bf16, VFmt::Bf16, 4, false) => Some(twice!(T, TrBlocks, [4, false, Fs<VBf16, VBf16>], u16)),
                         _ => None,
                     }
                 };
@@ -250,9 +531,9 @@ pub(super) fn eight_fn_of(key: LaneKey) -> Option<(EightFn, Option<StoredFn>)> {
     }
 }
 
-/// The ST-FDPA lane routine compiled for a plan's key (the fp8/fp6/fp4 pairs of
-/// `kind::mxf8f6f4`, blocks of 32), as [`eight_fn_of`].
-pub(super) fn eight_scaled_fn_of(key: StKey) -> Option<EightScaledFn> {
+/// The ST-FDPA lane routine compiled by the entry points `T` for a plan's key (the
+/// fp8/fp6/fp4 pairs of `kind::mxf8f6f4`, blocks of 32), as [`lane_fns_of`].
+pub(super) fn scaled_fn_of<T: Entry>(key: StKey) -> Option<LaneFn> {
     use simd::*;
     use stage::FloatStage as Fs;
     let StKey { a, b, n } = key;
@@ -260,209 +541,11 @@ pub(super) fn eight_scaled_fn_of(key: StKey) -> Option<EightScaledFn> {
         ($(($va:ident, $vb:ident, $ta:ty, $tb:ty, $w:ty)),* $(,)?) => {
             match (a, b, n) {
                 $(
-                    (VFmt::$va, VFmt::$vb, 32) => Some(st8::<32, Fs<$ta, $tb>> as EightScaledFn),
+                    (VFmt::$va, VFmt::$vb, 32) => Some(T::of::<StBlock<32, Fs<$ta, $tb>>, u64>()),
                 )*
                 _ => None,
             }
         };
     }
     f8f6f4_pairs!(table)
-}
-
-/// ST-FDPA over one block of `N` with one power-of-two scale per dot product and operand: the
-/// T-FDPA lanes with every non-zero product's exponent raised by the scale pair's
-/// ([`batch::tfdpa_chain_off`]); a NaN scale sends the lane to [`Kernel::dot`].
-/// # Safety
-/// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
-/// it was planned for that instruction set.
-#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn st8<const N: usize, S: stage::Stage>(
-    kern: &Kernel,
-    a: Rows<'_>,
-    b: Rows<'_>,
-    sa: &[u64],
-    sb: &[u64],
-    c: &[u64],
-    d: &mut [u64],
-) {
-    use core::arch::x86_64::_mm256_loadu_si256;
-    use table::{self, Dec, SPECIAL};
-    let scales = (sa, sb, 1);
-    let (Some(t), Some(ts)) = (kern.plan.t, kern.plan.st_scales) else {
-        return kern.all_per_dot(a, b, scales, c, d);
-    };
-    if !kern.plan.lanes_take(kern.unit.block, a.k()) {
-        return kern.all_per_dot(a, b, scales, c, d);
-    }
-    kern.groups(a, b, scales, c, d, |ra, rb, (sa8, sb8), c8, d8| {
-        // The scale pairs' exponents (powers of two: no significand), NaN scales flagged.
-        let mut off = [0i32; 8];
-        let mut nan = 0u32;
-        for j in 0..8 {
-            let (qa, qb) = (ts.get(sa8[j]), ts.get(sb8[j]));
-            off[j] = table::exp(qa) + table::exp(qb);
-            nan |= (((qa | qb) & SPECIAL != 0) as u32) << j;
-        }
-        // SAFETY: an unaligned load of eight i32.
-        let off = unsafe { _mm256_loadu_si256(off.as_ptr().cast()) };
-        batch::tfdpa_chain_off::<N, S, u64>(&t, ra, rb, off, c8, d8) | nan
-    });
-}
-
-/// FTZ-MulAdd over exactly one block of `N` ([`batch::ftz`]); it covers every input.
-/// # Safety
-/// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
-/// it was planned for that instruction set.
-#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn ftz8<const N: usize, const P: usize, D: batch::VH16, W: Word>(
-    kern: &Kernel,
-    a: Rows<'_, W>,
-    b: Rows<'_, W>,
-    c: &[u64],
-    d: &mut [u64],
-) {
-    match kern.plan.path {
-        Path::Ftz(_, nan) if kern.plan.lanes_take(kern.unit.block, a.k()) => {
-            kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
-                batch::ftz::<N, P, D, W>(a, b, c, nan, d);
-                0
-            })
-        }
-        _ => kern.all_per_dot(a, b, NO_SCALES, c, d),
-    }
-}
-
-/// fp64 (`WIDE`) or fp32 FMA chains over any K ([`fma::fma64`], [`fma::fma32`]); they cover
-/// every input.
-/// # Safety
-/// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
-/// it was planned for that instruction set.
-#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn fma8<const WIDE: bool, W: Word>(
-    kern: &Kernel,
-    a: Rows<'_, W>,
-    b: Rows<'_, W>,
-    c: &[u64],
-    d: &mut [u64],
-) {
-    match kern.plan.path {
-        Path::Fma(_, nan) if fma::fits(&a) && fma::fits(&b) => {
-            kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
-                if WIDE {
-                    fma::fma64(a, b, c, nan, d);
-                } else {
-                    fma::fma32(a, b, c, nan, d);
-                }
-                0
-            })
-        }
-        _ => kern.all_per_dot(a, b, NO_SCALES, c, d),
-    }
-}
-
-/// E-FDPA over a multiple of the block `N` ([`e_fdpa::chain`]).
-/// # Safety
-/// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
-/// it was planned for that instruction set.
-#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn efdpa8<const N: usize, A: stage::WDec, B: stage::WDec, W: Word>(
-    kern: &Kernel,
-    a: Rows<'_, W>,
-    b: Rows<'_, W>,
-    c: &[u64],
-    d: &mut [u64],
-) {
-    if !matches!(kern.plan.path, Path::EFdpa(_)) || !kern.plan.lanes_take(kern.unit.block, a.k()) {
-        return kern.all_per_dot(a, b, NO_SCALES, c, d);
-    }
-    kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
-        e_fdpa::chain::<N, A, B, W>(a, b, c, d)
-    });
-}
-
-/// T-FDPA over a multiple of the block `N` ([`batch::tfdpa_chain`]).
-/// # Safety
-/// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
-/// it was planned for that instruction set.
-#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn tfdpa8<const N: usize, S: stage::Stage, W: Word>(
-    kern: &Kernel,
-    a: Rows<'_, W>,
-    b: Rows<'_, W>,
-    c: &[u64],
-    d: &mut [u64],
-) {
-    let Some(t) = kern.plan.t else {
-        return kern.all_per_dot(a, b, NO_SCALES, c, d);
-    };
-    if !kern.plan.lanes_take(kern.unit.block, a.k()) {
-        return kern.all_per_dot(a, b, NO_SCALES, c, d);
-    }
-    kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
-        if !t.c_fp16 {
-            return batch::tfdpa_chain::<N, S, W>(&t, a, b, c, d);
-        }
-        let (c32, subnormal) = fp16_as_fp32(c);
-        batch::tfdpa_chain::<N, S, W>(&t, a, b, &c32, d) | subnormal
-    });
-}
-
-/// Eight fp16 words as fp32 words of the same values (Inf and NaN alike), and the bit mask of
-/// the subnormal ones: those are normal in fp32, with another exponent, and T-FDPA aligns to
-/// the largest exponent of the products and C, so they are left to the per-dot kernel.
-fn fp16_as_fp32(c: &[u64; 8]) -> ([u64; 8], u32) {
-    let mut out = [0u64; 8];
-    let mut subnormal = 0u32;
-    for (j, (o, &w)) in out.iter_mut().zip(c).enumerate() {
-        let (sign, field, man) = ((w >> 15) & 1, (w >> 10) & 0x1f, w & 0x3ff);
-        let body = match field {
-            0 => {
-                subnormal |= u32::from(man != 0) << j;
-                0
-            }
-            0x1f => 0xff << 23 | man << 13,
-            _ => (field + 127 - 15) << 23 | man << 13,
-        };
-        *o = sign << 31 | body;
-    }
-    (out, subnormal)
-}
-
-/// TR-FDPA (`GTR` false) or GTR-FDPA over a multiple of the block `N`, or over whole blocks
-/// and a last block of four ([`batch::tr_chain`]): the chain of the plain model
-/// (`DotUnit::chain`) ends with a shorter block where `N` does not divide K, as CDNA3's
-/// multi-block fp16/bf16 forms (`_2b`, `_4b`, `_16b`: K = 4, blocks of 8) always do.
-/// # Safety
-/// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
-/// it was planned for that instruction set.
-#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn tr8<const N: usize, const GTR: bool, S: stage::Stage, W: Word>(
-    kern: &Kernel,
-    a: Rows<'_, W>,
-    b: Rows<'_, W>,
-    c: &[u64],
-    d: &mut [u64],
-) {
-    let p = match kern.plan.path {
-        Path::Tr(p) if !GTR => p,
-        Path::Gtr(p) if GTR => p,
-        _ => return kern.all_per_dot(a, b, NO_SCALES, c, d),
-    };
-    if !kern.plan.lanes_take(kern.unit.block, a.k()) {
-        return kern.all_per_dot(a, b, NO_SCALES, c, d);
-    }
-    let tail = a.k() % N;
-    let t = batch::TrLanes::of(&p.params);
-    let whole = a.k() - tail;
-    kern.groups(a, b, NO_SCALES, c, d, |a, b, _, c, d| {
-        if tail == 0 {
-            return batch::tr_chain::<N, GTR, S, W>(&t, a, b, c, d);
-        }
-        // The whole blocks, then the last one with their result as its C.
-        let mut mid = *c;
-        let bad =
-            batch::tr_chain::<N, GTR, S, W>(&t, a.cols(0, whole), b.cols(0, whole), c, &mut mid);
-        let (a, b) = (a.cols(whole, TR_SHORT), b.cols(whole, TR_SHORT));
-        bad | batch::tr_chain::<TR_SHORT, GTR, S, W>(&t, a, b, &mid, d)
-    });
 }

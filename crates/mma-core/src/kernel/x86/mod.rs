@@ -1,28 +1,34 @@
-//! Every use of x86-64 vector instructions (AVX2 with BMI1/2, FMA, F16C and LZCNT) in the
-//! project, and the only place with intrinsics: the lane routines that evaluate eight dot
-//! products per vector (`lanes.rs` picks them; `rows.rs` loads their operands; `batch.rs`,
-//! `stage.rs`, `simd.rs`, `fma.rs` and `e_fdpa.rs` are the arithmetic; `gemm.rs` the matrix
-//! driver's lanes), and the vector block of one dot product
-//! (`per_dot.rs`). The rest of the kernel reaches this module only through the names
-//! re-exported below, when a kernel is planned for [`Isa::Avx2`]; on other architectures
-//! `kernel/no_x86.rs` stands in with the same names and no routine.
+//! Every use of x86-64 vector instructions (AVX2 with BMI1/2, FMA, F16C and LZCNT; AVX-512
+//! F/BW/DQ/VL) in the project, and the only place with intrinsics: the lane routines that
+//! evaluate a group of dot products per vector (`lanes.rs` picks them; `vector.rs` is the
+//! vector widths, `Ymm` for AVX2 and `Zmm` for AVX-512, with the row loads; `batch.rs`,
+//! `stage.rs`, `simd.rs`, `fma.rs`, `e_fdpa.rs` and `gst.rs` are the arithmetic; `gemm.rs` the
+//! matrix driver's lanes), and the vector block of one dot product (`per_dot.rs`). The rest of
+//! the kernel reaches this module only through the names re-exported below, when a kernel is
+//! planned for [`Isa::Avx2`] or [`Isa::Avx512`]; on other architectures `kernel/no_x86.rs`
+//! stands in with the same names and no routine.
 //!
 //! Soundness, once for the whole module: every function compiled with `#[target_feature]` is an
-//! `unsafe fn` whose contract is "the CPU supports [`Isa::Avx2`]". A kernel holds such a
-//! function (as a pointer, or by its plan's `isa`) only when it was planned for `Isa::Avx2`,
-//! which `Isa::detect`/`Isa::is_supported` confirmed on this CPU; every call site says so in a
-//! `SAFETY:` comment. The remaining `unsafe` blocks are unaligned loads and stores of whole
-//! vectors from slices whose lengths the surrounding code has checked, each with its argument.
+//! `unsafe fn` whose contract is "the CPU supports the instruction set it is compiled for"
+//! (AVX2, or AVX-512 with AVX2). A kernel holds such a function (as a pointer, or by its plan's
+//! `isa`) only when it was planned for that instruction set, which `Isa::detect`/
+//! `Isa::is_supported` confirmed on this CPU; every call site says so in a `SAFETY:` comment.
+//! The per-dot routines and the GST-FDPA lanes are compiled for AVX2 only and serve AVX-512
+//! kernels too (every AVX-512 CPU the plan accepts has AVX2). The remaining `unsafe` blocks are
+//! unaligned loads and stores of whole vectors from slices whose lengths the surrounding code
+//! has checked, each with its argument.
 
 mod batch;
 mod e_fdpa;
 mod fma;
 mod gemm;
+mod gst;
 mod lanes;
 mod per_dot;
 mod rows;
 mod simd;
 mod stage;
+mod vector;
 
 pub(super) use gemm::gemm_lanes;
 pub(crate) use gemm::GemmLanes;
@@ -32,41 +38,42 @@ use crate::kernel::dots::{Word, Words};
 use crate::kernel::plan::{LaneKey, StKey, VDotKey};
 use crate::kernel::{Isa, Kernel, Rows};
 use crate::model::BlockIn;
+use lanes::NO_SCALES;
+use vector::{Ymm, Zmm};
 
-/// A lane routine as compiled: eight dot products of one length `k`, no scale factors, `(kernel,
-/// a rows, b rows, c, d)` with as many rows as C and D words, a multiple of 8; lanes outside the
-/// routine's common case, and a `k` it does not take, are computed by `Kernel::dot`.
+/// A lane routine as compiled: the dot products of one length `k`, `(kernel, a rows, b rows,
+/// (scale_a, scale_b, scales per dot product), c, d)` with as many rows as C and D words, a
+/// multiple of 8; lanes outside the routine's common case, and a `k` it does not take, are
+/// computed by `Kernel::dot`.
 /// # Safety
-/// Compiled for AVX2: call only on a CPU that has it (what [`Eight`] guarantees).
-type EightFn<W = u64> = unsafe fn(&Kernel, Rows<'_, W>, Rows<'_, W>, &[u64], &mut [u64]);
-/// As [`EightFn`] with one scale factor per dot product and operand: `(kernel, a rows, b rows,
-/// scale_a, scale_b, c, d)` (ST-FDPA with K equal to the scale block).
-/// # Safety
-/// As [`EightFn`].
-type EightScaledFn = unsafe fn(&Kernel, Rows<'_>, Rows<'_>, &[u64], &[u64], &[u64], &mut [u64]);
+/// Compiled for AVX2 or AVX-512: call only on a CPU that has it (what [`Eight`], [`Stored`]
+/// and [`EightScaled`] guarantee).
+type LaneFn<W = u64> =
+    unsafe fn(&Kernel, Rows<'_, W>, Rows<'_, W>, (&[u64], &[u64], usize), &[u64], &mut [u64]);
 /// A whole dot product through the vector block, monomorphised for a format pair and a block
 /// length: `(kernel, a, b, c)`.
 /// # Safety
-/// As [`EightFn`].
+/// Compiled for AVX2: call only on a CPU that has it (what [`VDot`] guarantees).
 type VDotFn = unsafe fn(&Kernel, &[u64], &[u64], u64) -> u64;
 
-/// Whether routines compiled for AVX2 may be handed out: the kernel is planned for
-/// [`Isa::Avx2`] and this CPU has it. Every [`Eight`], [`EightScaled`] and [`VDot`] is made
-/// behind this check, which is what makes calling them safe.
-fn avx2_here(isa: Isa) -> bool {
-    isa == Isa::Avx2 && isa.is_supported()
+/// Whether routines compiled for the vector instruction set `isa` may be handed out: the
+/// kernel is planned for AVX2 or AVX-512 and this CPU has it. Every [`Eight`], [`Stored`],
+/// [`EightScaled`], [`VDot`] and matrix lane routine is made behind this check, which is what
+/// makes calling them safe.
+fn vector_here(isa: Isa) -> bool {
+    matches!(isa, Isa::Avx2 | Isa::Avx512) && isa.is_supported()
 }
 
-/// A lane routine this CPU can run (see [`EightFn`]); made only by [`eight_of`].
+/// A lane routine this CPU can run (see [`LaneFn`]); made only by [`eight_of`].
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Eight(EightFn);
+pub(super) struct Eight(LaneFn);
 
 impl Eight {
     #[inline(always)]
     pub(super) fn run(self, k: &Kernel, a: Rows<'_>, b: Rows<'_>, c: &[u64], d: &mut [u64]) {
-        // SAFETY: the routine is compiled for AVX2, and an `Eight` is made only where
-        // `avx2_here` confirmed that this CPU has it.
-        unsafe { (self.0)(k, a, b, c, d) }
+        // SAFETY: the routine is compiled for the kernel's instruction set, and an `Eight` is
+        // made only where `vector_here` confirmed that this CPU has it.
+        unsafe { (self.0)(k, a, b, NO_SCALES, c, d) }
     }
 }
 
@@ -74,38 +81,38 @@ impl Eight {
 /// the `u64` routine is [`Eight`]): the same arithmetic, reading the narrow words directly.
 #[derive(Clone, Copy, Debug)]
 enum StoredFn {
-    U8(EightFn<u8>),
-    U16(EightFn<u16>),
-    U32(EightFn<u32>),
+    U8(LaneFn<u8>),
+    U16(LaneFn<u16>),
+    U32(LaneFn<u32>),
 }
 
 /// A storage width narrower than `u64` that lane routines are compiled for.
 trait LaneWord: Word {
     /// The routine as a [`StoredFn`].
-    fn stored(f: EightFn<Self>) -> Option<StoredFn>;
+    fn stored(f: LaneFn<Self>) -> Option<StoredFn>;
 }
 
 impl LaneWord for u8 {
-    fn stored(f: EightFn<u8>) -> Option<StoredFn> {
+    fn stored(f: LaneFn<u8>) -> Option<StoredFn> {
         Some(StoredFn::U8(f))
     }
 }
 
 impl LaneWord for u16 {
-    fn stored(f: EightFn<u16>) -> Option<StoredFn> {
+    fn stored(f: LaneFn<u16>) -> Option<StoredFn> {
         Some(StoredFn::U16(f))
     }
 }
 
 impl LaneWord for u32 {
-    fn stored(f: EightFn<u32>) -> Option<StoredFn> {
+    fn stored(f: LaneFn<u32>) -> Option<StoredFn> {
         Some(StoredFn::U32(f))
     }
 }
 
 /// A unit's lane routine compiled twice: for `u64` words and for its operands' storage width
 /// `W`.
-fn both<W: LaneWord>(wide: EightFn, stored: EightFn<W>) -> (EightFn, Option<StoredFn>) {
+fn both<W: LaneWord>(wide: LaneFn, stored: LaneFn<W>) -> (LaneFn, Option<StoredFn>) {
     (wide, W::stored(stored))
 }
 
@@ -136,7 +143,7 @@ impl Stored {
     ) -> bool {
         #[inline(always)]
         fn go<W: Word>(
-            f: EightFn<W>,
+            f: LaneFn<W>,
             kern: &Kernel,
             k: usize,
             (a, b): (&[W], &[W]),
@@ -150,8 +157,8 @@ impl Stored {
             if d.len() != n || k == 0 {
                 return false;
             }
-            // SAFETY: as `Eight::run`: a `Stored` is made only where `avx2_here` held.
-            unsafe { f(kern, ra, rb, c, d) };
+            // SAFETY: as `Eight::run`: a `Stored` is made only where `vector_here` held.
+            unsafe { f(kern, ra, rb, NO_SCALES, c, d) };
             true
         }
         match (self.0, a, b) {
@@ -163,10 +170,10 @@ impl Stored {
     }
 }
 
-/// A scaled lane routine this CPU can run (see [`EightScaledFn`]); made only by
-/// [`eight_scaled_of`].
+/// A scaled lane routine this CPU can run (ST-FDPA: one scale factor per dot product and
+/// operand); made only by [`eight_scaled_of`].
 #[derive(Clone, Copy, Debug)]
-pub(super) struct EightScaled(EightScaledFn);
+pub(super) struct EightScaled(LaneFn);
 
 impl EightScaled {
     #[allow(clippy::too_many_arguments)]
@@ -181,8 +188,8 @@ impl EightScaled {
         c: &[u64],
         d: &mut [u64],
     ) {
-        // SAFETY: as `Eight::run`: made only where `avx2_here` held.
-        unsafe { (self.0)(k, a, b, sa, sb, c, d) }
+        // SAFETY: as `Eight::run`: made only where `vector_here` held.
+        unsafe { (self.0)(k, a, b, (sa, sb, 1), c, d) }
     }
 }
 
@@ -193,7 +200,8 @@ pub(super) struct VDot(VDotFn);
 impl VDot {
     #[inline(always)]
     pub(super) fn call(self, k: &Kernel, a: &[u64], b: &[u64], c: u64) -> u64 {
-        // SAFETY: as `Eight::run`: made only where `avx2_here` held.
+        // SAFETY: as `Eight::run`: made only where `vector_here` held (the routine needs
+        // AVX2, which both vector instruction sets have).
         unsafe { (self.0)(k, a, b, c) }
     }
 }
@@ -201,35 +209,39 @@ impl VDot {
 /// The lane routine compiled for a plan's lane key, for a kernel planned for `isa`, and its
 /// copy for the operands' storage width where that is narrower than `u64`.
 pub(super) fn eight_of(key: LaneKey, isa: Isa) -> Option<(Eight, Option<Stored>)> {
-    avx2_here(isa)
-        .then(|| lanes::eight_fn_of(key))
-        .flatten()
-        .map(|(wide, stored)| (Eight(wide), stored.map(Stored)))
+    let fns = match isa {
+        _ if !vector_here(isa) => None,
+        Isa::Avx512 => lanes::lane_fns_of::<Zmm>(key),
+        _ => lanes::lane_fns_of::<Ymm>(key),
+    };
+    fns.map(|(wide, stored)| (Eight(wide), stored.map(Stored)))
 }
 
 /// The scaled lane routine compiled for a plan's ST-FDPA key, for a kernel planned for `isa`.
 pub(super) fn eight_scaled_of(key: StKey, isa: Isa) -> Option<EightScaled> {
-    avx2_here(isa)
-        .then(|| lanes::eight_scaled_fn_of(key))
-        .flatten()
-        .map(EightScaled)
+    let f = match isa {
+        _ if !vector_here(isa) => None,
+        Isa::Avx512 => lanes::scaled_fn_of::<Zmm>(key),
+        _ => lanes::scaled_fn_of::<Ymm>(key),
+    };
+    f.map(EightScaled)
 }
 
 /// The vector dot product compiled for a plan's key, for a kernel planned for `isa`.
 pub(super) fn vdot_of(key: VDotKey, isa: Isa) -> Option<VDot> {
-    avx2_here(isa)
+    vector_here(isa)
         .then(|| per_dot::vdot_fn_of(key))
         .flatten()
         .map(VDot)
 }
 
 /// `Kernel::dot` after the length check: the copy compiled for AVX2 where the kernel was planned
-/// for it, the portable one otherwise.
+/// for a vector instruction set, the portable one otherwise.
 #[inline(always)]
 pub(super) fn dot(k: &Kernel, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
-    if k.plan.isa == Isa::Avx2 {
+    if k.plan.isa.has_avx2() {
         // SAFETY: a kernel's `isa` is one this CPU supports (`Kernel::new` takes
-        // `Isa::detect`, `Kernel::with_isa` checks `Isa::is_supported`).
+        // `Isa::detect`, `Kernel::with_isa` checks `Isa::is_supported`), and it has AVX2.
         return unsafe { per_dot::dot(k, a, b, c, sa, sb) };
     }
     k.dot_any(a, b, c, sa, sb)
@@ -245,7 +257,7 @@ pub(super) fn widen<W: Copy + Into<u64>>(k: &Kernel, x: &[W], out: &mut [u64]) {
     unsafe fn widen_avx2<W: Copy + Into<u64>>(x: &[W], out: &mut [u64]) {
         super::widen_words(x, out)
     }
-    if k.plan.isa == Isa::Avx2 {
+    if k.plan.isa.has_avx2() {
         // SAFETY: as in `dot`: the kernel's `isa` is supported by this CPU.
         return unsafe { widen_avx2(x, out) };
     }
@@ -255,7 +267,7 @@ pub(super) fn widen<W: Copy + Into<u64>>(k: &Kernel, x: &[W], out: &mut [u64]) {
 /// `Kernel::block`, as [`dot`].
 #[inline(always)]
 pub(super) fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
-    if k.plan.isa == Isa::Avx2 {
+    if k.plan.isa.has_avx2() {
         // SAFETY: as in `dot`: the kernel's `isa` is supported by this CPU.
         return unsafe { per_dot::block(k, x) };
     }
@@ -263,7 +275,8 @@ pub(super) fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
 }
 
 /// GST-FDPA dot products eight at a time (`Kernel::gst_dots`); `false` (nothing written) where
-/// the kernel is not planned for AVX2 or the unit, K or output do not fit the lanes.
+/// the kernel is not planned for a vector instruction set or the unit, K or output do not fit
+/// the lanes.
 pub(super) fn gst_dots(
     k: &Kernel,
     (a, b): (Rows<'_>, Rows<'_>),
@@ -271,7 +284,7 @@ pub(super) fn gst_dots(
     c: &[u64],
     d: &mut [u64],
 ) -> bool {
-    if k.plan.isa != Isa::Avx2 {
+    if !k.plan.isa.has_avx2() {
         return false;
     }
     // SAFETY: as in `dot`: the kernel's `isa` is supported by this CPU.

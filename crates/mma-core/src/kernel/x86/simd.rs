@@ -17,6 +17,7 @@
 
 #![allow(unused_unsafe)]
 
+use super::vector::{Vector, Ymm};
 use core::arch::x86_64::*;
 
 /// How a format marks Inf/NaN words (the fast path hands blocks with any to the plain model).
@@ -44,10 +45,10 @@ pub type VE4M3Fnuz = V<4, 3, SP_NEG_ZERO>;
 pub type VE5M2Fnuz = V<5, 2, SP_NEG_ZERO>;
 
 /// A lane decoder: significand with the hidden bit, `max(exponent field, 1)` (the scientific
-/// exponent plus the bias), an all-ones mask where the word is Inf/NaN, and the sign as 0/-1.
+/// exponent plus the bias), a mask of the lanes where the word is Inf/NaN, and the sign as 0/-1.
 pub trait VDec: Copy {
     const BIAS: i32;
-    fn dec(x: __m256i) -> (__m256i, __m256i, __m256i, __m256i);
+    fn dec<X: Vector>(x: X::I) -> (X::I, X::I, X::M, X::I);
 }
 
 impl<const EXP: i32, const MAN: i32, const SP: u8> VDec for V<EXP, MAN, SP> {
@@ -58,32 +59,28 @@ impl<const EXP: i32, const MAN: i32, const SP: u8> VDec for V<EXP, MAN, SP> {
     };
 
     #[inline(always)]
-    fn dec(x: __m256i) -> (__m256i, __m256i, __m256i, __m256i) {
-        // SAFETY: register-only AVX2 arithmetic; this module is compiled only with AVX2 enabled.
-        unsafe {
-            let top = (1 << EXP) - 1;
-            let ef = _mm256_and_si256(_mm256_srli_epi32::<MAN>(x), _mm256_set1_epi32(top));
-            let man = _mm256_and_si256(x, _mm256_set1_epi32((1 << MAN) - 1));
-            let normal = _mm256_cmpgt_epi32(ef, _mm256_setzero_si256());
-            let sig = _mm256_or_si256(man, _mm256_and_si256(normal, _mm256_set1_epi32(1 << MAN)));
-            let e = _mm256_max_epi32(ef, _mm256_set1_epi32(1));
-            let special = match SP {
-                SP_IEEE => _mm256_cmpeq_epi32(ef, _mm256_set1_epi32(top)),
-                SP_ALL_ONES => {
-                    let low = _mm256_set1_epi32((1 << (EXP + MAN)) - 1);
-                    _mm256_cmpeq_epi32(_mm256_and_si256(x, low), low)
-                }
-                SP_NEG_ZERO => {
-                    let low = _mm256_set1_epi32((1 << (1 + EXP + MAN)) - 1);
-                    let nan = _mm256_set1_epi32(1 << (EXP + MAN));
-                    _mm256_cmpeq_epi32(_mm256_and_si256(x, low), nan)
-                }
-                _ => _mm256_setzero_si256(),
-            };
-            let up = _mm_cvtsi32_si128(31 - EXP - MAN);
-            let neg = _mm256_srai_epi32::<31>(_mm256_sll_epi32(x, up));
-            (sig, e, special, neg)
-        }
+    fn dec<X: Vector>(x: X::I) -> (X::I, X::I, X::M, X::I) {
+        let top = (1 << EXP) - 1;
+        let ef = X::and(X::shr(x, MAN as u32), X::splat(top));
+        let man = X::and(x, X::splat((1 << MAN) - 1));
+        let normal = X::gt(ef, X::zero());
+        let sig = X::or(man, X::keep(normal, X::splat(1 << MAN)));
+        let e = X::max(ef, X::splat(1));
+        let special = match SP {
+            SP_IEEE => X::eq(ef, X::splat(top)),
+            SP_ALL_ONES => {
+                let low = X::splat((1 << (EXP + MAN)) - 1);
+                X::eq(X::and(x, low), low)
+            }
+            SP_NEG_ZERO => {
+                let low = X::splat((1 << (1 + EXP + MAN)) - 1);
+                let nan = X::splat(1 << (EXP + MAN));
+                X::eq(X::and(x, low), nan)
+            }
+            _ => X::none(),
+        };
+        let neg = X::sar(X::shl(x, (31 - EXP - MAN) as u32), 31);
+        (sig, e, special, neg)
     }
 }
 
@@ -135,8 +132,8 @@ pub fn tfdpa<const N: usize, A: VDec, B: VDec>(
         let mut special = zero;
         let mut all_neg = _mm256_set1_epi32(-1);
         for j in 0..N / 8 {
-            let (sa, fa, xa, na) = A::dec(load8(&a[8 * j..]));
-            let (sb, fb, xb, nb) = B::dec(load8(&b[8 * j..]));
+            let (sa, fa, xa, na) = A::dec::<Ymm>(load8(&a[8 * j..]));
+            let (sb, fb, xb, nb) = B::dec::<Ymm>(load8(&b[8 * j..]));
             let s = _mm256_mullo_epi32(sa, sb);
             let e = _mm256_blendv_epi8(_mm256_add_epi32(fa, fb), ez, _mm256_cmpeq_epi32(s, zero));
             let g = _mm256_xor_si256(na, nb);
@@ -202,8 +199,8 @@ pub fn gtr<const N: usize, A: VDec, B: VDec>(
         let mut emax = ez;
         let mut special = zero;
         for j in 0..N / 8 {
-            let (sa, fa, xa, na) = A::dec(load8(&a[8 * j..]));
-            let (sb, fb, xb, nb) = B::dec(load8(&b[8 * j..]));
+            let (sa, fa, xa, na) = A::dec::<Ymm>(load8(&a[8 * j..]));
+            let (sb, fb, xb, nb) = B::dec::<Ymm>(load8(&b[8 * j..]));
             let s = _mm256_mullo_epi32(sa, sb);
             let e = _mm256_blendv_epi8(_mm256_add_epi32(fa, fb), ez, _mm256_cmpeq_epi32(s, zero));
             special = _mm256_or_si256(special, _mm256_or_si256(xa, xb));
