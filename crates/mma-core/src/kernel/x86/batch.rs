@@ -389,36 +389,55 @@ pub fn tr<V: Vector, const N: usize, const GTR: bool, P: Products>(
     }
     let q2 = V::sub(e_max, set(t.f2 as i32 + 1));
 
-    // 2^x for integer lanes x within the normal range of f64.
-    let pow2 = |x: V::Q| V::as_d(V::q_shl(V::q_add(x, V::q_splat(1023)), 52));
+    let grid = (dot_r, dot_l, c_fl, q2);
+    let (lo, hi) = (
+        late_round::<V>(t, grid, up, 0),
+        late_round::<V>(t, grid, up, 1),
+    );
+    (V::as_i(V::join(lo, hi)), bad)
+}
+
+/// 2^x for integer lanes x within the normal range of f64.
+#[inline(always)]
+fn pow2<V: Vector>(x: V::Q) -> V::D {
+    V::as_d(V::q_shl(V::q_add(x, V::q_splat(1023)), 52))
+}
+
+/// The last steps of [`tr`] on half `h` of the lanes, in 64-bit lanes: the product sum
+/// (`dot_r << dot_l`) and C (`c_fl << up`) on the grid `2^q2`, their sum floored to `F2`
+/// fraction bits and rounded to fp32.
+#[inline(always)]
+fn late_round<V: Vector>(
+    t: &TrLanes,
+    (dot_r, dot_l, c_fl, q2): (V::I, V::I, V::I, V::I),
+    up: u32,
+    h: usize,
+) -> V::Fh {
     let magic = V::q_splat(0x4338_0000_0000_0000); // 2^52 + 2^51
-    let half = |h: usize| {
-        // The total on the grid 2^q2: below 2^40 in magnitude, so exact in f64 (converted
-        // by the 2^52 + 2^51 bias trick, valid below 2^51).
-        let dot = V::q_shl_v(V::half_q(dot_r, h), V::half_q(dot_l, h));
-        let cp = V::q_shl(V::half_q(c_fl, h), up);
-        let total = V::q_add(dot, cp);
-        let x = V::d_sub(V::as_d(V::q_add(total, magic)), V::as_d(magic));
-        let q2 = V::half_q(q2, h);
-        // floor(log2 |total|) from the exponent field (-1023 for a zero total, whose floor
-        // is 0 whatever the grid).
-        let top = V::q_sub(
-            V::q_shr(V::q_and(V::as_q(x), V::q_splat(i64::MAX)), 52),
-            V::q_splat(1023),
-        );
-        // The floor to F2 fraction bits, not below the exponent e_norm_min: the grid
-        // 2^(q2 + r) with r = max(top - F2, e_norm_min - F2 - q2). Where r <= 0, x · 2^-r is
-        // already an integer and the floor changes nothing.
-        let r_top = V::q_sub(top, V::q_splat(t.f2 as i64));
-        let r_min = V::q_sub(V::q_splat((t.e_norm_min - t.f2 as i32) as i64), q2);
-        let r = V::q_select(V::q_gt(r_min, r_top), r_top, r_min);
-        let v = V::d_floor(V::d_mul(x, pow2(V::q_sub(V::q_splat(0), r))));
-        // v · 2^(q2 + r) is exact in f64 (at most 33 significant bits, exponent in range);
-        // its conversion to fp32 rounds to nearest even with IEEE subnormals and overflow to
-        // Inf, as the scalar `FastRound` does. An exact zero is +0 in both.
-        V::narrow(V::d_mul(v, pow2(V::q_add(q2, r))))
-    };
-    (V::as_i(V::join(half(0), half(1))), bad)
+                                                   // The total on the grid 2^q2: below 2^40 in magnitude, so exact in f64 (converted by the
+                                                   // 2^52 + 2^51 bias trick, valid below 2^51).
+    let dot = V::q_shl_v(V::half_q(dot_r, h), V::half_q(dot_l, h));
+    let cp = V::q_shl(V::half_q(c_fl, h), up);
+    let total = V::q_add(dot, cp);
+    let x = V::d_sub(V::as_d(V::q_add(total, magic)), V::as_d(magic));
+    let q2 = V::half_q(q2, h);
+    // floor(log2 |total|) from the exponent field (-1023 for a zero total, whose floor is 0
+    // whatever the grid).
+    let top = V::q_sub(
+        V::q_shr(V::q_and(V::as_q(x), V::q_splat(i64::MAX)), 52),
+        V::q_splat(1023),
+    );
+    // The floor to F2 fraction bits, not below the exponent e_norm_min: the grid 2^(q2 + r)
+    // with r = max(top - F2, e_norm_min - F2 - q2). Where r <= 0, x · 2^-r is already an
+    // integer and the floor changes nothing.
+    let r_top = V::q_sub(top, V::q_splat(t.f2 as i64));
+    let r_min = V::q_sub(V::q_splat((t.e_norm_min - t.f2 as i32) as i64), q2);
+    let r = V::q_select(V::q_gt(r_min, r_top), r_top, r_min);
+    let v = V::d_floor(V::d_mul(x, pow2::<V>(V::q_sub(V::q_splat(0), r))));
+    // v · 2^(q2 + r) is exact in f64 (at most 33 significant bits, exponent in range); its
+    // conversion to fp32 rounds to nearest even with IEEE subnormals and overflow to Inf, as
+    // the scalar `FastRound` does. An exact zero is +0 in both.
+    V::narrow(V::d_mul(v, pow2::<V>(V::q_add(q2, r))))
 }
 
 /// A chain of TR-FDPA or GTR-FDPA blocks, as [`tfdpa_chain`].

@@ -55,6 +55,45 @@ fn exp_field<V: Vector>(x: V::D) -> V::Q {
     V::q_shr(V::as_q(x), 52)
 }
 
+/// A non-zero magnitude as itself, a zero as +Inf (so that the least non-zero magnitude
+/// ignores it).
+#[inline(always)]
+fn nonzero<V: Vector>(x: V::D) -> V::D {
+    let zero = V::d_splat(0.0);
+    V::d_select(V::d_eq(x, zero), V::d_abs(x), V::d_splat(f64::INFINITY))
+}
+
+/// For half of the lanes, from the least non-zero product magnitude, the largest term
+/// magnitude, the `f64` sum and C (`carry` and `wp` as in [`block`]): whether the sum lies
+/// beyond the exact window, whether it is not finite, and the sum minus and plus the bracket's
+/// `2δ` and as it is, each converted to fp32.
+#[inline(always)]
+fn bracket<V: Vector>(
+    carry: i64,
+    wp: i64,
+    (min, max, sum, c): (V::D, V::D, V::D, V::D),
+) -> (V::MQ, V::MQ, V::Fh, V::Fh, V::Fh) {
+    let set = V::q_splat;
+    // q = the least place of the non-zero terms (C's: E_c - 23).
+    let qp = V::q_sub(exp_field::<V>(min), set(wp));
+    let qc = V::q_sub(exp_field::<V>(nonzero::<V>(c)), set(23));
+    let q = V::q_select(V::q_gt(qp, qc), qp, qc);
+    // Exact while E_max + 1 + carry <= q + 52 + 1, i.e. not (E_max + carry - 52 > q).
+    let top = V::q_add(exp_field::<V>(max), set(carry - 52));
+    let beyond = V::q_gt(top, q);
+    let not_finite = V::q_eq(exp_field::<V>(V::d_abs(sum)), set(0x7ff));
+    // Beyond the bound, the bracket (module docs): s -+ 2δ with 2δ = 2^(E_max + 2·carry - 51),
+    // built from its exponent field (positive: E_max is at least fp16/bf16's least product
+    // exponent, far above f64's subnormals).
+    let two_delta = V::as_d(V::q_shl(
+        V::q_add(exp_field::<V>(max), set(2 * carry - 51)),
+        52,
+    ));
+    let lo = V::narrow(V::d_sub(sum, two_delta));
+    let hi = V::narrow(V::d_add(sum, two_delta));
+    (beyond, not_finite, lo, hi, V::narrow(sum))
+}
+
 /// One E-FDPA block of `N` elements (2, 4 or a multiple of 8) from `k0` for a group of dot
 /// products, C an fp32 word in each lane of `c`: the fp32 results and the bit mask of flagged
 /// lanes.
@@ -65,16 +104,10 @@ fn block<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
     k0: usize,
     c: V::I,
 ) -> (V::I, u32) {
-    let inf = V::d_splat(f64::INFINITY);
-    let zero = V::d_splat(0.0);
-    // A zero as +Inf, so that the least non-zero magnitude ignores it.
-    let nonzero = |x: V::D| V::d_select(V::d_eq(x, zero), V::d_abs(x), inf);
-    let halves = |x: V::F| [V::half_d(x, 0), V::half_d(x, 1)];
-    let cv = halves(V::as_f(c));
+    let (inf, zero) = (V::d_splat(f64::INFINITY), V::d_splat(0.0));
+    let cv = [V::half_d(V::as_f(c), 0), V::half_d(V::as_f(c), 1)];
     // An infinite C leaves the sum (taken as if C were 0) and gives the lane its value.
-    // (Plain arrays, not `map`: see `Ymm::columns`.)
-    let is_inf = |x: V::D| V::d_eq(V::d_abs(x), inf);
-    let c_inf = [is_inf(cv[0]), is_inf(cv[1])];
+    let c_inf = [V::d_eq(V::d_abs(cv[0]), inf), V::d_eq(V::d_abs(cv[1]), inf)];
     let cv = [
         V::d_select(c_inf[0], cv[0], zero),
         V::d_select(c_inf[1], cv[1], zero),
@@ -89,42 +122,18 @@ fn block<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
             let (a0, a1) = A::values::<V>(V::pack16(ca[e], ca[e + 1]));
             let (b0, b1) = B::values::<V>(V::pack16(cb[e], cb[e + 1]));
             for (x, y) in [(a0, b0), (a1, b1)] {
-                let (x, y) = (halves(x), halves(y));
                 for h in 0..2 {
-                    let p = V::d_mul(x[h], y[h]);
+                    let p = V::d_mul(V::half_d(x, h), V::half_d(y, h));
                     sum[h] = V::d_add(sum[h], p);
                     max[h] = V::d_max(max[h], V::d_abs(p));
-                    min[h] = V::d_min(min[h], nonzero(p));
+                    min[h] = V::d_min(min[h], nonzero::<V>(p));
                 }
             }
         }
     }
-    let set = V::q_splat;
     let wp = (A::MAN_BITS + B::MAN_BITS + 1) as i64;
-    // Per half: beyond the exact window, not finite, and the sum rounded from below, from
-    // above and as it is.
-    let half = |h: usize| {
-        // q = the least place of the non-zero terms (C's: E_c - 23).
-        let qp = V::q_sub(exp_field::<V>(min[h]), set(wp));
-        let qc = V::q_sub(exp_field::<V>(nonzero(cv[h])), set(23));
-        let q = V::q_select(V::q_gt(qp, qc), qp, qc);
-        // Exact while E_max + 1 + carry <= q + 52 + 1, i.e. not (E_max + carry - 52 > q).
-        let top = V::q_add(exp_field::<V>(max[h]), set(carry_bits(N) - 52));
-        let beyond = V::q_gt(top, q);
-        let not_finite = V::q_eq(exp_field::<V>(V::d_abs(sum[h])), set(0x7ff));
-        // Beyond the bound, the bracket (module docs): s -+ 2δ with 2δ =
-        // 2^(E_max + 2·carry - 51), built from its exponent field (positive: E_max is at
-        // least fp16/bf16's least product exponent, far above f64's subnormals).
-        let two_delta = V::as_d(V::q_shl(
-            V::q_add(exp_field::<V>(max[h]), set(2 * carry_bits(N) - 51)),
-            52,
-        ));
-        let lo = V::narrow(V::d_sub(sum[h], two_delta));
-        let hi = V::narrow(V::d_add(sum[h], two_delta));
-        (beyond, not_finite, lo, hi, V::narrow(sum[h]))
-    };
-    let (b0, n0, lo0, hi0, s0) = half(0);
-    let (b1, n1, lo1, hi1, s1) = half(1);
+    let (b0, n0, lo0, hi0, s0) = bracket::<V>(carry_bits(N), wp, (min[0], max[0], sum[0], cv[0]));
+    let (b1, n1, lo1, hi1, s1) = bracket::<V>(carry_bits(N), wp, (min[1], max[1], sum[1], cv[1]));
     let (lo, hi) = (V::as_i(V::join(lo0, lo1)), V::as_i(V::join(hi0, hi1)));
     let exact = V::as_i(V::join(s0, s1));
     let (beyond, not_finite) = (V::m_join(b0, b1), V::m_join(n0, n1));

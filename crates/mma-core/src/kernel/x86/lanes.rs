@@ -15,18 +15,54 @@ use core::marker::PhantomData;
 /// The scale factors of unscaled units: `(scale_a, scale_b, per dot product)`.
 pub(super) const NO_SCALES: (&[u64], &[u64], usize) = (&[], &[], 0);
 
-/// A model family's lane routine, generic over the vector width: the `c.len()` dot products
-/// (a multiple of `V::LANES`) of the rows `a` and `b` with their scale factors, D written;
-/// lanes outside the routine's common case, and a K it does not take, go to `Kernel::dot`.
+/// A model family's lane routine, generic over the vector width: what a batch prepares once
+/// ([`Lanes::prepare`]) and what each group of `V::LANES` dot products computes
+/// ([`Lanes::group`]). Methods, not closures: a closure would be compiled without the entry
+/// point's target features and keep the intrinsics out of line.
 pub(super) trait Lanes<W: Word> {
-    fn run<V: Vector>(
-        kern: &Kernel,
+    /// What every group of a batch needs.
+    type Ctx;
+    /// The batch's preparation for rows of `k` elements with `s` scale factors per dot
+    /// product; `None` where the kernel's path or K is not this routine's (every dot product
+    /// then goes to `Kernel::dot`).
+    fn prepare(kern: &Kernel, k: usize, s: usize) -> Option<Self::Ctx>;
+    /// One group: writes the D words and returns the bit mask of the lanes to recompute.
+    fn group<V: Vector>(
+        ctx: &Self::Ctx,
         a: Rows<'_, W>,
         b: Rows<'_, W>,
-        scales: (&[u64], &[u64], usize),
+        scales: (&[u64], &[u64]),
         c: &[u64],
         d: &mut [u64],
-    );
+    ) -> u32;
+}
+
+/// The dot products of `c` (a multiple of `V::LANES` of them) through `L`, group by group, and
+/// the lanes it flags through [`Kernel::dot`].
+#[inline(always)]
+fn run<V: Vector, L: Lanes<W>, W: Word>(
+    kern: &Kernel,
+    a: Rows<'_, W>,
+    b: Rows<'_, W>,
+    (sa, sb, s): (&[u64], &[u64], usize),
+    c: &[u64],
+    d: &mut [u64],
+) {
+    let Some(ctx) = L::prepare(kern, a.k(), s) else {
+        return kern.all_per_dot(a, b, (sa, sb, s), c, d);
+    };
+    let l = V::LANES;
+    for (g, (cg, dg)) in c.chunks_exact(l).zip(d.chunks_exact_mut(l)).enumerate() {
+        let (ra, rb) = (a.part(l * g, l), b.part(l * g, l));
+        let scales = (
+            &sa[l * g * s..l * (g + 1) * s],
+            &sb[l * g * s..l * (g + 1) * s],
+        );
+        let redo = L::group::<V>(&ctx, ra, rb, scales, cg, dg);
+        if redo != 0 {
+            kern.redo((ra, rb), (scales.0, scales.1, s), cg, dg, redo);
+        }
+    }
 }
 
 /// The entry points of an instruction set: a [`Lanes`] routine compiled for it.
@@ -61,7 +97,7 @@ unsafe fn on_ymm<L: Lanes<W>, W: Word>(
     c: &[u64],
     d: &mut [u64],
 ) {
-    L::run::<Ymm>(kern, a, b, scales, c, d)
+    run::<Ymm, L, W>(kern, a, b, scales, c, d)
 }
 
 /// `L` compiled for AVX-512: groups of sixteen, then a last group of eight (the AVX2 entry
@@ -85,7 +121,7 @@ unsafe fn on_zmm<L: Lanes<W>, W: Word>(
     let (b0, b1) = (b.part(0, wide), b.part(wide, n - wide));
     let (sa0, sa1) = sa.split_at(wide * s);
     let (sb0, sb1) = sb.split_at(wide * s);
-    L::run::<Zmm>(kern, a0, b0, (sa0, sb0, s), ca, da);
+    run::<Zmm, L, W>(kern, a0, b0, (sa0, sb0, s), ca, da);
     if wide < n {
         // SAFETY: a CPU with AVX-512 as `Isa::Avx512` defines it has AVX2.
         unsafe { on_ymm::<L, W>(kern, a1, b1, (sa1, sb1, s), cb, db) };
@@ -117,21 +153,28 @@ impl Kernel {
             return false;
         }
         let s = k / t.per;
-        self.groups::<Ymm, u64>(a, b, (sa, sb, s), c, d, |ra, rb, (sa8, sb8), c8, d8| {
-            let (c8, d8) = (c8.try_into().expect("eight"), d8.try_into().expect("eight"));
-            match k {
+        for (g, (cg, dg)) in c.chunks_exact(8).zip(d.chunks_exact_mut(8)).enumerate() {
+            let (ra, rb) = (a.part(8 * g, 8), b.part(8 * g, 8));
+            let (sa8, sb8) = (
+                &sa[8 * g * s..8 * (g + 1) * s],
+                &sb[8 * g * s..8 * (g + 1) * s],
+            );
+            let (c8, d8) = (cg.try_into().expect("eight"), dg.try_into().expect("eight"));
+            let redo = match k {
                 64 => gst::gst::<64, 4>(&t, ra, rb, sa8, sb8, c8, d8),
                 32 => gst::gst::<32, 2>(&t, ra, rb, sa8, sb8, c8, d8),
                 16 => gst::gst::<16, 1>(&t, ra, rb, sa8, sb8, c8, d8),
                 _ => 0xff,
+            };
+            if redo != 0 {
+                self.redo((ra, rb), (sa8, sb8, s), cg, dg, redo);
             }
-        });
+        }
         true
     }
 
     /// Every dot product through [`Kernel::dot`]: what a lane routine does with a kernel or a
     /// K it does not take.
-    #[inline(always)]
     fn all_per_dot<W: Word>(
         &self,
         a: Rows<'_, W>,
@@ -140,94 +183,110 @@ impl Kernel {
         c: &[u64],
         d: &mut [u64],
     ) {
-        self.groups::<Ymm, W>(a, b, scales, c, d, |_, _, _, _, _| 0xff)
+        let s = scales.2;
+        for g in (0..c.len()).step_by(32) {
+            let n = (c.len() - g).min(32);
+            let rows = (a.part(g, n), b.part(g, n));
+            let sc = (
+                &scales.0[g * s..(g + n) * s],
+                &scales.1[g * s..(g + n) * s],
+                s,
+            );
+            self.redo(
+                rows,
+                sc,
+                &c[g..g + n],
+                &mut d[g..g + n],
+                u32::MAX >> (32 - n),
+            );
+        }
     }
 
-    /// Runs `group` over each group of `V::LANES` dot products (their rows, scale factors,
-    /// C and D words; `scales = (scale_a, scale_b, per dot product)`) and [`Kernel::dot`]
-    /// over the lanes it flags.
-    #[inline(always)]
-    fn groups<V: Vector, W: Word>(
+    /// The dot products of `c` whose bits are set in `redo` (bit `j`: row `j`, `j < 32`)
+    /// through [`Kernel::dot`]; `scales = (scale_a, scale_b, per dot product)`. Out of line:
+    /// the lanes call it only where a group has flagged lanes.
+    #[inline(never)]
+    fn redo<W: Word>(
         &self,
-        a: Rows<'_, W>,
-        b: Rows<'_, W>,
+        (a, b): (Rows<'_, W>, Rows<'_, W>),
         (sa, sb, s): (&[u64], &[u64], usize),
         c: &[u64],
         d: &mut [u64],
-        group: impl Fn(Rows<'_, W>, Rows<'_, W>, (&[u64], &[u64]), &[u64], &mut [u64]) -> u32,
+        mut redo: u32,
     ) {
-        let l = V::LANES;
-        for (g, (cg, dg)) in c.chunks_exact(l).zip(d.chunks_exact_mut(l)).enumerate() {
-            let (ra, rb) = (a.part(l * g, l), b.part(l * g, l));
-            let scales = (
-                &sa[l * g * s..l * (g + 1) * s],
-                &sb[l * g * s..l * (g + 1) * s],
-            );
-            let mut redo = group(ra, rb, scales, cg, dg);
-            while redo != 0 {
-                let j = redo.trailing_zeros() as usize;
-                redo &= redo - 1;
-                let (sa_j, sb_j) = (&scales.0[j * s..(j + 1) * s], &scales.1[j * s..(j + 1) * s]);
-                dg[j] = ra.with_row(j, |aj| {
-                    rb.with_row(j, |bj| self.dot(aj, bj, cg[j], sa_j, sb_j))
-                });
-            }
+        while redo != 0 {
+            let j = redo.trailing_zeros() as usize;
+            redo &= redo - 1;
+            let (sa_j, sb_j) = (&sa[j * s..(j + 1) * s], &sb[j * s..(j + 1) * s]);
+            d[j] = a.with_row(j, |aj| {
+                b.with_row(j, |bj| self.dot(aj, bj, c[j], sa_j, sb_j))
+            });
         }
     }
 }
 
 /// fp64 (`WIDE`) or fp32 FMA chains over any K ([`fma::fma64`], [`fma::fma32`]); they cover
-/// every input.
+/// every input. The context: the NaN bits of D.
 pub(super) struct FmaChains<const WIDE: bool>;
 
 impl<const WIDE: bool, W: Word> Lanes<W> for FmaChains<WIDE> {
+    type Ctx = u64;
+
     #[inline(always)]
-    fn run<V: Vector>(
-        kern: &Kernel,
+    fn prepare(kern: &Kernel, _: usize, _: usize) -> Option<u64> {
+        match kern.plan.path {
+            Path::Fma(_, nan) => Some(nan),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    fn group<V: Vector>(
+        &nan: &u64,
         a: Rows<'_, W>,
         b: Rows<'_, W>,
-        scales: (&[u64], &[u64], usize),
+        _: (&[u64], &[u64]),
         c: &[u64],
         d: &mut [u64],
-    ) {
-        match kern.plan.path {
-            Path::Fma(_, nan) if fma::fits(&a) && fma::fits(&b) => {
-                kern.groups::<V, W>(a, b, scales, c, d, |a, b, _, c, d| {
-                    if WIDE {
-                        fma::fma64::<V, W>(a, b, c, nan, d);
-                    } else {
-                        fma::fma32::<V, W>(a, b, c, nan, d);
-                    }
-                    0
-                })
-            }
-            _ => kern.all_per_dot(a, b, scales, c, d),
+    ) -> u32 {
+        if !fma::fits(&a) || !fma::fits(&b) {
+            return u32::MAX >> (32 - V::LANES);
         }
+        if WIDE {
+            fma::fma64::<V, W>(a, b, c, nan, d);
+        } else {
+            fma::fma32::<V, W>(a, b, c, nan, d);
+        }
+        0
     }
 }
 
 /// FTZ-MulAdd over exactly one block of `N` in groups of `P` ([`batch::ftz`]); it covers every
-/// input.
+/// input. The context: the NaN bits of D.
 pub(super) struct FtzMulAdd<const N: usize, const P: usize, D>(PhantomData<D>);
 
 impl<const N: usize, const P: usize, D: batch::VH16, W: Word> Lanes<W> for FtzMulAdd<N, P, D> {
+    type Ctx = u64;
+
     #[inline(always)]
-    fn run<V: Vector>(
-        kern: &Kernel,
+    fn prepare(kern: &Kernel, k: usize, _: usize) -> Option<u64> {
+        match kern.plan.path {
+            Path::Ftz(_, nan) if kern.plan.lanes_take(kern.unit.block, k) => Some(nan),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    fn group<V: Vector>(
+        &nan: &u64,
         a: Rows<'_, W>,
         b: Rows<'_, W>,
-        scales: (&[u64], &[u64], usize),
+        _: (&[u64], &[u64]),
         c: &[u64],
         d: &mut [u64],
-    ) {
-        match kern.plan.path {
-            Path::Ftz(_, nan) if kern.plan.lanes_take(kern.unit.block, a.k()) => kern
-                .groups::<V, W>(a, b, scales, c, d, |a, b, _, c, d| {
-                    batch::ftz::<V, N, P, D, W>(a, b, c, nan, d);
-                    0
-                }),
-            _ => kern.all_per_dot(a, b, scales, c, d),
-        }
+    ) -> u32 {
+        batch::ftz::<V, N, P, D, W>(a, b, c, nan, d);
+        0
     }
 }
 
@@ -235,59 +294,64 @@ impl<const N: usize, const P: usize, D: batch::VH16, W: Word> Lanes<W> for FtzMu
 pub(super) struct EFdpaBlocks<const N: usize, A, B>(PhantomData<(A, B)>);
 
 impl<const N: usize, A: stage::WDec, B: stage::WDec, W: Word> Lanes<W> for EFdpaBlocks<N, A, B> {
+    type Ctx = ();
+
     #[inline(always)]
-    fn run<V: Vector>(
-        kern: &Kernel,
+    fn prepare(kern: &Kernel, k: usize, _: usize) -> Option<()> {
+        let ours = matches!(kern.plan.path, Path::EFdpa(_));
+        (ours && kern.plan.lanes_take(kern.unit.block, k)).then_some(())
+    }
+
+    #[inline(always)]
+    fn group<V: Vector>(
+        _: &(),
         a: Rows<'_, W>,
         b: Rows<'_, W>,
-        scales: (&[u64], &[u64], usize),
+        _: (&[u64], &[u64]),
         c: &[u64],
         d: &mut [u64],
-    ) {
-        if !matches!(kern.plan.path, Path::EFdpa(_))
-            || !kern.plan.lanes_take(kern.unit.block, a.k())
-        {
-            return kern.all_per_dot(a, b, scales, c, d);
-        }
-        kern.groups::<V, W>(a, b, scales, c, d, |a, b, _, c, d| {
-            e_fdpa::chain::<V, N, A, B, W>(a, b, c, d)
-        });
+    ) -> u32 {
+        e_fdpa::chain::<V, N, A, B, W>(a, b, c, d)
     }
 }
 
-/// T-FDPA over a multiple of the block `N` ([`batch::tfdpa_chain`]).
+/// T-FDPA over a multiple of the block `N` ([`batch::tfdpa_chain`]). The context: the lane
+/// parameters.
 pub(super) struct TFdpaBlocks<const N: usize, S>(PhantomData<S>);
 
 impl<const N: usize, S: stage::Stage, W: Word> Lanes<W> for TFdpaBlocks<N, S> {
+    type Ctx = batch::TLanes;
+
     #[inline(always)]
-    fn run<V: Vector>(
-        kern: &Kernel,
+    fn prepare(kern: &Kernel, k: usize, _: usize) -> Option<batch::TLanes> {
+        kern.plan
+            .t
+            .filter(|_| kern.plan.lanes_take(kern.unit.block, k))
+    }
+
+    #[inline(always)]
+    fn group<V: Vector>(
+        t: &batch::TLanes,
         a: Rows<'_, W>,
         b: Rows<'_, W>,
-        scales: (&[u64], &[u64], usize),
+        _: (&[u64], &[u64]),
         c: &[u64],
         d: &mut [u64],
-    ) {
-        let Some(t) = kern.plan.t else {
-            return kern.all_per_dot(a, b, scales, c, d);
-        };
-        if !kern.plan.lanes_take(kern.unit.block, a.k()) {
-            return kern.all_per_dot(a, b, scales, c, d);
+    ) -> u32 {
+        if !t.c_fp16 {
+            return batch::tfdpa_chain::<V, N, S, W>(t, a, b, c, d);
         }
-        kern.groups::<V, W>(a, b, scales, c, d, |a, b, _, c, d| {
-            if !t.c_fp16 {
-                return batch::tfdpa_chain::<V, N, S, W>(&t, a, b, c, d);
-            }
-            let mut c32 = [0u64; 16];
-            let subnormal = fp16_as_fp32(c, &mut c32);
-            batch::tfdpa_chain::<V, N, S, W>(&t, a, b, &c32[..c.len()], d) | subnormal
-        });
+        let mut c32 = [0u64; 16];
+        let c32 = &mut c32[..c.len()];
+        let subnormal = fp16_as_fp32(c, c32);
+        batch::tfdpa_chain::<V, N, S, W>(t, a, b, c32, d) | subnormal
     }
 }
 
 /// fp16 words as fp32 words of the same values (Inf and NaN alike) in `out`, and the bit mask
 /// of the subnormal ones: those are normal in fp32, with another exponent, and T-FDPA aligns to
 /// the largest exponent of the products and C, so they are left to the per-dot kernel.
+#[inline(always)]
 fn fp16_as_fp32(c: &[u64], out: &mut [u64]) -> u32 {
     let mut subnormal = 0u32;
     for (j, (o, &w)) in out.iter_mut().zip(c).enumerate() {
@@ -308,78 +372,82 @@ fn fp16_as_fp32(c: &[u64], out: &mut [u64]) -> u32 {
 /// TR-FDPA (`GTR` false) or GTR-FDPA over a multiple of the block `N`, or over whole blocks
 /// and a last block of four ([`batch::tr_chain`]): the chain of the plain model
 /// (`DotUnit::chain`) ends with a shorter block where `N` does not divide K, as CDNA3's
-/// multi-block fp16/bf16 forms (`_2b`, `_4b`, `_16b`: K = 4, blocks of 8) always do.
+/// multi-block fp16/bf16 forms (`_2b`, `_4b`, `_16b`: K = 4, blocks of 8) always do. The
+/// context: the lane parameters and the length of the last block (0: none shorter).
 pub(super) struct TrBlocks<const N: usize, const GTR: bool, S>(PhantomData<S>);
 
 impl<const N: usize, const GTR: bool, S: stage::Stage, W: Word> Lanes<W> for TrBlocks<N, GTR, S> {
+    type Ctx = (batch::TrLanes, usize);
+
     #[inline(always)]
-    fn run<V: Vector>(
-        kern: &Kernel,
-        a: Rows<'_, W>,
-        b: Rows<'_, W>,
-        scales: (&[u64], &[u64], usize),
-        c: &[u64],
-        d: &mut [u64],
-    ) {
+    fn prepare(kern: &Kernel, k: usize, _: usize) -> Option<(batch::TrLanes, usize)> {
         let p = match kern.plan.path {
             Path::Tr(p) if !GTR => p,
             Path::Gtr(p) if GTR => p,
-            _ => return kern.all_per_dot(a, b, scales, c, d),
+            _ => return None,
         };
-        if !kern.plan.lanes_take(kern.unit.block, a.k()) {
-            return kern.all_per_dot(a, b, scales, c, d);
+        kern.plan
+            .lanes_take(kern.unit.block, k)
+            .then(|| (batch::TrLanes::of(&p.params), k % N))
+    }
+
+    #[inline(always)]
+    fn group<V: Vector>(
+        &(t, tail): &(batch::TrLanes, usize),
+        a: Rows<'_, W>,
+        b: Rows<'_, W>,
+        _: (&[u64], &[u64]),
+        c: &[u64],
+        d: &mut [u64],
+    ) -> u32 {
+        if tail == 0 {
+            return batch::tr_chain::<V, N, GTR, S, W>(&t, a, b, c, d);
         }
-        let tail = a.k() % N;
-        let t = batch::TrLanes::of(&p.params);
+        // The whole blocks, then the last one with their result as its C.
         let whole = a.k() - tail;
-        kern.groups::<V, W>(a, b, scales, c, d, |a, b, _, c, d| {
-            if tail == 0 {
-                return batch::tr_chain::<V, N, GTR, S, W>(&t, a, b, c, d);
-            }
-            // The whole blocks, then the last one with their result as its C.
-            let mut mid = [0u64; 16];
-            let mid = &mut mid[..c.len()];
-            let (aw, bw) = (a.cols(0, whole), b.cols(0, whole));
-            let bad = batch::tr_chain::<V, N, GTR, S, W>(&t, aw, bw, c, mid);
-            let (a, b) = (a.cols(whole, TR_SHORT), b.cols(whole, TR_SHORT));
-            bad | batch::tr_chain::<V, TR_SHORT, GTR, S, W>(&t, a, b, mid, d)
-        });
+        let mut mid = [0u64; 16];
+        let mid = &mut mid[..c.len()];
+        let (aw, bw) = (a.cols(0, whole), b.cols(0, whole));
+        let bad = batch::tr_chain::<V, N, GTR, S, W>(&t, aw, bw, c, mid);
+        let (a, b) = (a.cols(whole, TR_SHORT), b.cols(whole, TR_SHORT));
+        bad | batch::tr_chain::<V, TR_SHORT, GTR, S, W>(&t, a, b, mid, d)
     }
 }
 
 /// ST-FDPA over one block of `N` with one power-of-two scale per dot product and operand: the
 /// T-FDPA lanes with every non-zero product's exponent raised by the scale pair's
-/// ([`batch::tfdpa_chain_off`]); a NaN scale sends the lane to [`Kernel::dot`].
+/// ([`batch::tfdpa_chain_off`]); a NaN scale sends the lane to [`Kernel::dot`]. The context:
+/// the lane parameters and the scale decode table.
 pub(super) struct StBlock<const N: usize, S>(PhantomData<S>);
 
 impl<const N: usize, S: stage::Stage> Lanes<u64> for StBlock<N, S> {
+    type Ctx = (batch::TLanes, table::Table8);
+
     #[inline(always)]
-    fn run<V: Vector>(
-        kern: &Kernel,
+    fn prepare(kern: &Kernel, k: usize, s: usize) -> Option<(batch::TLanes, table::Table8)> {
+        let ours = kern.plan.lanes_take(kern.unit.block, k) && s == 1;
+        kern.plan.t.zip(kern.plan.st_scales).filter(|_| ours)
+    }
+
+    #[inline(always)]
+    fn group<V: Vector>(
+        (t, ts): &(batch::TLanes, table::Table8),
         a: Rows<'_>,
         b: Rows<'_>,
-        scales: (&[u64], &[u64], usize),
+        (sa, sb): (&[u64], &[u64]),
         c: &[u64],
         d: &mut [u64],
-    ) {
+    ) -> u32 {
         use table::{Dec, SPECIAL};
-        let (Some(t), Some(ts)) = (kern.plan.t, kern.plan.st_scales) else {
-            return kern.all_per_dot(a, b, scales, c, d);
-        };
-        if !kern.plan.lanes_take(kern.unit.block, a.k()) || scales.2 != 1 {
-            return kern.all_per_dot(a, b, scales, c, d);
+        // The scale pairs' exponents (powers of two: no significand), NaN scales flagged.
+        let mut off = [0i32; 16];
+        let mut nan = 0u32;
+        for j in 0..V::LANES {
+            let (qa, qb) = (ts.get(sa[j]), ts.get(sb[j]));
+            off[j] = table::exp(qa) + table::exp(qb);
+            nan |= (((qa | qb) & SPECIAL != 0) as u32) << j;
         }
-        kern.groups::<V, u64>(a, b, scales, c, d, |ra, rb, (sa, sb), c, d| {
-            // The scale pairs' exponents (powers of two: no significand), NaN scales flagged.
-            let mut off = [0i32; 16];
-            let mut nan = 0u32;
-            for j in 0..V::LANES {
-                let (qa, qb) = (ts.get(sa[j]), ts.get(sb[j]));
-                off[j] = table::exp(qa) + table::exp(qb);
-                nan |= (((qa | qb) & SPECIAL != 0) as u32) << j;
-            }
-            batch::tfdpa_chain_off::<V, N, S, u64>(&t, ra, rb, V::load(&off), c, d) | nan
-        });
+        batch::tfdpa_chain_off::<V, N, S, u64>(t, a, b, V::load(&off), c, d) | nan
     }
 }
 

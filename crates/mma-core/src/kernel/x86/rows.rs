@@ -9,11 +9,18 @@ use crate::kernel::dots::{Rows, Word};
 impl<W: Word> Rows<'_, W> {
     /// The columns of a block of `N` elements from `k0` for a group of `V::LANES` rows: eight
     /// ([`Vector::columns`]), or the four of a block of four ([`Vector::columns4`]), or the two
-    /// of a block of two ([`Vector::columns2`]).
+    /// of a block of two (two of the four columns around them where the rows have four,
+    /// which transposes in registers; else [`Vector::columns2`], word by word).
     #[inline(always)]
     pub(super) fn block_columns<V: Vector, const N: usize>(&self, k0: usize) -> [V::I; 8] {
         if N <= 2 {
-            V::columns2(self, k0)
+            if self.k() < 4 {
+                return V::columns2(self, k0);
+            }
+            let from = k0.min(self.k() - 4);
+            let c = V::columns4(self, from);
+            let (z, at) = (V::zero(), k0 - from);
+            return [c[at], c[at + 1], z, z, z, z, z, z];
         } else if N < 8 {
             V::columns4(self, k0)
         } else {
