@@ -1,6 +1,7 @@
 //! Many dot products at once: [`Kernel::dots`], and the lane-wise routine ("eight") of a unit,
-//! which evaluates eight dot products together across AVX2 lanes (`x86/lanes.rs`). The
-//! matrix driver ([`crate::gemm`]) uses the same routine for eight columns of a row of D.
+//! which evaluates dot products together across vector lanes, eight with AVX2 and sixteen with
+//! AVX-512 (`x86/lanes.rs`), for any multiple of eight of them. The matrix driver
+//! ([`crate::gemm`]) uses the same routine for a group of columns of a row of D.
 
 use super::plan::Path;
 use super::scalar::sliced;
@@ -42,38 +43,49 @@ impl<'a> Words<'a> {
         }
     }
 
-    /// Elements `from + order[j]` of rows `rows` (`k` words apart), zero-extended into `out`
-    /// row after row (`order.len()` words each): a block's elements in another order.
+    /// Elements `from + order[j]` of rows `rows` (`k` words apart), row after row
+    /// (`order.len()` words each), in the same width, into the buffer of `out` for that width:
+    /// a block's elements in another order, which the lanes then read in their storage width.
     #[inline]
-    pub(super) fn permute(
+    pub(super) fn permute<'b>(
         &self,
         rows: Range<usize>,
         k: usize,
-        from: usize,
-        order: &[usize],
-        out: &mut [u64],
-    ) {
+        (from, order): (usize, &[usize]),
+        out: &'b mut Permuted,
+    ) -> Words<'b> {
         fn go<W: Word>(
             x: &[W],
             rows: Range<usize>,
             k: usize,
-            from: usize,
-            order: &[usize],
-            out: &mut [u64],
+            (from, order): (usize, &[usize]),
+            out: &mut Vec<W>,
         ) {
             let n = order.len();
-            for (r, o) in rows.zip(out.chunks_exact_mut(n)) {
+            out.clear();
+            for r in rows {
                 let row = &x[r * k + from..][..n];
-                for (o, &j) in o.iter_mut().zip(order) {
-                    *o = row[j].into();
-                }
+                out.extend(order.iter().map(|&j| row[j]));
             }
         }
+        let at = (from, order);
         match *self {
-            Words::U8(x) => go(x, rows, k, from, order, out),
-            Words::U16(x) => go(x, rows, k, from, order, out),
-            Words::U32(x) => go(x, rows, k, from, order, out),
-            Words::U64(x) => go(x, rows, k, from, order, out),
+            Words::U8(x) => {
+                go(x, rows, k, at, &mut out.u8);
+                Words::U8(&out.u8)
+            }
+            Words::U16(x) => {
+                go(x, rows, k, at, &mut out.u16);
+                Words::U16(&out.u16)
+            }
+            Words::U32(x) => {
+                go(x, rows, k, at, &mut out.u32);
+                Words::U32(&out.u32)
+            }
+            Words::U64(x) => {
+                go(x, rows, k, at, &mut out.u64);
+                Words::U64(&out.u64)
+            }
         }
     }
 
@@ -88,6 +100,15 @@ impl<'a> Words<'a> {
             Words::U64(x) => out.copy_from_slice(&x[from..to]),
         }
     }
+}
+
+/// Buffers for [`Words::permute`], one per width (reused from tile to tile).
+#[derive(Debug, Default)]
+pub(super) struct Permuted {
+    u8: Vec<u8>,
+    u16: Vec<u16>,
+    u32: Vec<u32>,
+    u64: Vec<u64>,
 }
 
 /// An unsigned word that holds one operand element: `u8`, `u16`, `u32` or `u64` (sealed). See
@@ -230,8 +251,8 @@ impl<'a, W: Word> Rows<'a, W> {
 }
 
 impl Kernel {
-    /// Whether [`Kernel::dots`] (and the matrix driver) evaluate dot products eight at a time
-    /// across vector lanes.
+    /// Whether [`Kernel::dots`] (and the matrix driver) evaluate dot products eight or sixteen
+    /// at a time across vector lanes.
     pub fn is_batched(&self) -> bool {
         if self.plan.g.is_some() {
             return true;
@@ -239,10 +260,10 @@ impl Kernel {
         self.eight.is_some() || self.eight_scaled.is_some()
     }
 
-    /// Whether [`Kernel::dots`] evaluates dot products of `k` elements eight at a time across
-    /// vector lanes ([`Kernel::is_batched`], for this K: the lanes take whole blocks, and for
-    /// some models only one block or a shorter last one; other K run one dot product at a
-    /// time, with the same results).
+    /// Whether [`Kernel::dots`] evaluates dot products of `k` elements eight or sixteen at a
+    /// time across vector lanes ([`Kernel::is_batched`], for this K: the lanes take whole
+    /// blocks, and for some models only one block or a shorter last one; other K run one dot
+    /// product at a time, with the same results).
     ///
     /// ```
     /// # use mma_core::{format, DotUnit, Formats, Model};
@@ -278,8 +299,8 @@ impl Kernel {
     /// `n = c.len()` independent dot products of `k` elements: `d[i] = a_i·b_i + c[i]`, where
     /// `a_i = a[i·k .. (i+1)·k]` (likewise `b_i`) and, with block scaling, `s = scales_for(k)`
     /// scale factors per dot product in `scale_a` and `scale_b`. The fastest way to evaluate
-    /// many dot products: where the model and formats allow, eight at a time across vector
-    /// lanes, bit-identical to [`Kernel::dot`]. Operand encodings are not checked (see
+    /// many dot products: where the model and formats allow, eight or sixteen at a time across
+    /// vector lanes, bit-identical to [`Kernel::dot`]. Operand encodings are not checked (see
     /// [`DotUnit::check`](crate::DotUnit::check)); lengths are.
     ///
     /// A and B are words of any [`Word`] width that holds their elements: the engine's `u64`,

@@ -7,9 +7,10 @@
 //! in `tests/fast_paths.rs` compare them on random inputs with specials and subnormals.
 //!
 //! Many dot products at once go through [`Kernel::dots`], which on AVX2 CPUs evaluates eight
-//! of them at a time across vector lanes (`dots.rs`, and the routines of `x86/`). The instruction set is
-//! chosen when the kernel is made ([`Isa::detect`], run-time CPU detection): the AVX2 code is
-//! compiled with `#[target_feature]` in every build and taken only where the CPU has it.
+//! of them at a time across vector lanes, and sixteen on AVX-512 CPUs (`dots.rs`, and the
+//! routines of `x86/`). The instruction set is chosen when the kernel is made
+//! ([`Isa::detect`], run-time CPU detection): the vector code is compiled with
+//! `#[target_feature]` in every build and taken only where the CPU has it.
 //!
 //! The layout: `plan.rs` makes every choice once per unit ([`Plan`](plan::Plan)); `scalar/`
 //! holds the portable per-dot kernels by model; `x86/` every intrinsic (the AVX2 copies of the

@@ -139,7 +139,8 @@ class Unit:
 
     @property
     def is_batched(self) -> bool:
-        """Whether batches take the vector-lane path (eight dot products per AVX2 vector)."""
+        """Whether batches take the vector-lane path (eight dot products per AVX2 vector, sixteen
+        per AVX-512 vector)."""
         return self._u.is_batched
 
     def __repr__(self) -> str:

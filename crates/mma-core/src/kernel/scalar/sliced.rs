@@ -9,7 +9,7 @@
 //! T-FDPA kernel leaves to the plain model (an Inf/NaN input, a length it does not take) sends
 //! the whole block there (`None`), so the specials stay in one place.
 //!
-//! In batches ([`sliced_dots`]) the same passes run eight dot products at a time: put in pass
+//! In batches ([`sliced_dots`]) the same passes run a group of dot products at a time: put in pass
 //! order, a block's passes are a T-FDPA chain from +0 of `passes` blocks, which the lanes of
 //! the pass unit evaluate as they evaluate any T-FDPA unit; C is added last per dot product,
 //! for finite IEEE words by an exact `i64` sum and [`FastRound`] ([`LastAdd`]).
@@ -17,7 +17,7 @@
 use super::t_fdpa::tfdpa_block;
 use super::{ieee_word, is_ieee_word, signed};
 use crate::format::Format;
-use crate::kernel::dots::Words;
+use crate::kernel::dots::{Permuted, Words};
 use crate::kernel::plan::TPath;
 use crate::kernel::round::FastRound;
 use crate::kernel::Kernel;
@@ -57,10 +57,11 @@ pub(in crate::kernel) fn sliced_block(
 /// Sliced-FDPA in batches ([`Kernel::dots`]): a tile of rows at a time, each block's elements
 /// are put in pass order (pass 0's, then pass 1's, ...), so that the passes are one T-FDPA chain
 /// of `passes` blocks from +0, which the kernel of the pass unit ([`pass_kernel`]) evaluates
-/// eight dot products at a time; C is then added per dot product by [`LastAdd`] (by
-/// [`SlicedFdpa::add_c_last`] where that does not apply), and a longer K feeds D back as the next block's C. These are
-/// [`sliced_block`]'s operations in its order, hence its bits. `false`, with nothing written,
-/// where K is not a whole number of blocks or the passes have no lanes.
+/// across vector lanes (operands in their storage width); C is then added per dot product by
+/// [`LastAdd`] (by [`SlicedFdpa::add_c_last`] where that does not apply), and a longer K feeds
+/// D back as the next block's C. These are [`sliced_block`]'s operations in its order, hence
+/// its bits. `false`, with nothing written, where K is not a whole number of blocks or the
+/// passes have no lanes.
 pub(in crate::kernel) fn sliced_dots(
     kern: &Kernel,
     k: usize,
@@ -81,19 +82,20 @@ pub(in crate::kernel) fn sliced_dots(
     for (o, j) in order.iter_mut().zip(pass_first) {
         *o = j;
     }
-    // Rows per tile: the permuted operands (2 x 256 x K words) stay in the second-level cache.
+    // Rows per tile: the permuted operands (2 x 256 x K words, in the width they come in) stay
+    // in the second-level cache.
     const TILE: usize = 256;
-    let (mut pa, mut pb) = (vec![0u64; TILE * block], vec![0u64; TILE * block]);
+    let (mut pa, mut pb) = (Permuted::default(), Permuted::default());
     let zeros = [f.d.encode(Value::POS_ZERO, 0); TILE];
     let mut acc = [0u64; TILE];
     let last = LastAdd::new(m, f);
     for r0 in (0..c.len()).step_by(TILE) {
         let rows = TILE.min(c.len() - r0);
         for j in 0..k / block {
-            a.permute(r0..r0 + rows, k, j * block, &order[..block], &mut pa);
-            b.permute(r0..r0 + rows, k, j * block, &order[..block], &mut pb);
-            let (pa, pb) = (&pa[..rows * block], &pb[..rows * block]);
-            pass.dots_u64(
+            let at = (j * block, &order[..block]);
+            let pa = a.permute(r0..r0 + rows, k, at, &mut pa);
+            let pb = b.permute(r0..r0 + rows, k, at, &mut pb);
+            pass.dots_words(
                 block,
                 0,
                 (pa, pb),
