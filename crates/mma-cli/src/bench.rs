@@ -497,13 +497,13 @@ const GEMMS: &[(&str, &str, &str, &str)] = &[
 /// `threads` threads (checking that both give the same D), and a native single-precision
 /// GEMM (`matrixmultiply::sgemm`, one thread) on the same values decoded to f32.
 fn gemms(size: usize, threads: usize) -> Result<Vec<serde_json::Value>> {
-    if size == 0 || size % 16 != 0 || size > 16384 {
+    if size == 0 || !size.is_multiple_of(16) || size > 16384 {
         bail!("--gemm: the size must be a positive multiple of 16, at most 16384 (got {size})");
     }
     let mut out = Vec::new();
     for (i, &(vendor, arch, op, name)) in GEMMS.iter().enumerate() {
         let (unit, k) = lookup(vendor, arch, op, name)?;
-        if size % k != 0 {
+        if !size.is_multiple_of(k) {
             out.push(
                 json!({"vendor": vendor, "arch": arch, "op": op, "instr": name,
                             "run": false, "why": format!("{size} is not a multiple of K = {k}")}),

@@ -100,7 +100,7 @@ fn arch_of(name: &str) -> Result<(&'static str, &'static str)> {
 fn pick(all: &[Entry], vendor: &str, arch: &str, fam: &str, k: usize) -> Option<Entry> {
     all.iter()
         .filter(|e| e.vendor == vendor && e.arch == arch && family(e.target.unit) == fam)
-        .filter(|e| k >= e.target.k && k % e.target.k == 0)
+        .filter(|e| k >= e.target.k && k.is_multiple_of(e.target.k))
         // The largest K; among equals, the first in the catalog (mma.sync before wgmma).
         .fold(None, |best: Option<&Entry>, e| match best {
             Some(b) if b.target.k >= e.target.k => Some(b),

@@ -100,7 +100,7 @@ impl DotUnit {
     ) -> Result<(), ShapeError> {
         let s = self.check_gemm_lengths((m, n, k), x, d)?;
         let per = self.formats.scale.map_or(1, |(_, p)| p);
-        if k_step == 0 || k % k_step != 0 || k_step % per != 0 {
+        if k_step == 0 || k % k_step != 0 || !k_step.is_multiple_of(per) {
             return Err(ShapeError::Ragged {
                 k,
                 block: k_step.max(1),

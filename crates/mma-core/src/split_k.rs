@@ -71,7 +71,7 @@ impl DotUnit {
             return self.gemm((m, n, k), k_step, x, d, threads);
         }
         let ks = k / splits;
-        if ks == 0 || k % splits != 0 || k_step == 0 || ks % k_step != 0 {
+        if ks == 0 || k % splits != 0 || k_step == 0 || !ks.is_multiple_of(k_step) {
             return Err(ShapeError::Ragged {
                 k,
                 block: k_step.max(1) * splits,

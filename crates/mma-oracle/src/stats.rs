@@ -127,7 +127,11 @@ pub fn symmetric_range(series: &[&[f64]], bins: usize, q: f64) -> (f64, f64, usi
         })
         .filter(|x| !x.is_nan())
         .fold(1.0f64, f64::max);
-    let bins = if bins % 2 == 0 { bins + 1 } else { bins };
+    let bins = if bins.is_multiple_of(2) {
+        bins + 1
+    } else {
+        bins
+    };
     // Widen by half a bin so that ±m fall inside rather than on the edges.
     let half = m * bins as f64 / (bins - 1).max(1) as f64;
     (-half, half, bins)

@@ -193,7 +193,7 @@ impl<'a, W: Word> Rows<'a, W> {
     /// multiple of 8.
     #[inline]
     pub fn new(words: &'a [W], stride: usize, k: usize, n: usize) -> Option<Rows<'a, W>> {
-        (n % 8 == 0 && (n == 0 || words.len() >= (n - 1) * stride + k)).then_some(Rows {
+        (n.is_multiple_of(8) && (n == 0 || words.len() >= (n - 1) * stride + k)).then_some(Rows {
             words,
             stride,
             k,
@@ -216,7 +216,7 @@ impl<'a, W: Word> Rows<'a, W> {
     /// Rows `from .. from + n` (`n` a multiple of 8).
     #[inline(always)]
     pub(super) fn part(&self, from: usize, n: usize) -> Rows<'a, W> {
-        assert!(from + n <= self.n && n % 8 == 0);
+        assert!(from + n <= self.n && n.is_multiple_of(8));
         Rows {
             words: if n == 0 {
                 &self.words[..0]
@@ -283,7 +283,7 @@ impl Kernel {
         // Sliced-FDPA: its passes, put in order a tile at a time (`scalar/sliced.rs`).
         if let Some(pass) = sliced::pass_kernel(self) {
             let block = self.unit.block;
-            return k > 0 && k % block == 0 && pass.is_batched_for(block);
+            return k > 0 && k.is_multiple_of(block) && pass.is_batched_for(block);
         }
         self.is_batched() && self.plan.lanes_take(self.unit.block, k)
     }

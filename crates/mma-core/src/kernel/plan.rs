@@ -323,8 +323,10 @@ impl Plan {
         match self.lanes {
             Some(LaneKey::Fma { .. }) => true,
             Some(LaneKey::Ftz { n, .. }) => k == n,
-            Some(LaneKey::TFdpa { n, .. } | LaneKey::EFdpa { n, .. }) => k % n == 0,
-            Some(LaneKey::Tr { n, .. }) => k % n == 0 || (n > TR_SHORT && k % n == TR_SHORT),
+            Some(LaneKey::TFdpa { n, .. } | LaneKey::EFdpa { n, .. }) => k.is_multiple_of(n),
+            Some(LaneKey::Tr { n, .. }) => {
+                k.is_multiple_of(n) || (n > TR_SHORT && k % n == TR_SHORT)
+            }
             None => false,
         }
     }
@@ -575,7 +577,7 @@ fn gst_lanes(unit: &DotUnit, path: &Path) -> Option<GLanes> {
     };
     if m.g != 16
         || !(per == 16 || per == 32)
-        || unit.block % per != 0
+        || !unit.block.is_multiple_of(per)
         || f.c != format::FP32
         || f.d != format::FP32
     {

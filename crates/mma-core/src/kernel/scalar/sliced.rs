@@ -73,7 +73,7 @@ pub(in crate::kernel) fn sliced_dots(
         return false;
     };
     let block = kern.unit.block;
-    if k == 0 || k % block != 0 || !pass.is_batched_for(block) {
+    if k == 0 || !k.is_multiple_of(block) || !pass.is_batched_for(block) {
         return false;
     }
     let f = &kern.unit.formats;

@@ -99,7 +99,14 @@ pub fn ftz<V: Vector, const N: usize, const P: usize, D: VH16, W: Word>(
     nan_bits: u64,
     out: &mut [u64],
 ) {
-    const { assert!((N == 2 || N == 4 || N % 8 == 0) && P.is_power_of_two() && N % P == 0 && N <= 64) };
+    const {
+        assert!(
+            (N == 2 || N == 4 || N.is_multiple_of(8))
+                && P.is_power_of_two()
+                && N.is_multiple_of(P)
+                && N <= 64
+        )
+    };
     let mut prod = [V::f_zero(); N];
     for k0 in (0..N).step_by(8) {
         let ca = a.block_columns::<V, N>(k0);

@@ -63,16 +63,26 @@ fn nonzero<V: Vector>(x: V::D) -> V::D {
     V::d_select(V::d_eq(x, zero), V::d_abs(x), V::d_splat(f64::INFINITY))
 }
 
+/// [`bracket`]'s answer for half of the lanes.
+struct Bracket<V: Vector> {
+    /// The sum lies beyond the exact window.
+    beyond: V::MQ,
+    /// The `f64` sum is not finite.
+    not_finite: V::MQ,
+    /// The sum minus and plus the bracket's `2δ`, and the sum itself, each converted to fp32.
+    lo: V::Fh,
+    hi: V::Fh,
+    sum: V::Fh,
+}
+
 /// For half of the lanes, from the least non-zero product magnitude, the largest term
-/// magnitude, the `f64` sum and C (`carry` and `wp` as in [`block`]): whether the sum lies
-/// beyond the exact window, whether it is not finite, and the sum minus and plus the bracket's
-/// `2δ` and as it is, each converted to fp32.
+/// magnitude, the `f64` sum and C (`carry` and `wp` as in [`block`]): the [`Bracket`].
 #[inline(always)]
 fn bracket<V: Vector>(
     carry: i64,
     wp: i64,
     (min, max, sum, c): (V::D, V::D, V::D, V::D),
-) -> (V::MQ, V::MQ, V::Fh, V::Fh, V::Fh) {
+) -> Bracket<V> {
     let set = V::q_splat;
     // q = the least place of the non-zero terms (C's: E_c - 23).
     let qp = V::q_sub(exp_field::<V>(min), set(wp));
@@ -89,9 +99,13 @@ fn bracket<V: Vector>(
         V::q_add(exp_field::<V>(max), set(2 * carry - 51)),
         52,
     ));
-    let lo = V::narrow(V::d_sub(sum, two_delta));
-    let hi = V::narrow(V::d_add(sum, two_delta));
-    (beyond, not_finite, lo, hi, V::narrow(sum))
+    Bracket {
+        beyond,
+        not_finite,
+        lo: V::narrow(V::d_sub(sum, two_delta)),
+        hi: V::narrow(V::d_add(sum, two_delta)),
+        sum: V::narrow(sum),
+    }
 }
 
 /// One E-FDPA block of `N` elements (2, 4 or a multiple of 8) from `k0` for a group of dot
@@ -132,11 +146,15 @@ fn block<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
         }
     }
     let wp = (A::MAN_BITS + B::MAN_BITS + 1) as i64;
-    let (b0, n0, lo0, hi0, s0) = bracket::<V>(carry_bits(N), wp, (min[0], max[0], sum[0], cv[0]));
-    let (b1, n1, lo1, hi1, s1) = bracket::<V>(carry_bits(N), wp, (min[1], max[1], sum[1], cv[1]));
-    let (lo, hi) = (V::as_i(V::join(lo0, lo1)), V::as_i(V::join(hi0, hi1)));
-    let exact = V::as_i(V::join(s0, s1));
-    let (beyond, not_finite) = (V::m_join(b0, b1), V::m_join(n0, n1));
+    let h0 = bracket::<V>(carry_bits(N), wp, (min[0], max[0], sum[0], cv[0]));
+    let h1 = bracket::<V>(carry_bits(N), wp, (min[1], max[1], sum[1], cv[1]));
+    let (lo, hi) = (
+        V::as_i(V::join(h0.lo, h1.lo)),
+        V::as_i(V::join(h0.hi, h1.hi)),
+    );
+    let exact = V::as_i(V::join(h0.sum, h1.sum));
+    let beyond = V::m_join(h0.beyond, h1.beyond);
+    let not_finite = V::m_join(h0.not_finite, h1.not_finite);
     let c_inf = V::m_join(c_inf[0], c_inf[1]);
     let is_zero = V::eq(V::and(lo, V::splat(i32::MAX)), V::zero());
     let agree = V::m_andnot(is_zero, V::eq(lo, hi));

@@ -303,7 +303,7 @@ pub(crate) fn gemm_lanes(
         }
         _ => return None,
     };
-    if k_step == 0 || k_step % block != 0 || k % k_step != 0 {
+    if k_step == 0 || !k_step.is_multiple_of(block) || k % k_step != 0 {
         return None;
     }
     let f = &kern.unit.formats;

@@ -24,7 +24,7 @@ pub fn gst<const N: usize, const G: usize>(
     c: &[u64; 8],
     out: &mut [u64; 8],
 ) -> u32 {
-    assert!(t.per % 16 == 0 && N % t.per == 0);
+    assert!(t.per.is_multiple_of(16) && N.is_multiple_of(t.per));
     // Scale factors per dot product.
     let spd = N / t.per;
     assert!(a.k() == N && b.k() == N && sa.len() >= 8 * spd && sb.len() >= 8 * spd);

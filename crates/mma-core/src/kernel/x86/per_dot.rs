@@ -106,7 +106,7 @@ unsafe fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
     let (Path::TFdpa(p), Model::TFdpa(m)) = (&k.plan.path, &k.unit.model) else {
         return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
     };
-    if a.is_empty() || a.len() % N != 0 || b.len() != a.len() {
+    if a.is_empty() || !a.len().is_multiple_of(N) || b.len() != a.len() {
         return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
     }
     let f = &k.unit.formats;
@@ -164,7 +164,7 @@ unsafe fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>
         (Path::Gtr(p), Model::GtrFdpa(m)) if GTR => (p, &m.out),
         _ => return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x)),
     };
-    if a.is_empty() || a.len() % N != 0 || b.len() != a.len() {
+    if a.is_empty() || !a.len().is_multiple_of(N) || b.len() != a.len() {
         return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
     }
     let f = &k.unit.formats;

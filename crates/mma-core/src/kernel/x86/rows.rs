@@ -20,7 +20,7 @@ impl<W: Word> Rows<'_, W> {
             let from = k0.min(self.k() - 4);
             let c = V::columns4(self, from);
             let (z, at) = (V::zero(), k0 - from);
-            return [c[at], c[at + 1], z, z, z, z, z, z];
+            [c[at], c[at + 1], z, z, z, z, z, z]
         } else if N < 8 {
             V::columns4(self, k0)
         } else {
