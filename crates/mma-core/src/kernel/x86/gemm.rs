@@ -29,7 +29,7 @@
 //! lengths 4 to 32. Soundness: `x86/mod.rs`.
 
 use super::batch::{self, TLanes, TrLanes};
-use super::stage::{align_scales, sum_halves, Products};
+use super::stage::{aligned_sum, Products};
 use super::vector::{Vector, Ymm, Zmm};
 use crate::drive::GemmIn;
 use crate::format::Format;
@@ -119,7 +119,6 @@ impl Products for Pre<'_> {
             &self.b[2 * l * k0..2 * l * (k0 + N)],
         );
         let set = V::splat;
-        let value = |e: usize| V::f_mul(V::as_f(set(a[2 * e])), V::as_f(V::load(&b[2 * l * e..])));
         // Pass 1: per group the largest code sum; over the block the smallest sum of a
         // product without a zero (sums taken from ZERO_SUM, unsigned: products with a zero
         // wrap to the top).
@@ -146,10 +145,14 @@ impl Products for Pre<'_> {
             let top = V::add(smax[g], off);
             emax[g] = V::max(V::max(floor[g], set(ez)), top);
         }
-        // Pass 2: the products, aligned and truncated (as `stage::aligned_sum`).
-        let scale = align_scales::<V, G>(f as i32 + bias, off, emax, ez, &mut bad);
-        let acc =
-            sum_halves::<V, N, G>(|i| V::f_trunc_i(V::f_mul(value(i), scale[i % G])), &mut bad);
+        // Pass 2: the exact f32 products, aligned and truncated as the stages do. A loop into
+        // an array, not a closure: a closure here was compiled out of line, without the
+        // entry point's target features, and its intrinsics became calls (15x slower).
+        let mut prod = [V::f_zero(); N];
+        for (e, p) in prod.iter_mut().enumerate() {
+            *p = V::f_mul(V::as_f(set(a[2 * e])), V::as_f(V::load(&b[2 * l * e..])));
+        }
+        let acc = aligned_sum::<V, N, G>(&prod, f as i32 + bias, off, emax, ez, &mut bad);
         (acc, emax, bad)
     }
 }

@@ -167,7 +167,7 @@ impl<A: VDec, B: VDec> Stage for IntStage<A, B> {
 /// `2^(F+2)`, sum within it), then the halves added with a check: a lane whose sum leaves
 /// `i32` is flagged in `bad`.
 #[inline(always)]
-pub(super) fn sum_halves<V: Vector, const N: usize, const G: usize>(
+fn sum_halves<V: Vector, const N: usize, const G: usize>(
     term: impl Fn(usize) -> V::I,
     bad: &mut V::M,
 ) -> [V::I; G] {
@@ -202,7 +202,7 @@ pub(super) fn sum_halves<V: Vector, const N: usize, const G: usize>(
 /// bf16 and tf32 products that low are flagged by the stages; TR/GTR's is NONE), and any scale
 /// gives 0.
 #[inline(always)]
-fn aligned_sum<V: Vector, const N: usize, const G: usize>(
+pub(super) fn aligned_sum<V: Vector, const N: usize, const G: usize>(
     prod: &[V::F; N],
     fb: i32,
     off: V::I,
@@ -217,7 +217,7 @@ fn aligned_sum<V: Vector, const N: usize, const G: usize>(
 /// Per group, the power of two `2^(F - e_max + off)` that aligns a product ([`aligned_sum`]),
 /// lanes where it leaves f32's normal range flagged in `bad` (unless no product is non-zero).
 #[inline(always)]
-pub(super) fn align_scales<V: Vector, const G: usize>(
+fn align_scales<V: Vector, const G: usize>(
     fb: i32,
     off: V::I,
     emax: [V::I; G],
