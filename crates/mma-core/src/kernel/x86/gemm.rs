@@ -29,7 +29,7 @@
 //! lengths 4 to 32. Soundness: `x86/mod.rs`.
 
 use super::batch::{self, TLanes, TrLanes};
-use super::stage::{aligned_sum, Products};
+use super::stage::{align_scales, sum_halves, Products, Term};
 use super::vector::{Vector, Ymm, Zmm};
 use crate::drive::GemmIn;
 use crate::format::Format;
@@ -145,15 +145,34 @@ impl Products for Pre<'_> {
             let top = V::add(smax[g], off);
             emax[g] = V::max(V::max(floor[g], set(ez)), top);
         }
-        // Pass 2: the exact f32 products, aligned and truncated as the stages do. A loop into
-        // an array, not a closure: a closure here was compiled out of line, without the
-        // entry point's target features, and its intrinsics became calls (15x slower).
-        let mut prod = [V::f_zero(); N];
-        for (e, p) in prod.iter_mut().enumerate() {
-            *p = V::f_mul(V::as_f(set(a[2 * e])), V::as_f(V::load(&b[2 * l * e..])));
-        }
-        let acc = aligned_sum::<V, N, G>(&prod, f as i32 + bias, off, emax, ez, &mut bad);
+        // Pass 2: the exact f32 products, aligned and truncated as the stages do, each formed
+        // where it is summed. [`Aligned`] is a method, not a closure: a closure here was kept
+        // out of line, compiled without the entry point's target features (15x slower); and
+        // not an array of the block's products, whose stack round trip cost fp8 (K = 32)
+        // 1.6x.
+        let scale = align_scales::<V, G>(f as i32 + bias, off, emax, ez, &mut bad);
+        let acc = sum_halves::<V, N, G>(Aligned::<V, G> { a, b, scale }, &mut bad);
         (acc, emax, bad)
+    }
+}
+
+/// The aligned product `e` of a block of [`Pre`]: the `f32` product of the elements' values
+/// times the group's scale, truncated to an integer (as `stage::aligned_sum`).
+struct Aligned<'a, V: Vector, const G: usize> {
+    a: &'a [i32],
+    b: &'a [i32],
+    scale: [V::F; G],
+}
+
+impl<V: Vector, const G: usize> Term<V> for Aligned<'_, V, G> {
+    #[inline(always)]
+    fn at(&self, e: usize) -> V::I {
+        let l = V::LANES;
+        let p = V::f_mul(
+            V::as_f(V::splat(self.a[2 * e])),
+            V::as_f(V::load(&self.b[2 * l * e..])),
+        );
+        V::f_trunc_i(V::f_mul(p, self.scale[e % G]))
     }
 }
 

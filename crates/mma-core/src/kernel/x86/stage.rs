@@ -162,13 +162,25 @@ impl<A: VDec, B: VDec> Stage for IntStage<A, B> {
     }
 }
 
+/// Term `i` of a block for [`sum_halves`]: a closure, or a type whose method computes it.
+pub(super) trait Term<V: Vector> {
+    fn at(&self, i: usize) -> V::I;
+}
+
+impl<V: Vector, F: Fn(usize) -> V::I> Term<V> for F {
+    #[inline(always)]
+    fn at(&self, i: usize) -> V::I {
+        self(i)
+    }
+}
+
 /// The aligned products `term(i)` summed by group (`i % G`) in two halves of the block, each
 /// within `i32` (the kernels admit a block when `N / 2` aligned products, each below
 /// `2^(F+2)`, sum within it), then the halves added with a check: a lane whose sum leaves
 /// `i32` is flagged in `bad`.
 #[inline(always)]
-fn sum_halves<V: Vector, const N: usize, const G: usize>(
-    term: impl Fn(usize) -> V::I,
+pub(super) fn sum_halves<V: Vector, const N: usize, const G: usize>(
+    term: impl Term<V>,
     bad: &mut V::M,
 ) -> [V::I; G] {
     let mut lo = [V::zero(); G];
@@ -178,7 +190,7 @@ fn sum_halves<V: Vector, const N: usize, const G: usize>(
         for e in 0..N.min(8) {
             let i = j + e;
             let half = if i < N / 2 { &mut lo } else { &mut hi };
-            half[i % G] = V::add(half[i % G], term(i));
+            half[i % G] = V::add(half[i % G], term.at(i));
         }
     }
     // Loops, not `core::array::from_fn` (see `Ymm::columns`).
@@ -202,7 +214,7 @@ fn sum_halves<V: Vector, const N: usize, const G: usize>(
 /// bf16 and tf32 products that low are flagged by the stages; TR/GTR's is NONE), and any scale
 /// gives 0.
 #[inline(always)]
-pub(super) fn aligned_sum<V: Vector, const N: usize, const G: usize>(
+fn aligned_sum<V: Vector, const N: usize, const G: usize>(
     prod: &[V::F; N],
     fb: i32,
     off: V::I,
@@ -217,7 +229,7 @@ pub(super) fn aligned_sum<V: Vector, const N: usize, const G: usize>(
 /// Per group, the power of two `2^(F - e_max + off)` that aligns a product ([`aligned_sum`]),
 /// lanes where it leaves f32's normal range flagged in `bad` (unless no product is non-zero).
 #[inline(always)]
-fn align_scales<V: Vector, const G: usize>(
+pub(super) fn align_scales<V: Vector, const G: usize>(
     fb: i32,
     off: V::I,
     emax: [V::I; G],
