@@ -184,7 +184,7 @@ pub fn run(unit: &DotUnit, ops: &Operands, fam: &Family) -> Option<Run> {
         a.resize(ki, 0);
         b.resize(ki, 0);
         Plan::Padded { to: ki }
-    } else if k > ki && k % ki == 0 && !scaled && f.c == f.d {
+    } else if k > ki && k.is_multiple_of(ki) && !scaled && f.c == f.d {
         Plan::Chained { calls: k / ki }
     } else {
         return None;
