@@ -148,8 +148,8 @@ impl Products for Pre<'_> {
         // Pass 2: the exact f32 products, aligned and truncated as the stages do, each formed
         // where it is summed. [`Aligned`] is a method, not a closure: a closure here was kept
         // out of line, compiled without the entry point's target features (15x slower); and
-        // not an array of the block's products, whose stack round trip cost fp8 (K = 32)
-        // 1.6x.
+        // not an array of the block's products, which cost fp8 (K = 32) 1.6x (measured; the
+        // stack round trip is the likely cause).
         let scale = align_scales::<V, G>(f as i32 + bias, off, emax, ez, &mut bad);
         let acc = sum_halves::<V, N, G>(Aligned::<V, G> { a, b, scale }, &mut bad);
         (acc, emax, bad)
