@@ -518,12 +518,17 @@ fn efdpa_fast_matches_plain() {
     }
 }
 
-/// The E-FDPA lanes' exactness bound (`x86/e_fdpa.rs`), where an `f64` sum that dropped a bit
-/// would round differently: C = 2^m, a product 2^(m-24) (a tie for fp32's last place) and a
-/// second, tiny product p > 0 with a full significand. Exactly, the sum is above the tie and
-/// rounds up to 2^m + 2^(m-23); an `f64` sum that lost p (p below half of its last place,
-/// 2^(m-53)) ties and rounds to even, 2^m. Swept over m and p's exponent, lanes against the
-/// plain model: without the bound (every sum taken as exact) the far cases fail.
+/// The E-FDPA lanes' exactness bound and tie rule (`x86/e_fdpa.rs`), where an `f64` sum that
+/// dropped a bit would round differently: C = 2^m, a product 2^(m-24) (a tie for fp32's last
+/// place) and a second, tiny product p with a full significand (|p| < 4 · 2^t, t the sum of its
+/// factors' exponents, t <= m - 25). Exactly, for p > 0 the sum is above the tie and below
+/// 2^m + 3 · 2^(m-24) and rounds up to 2^m + 2^(m-23); for p < 0 (taken where t <= m - 27, so
+/// |p| < 2^(m-25)) it lies between 2^m and the tie and rounds down to 2^m. An `f64` sum that
+/// lost p (p below half of its last place, 2^(m-53)) is the tie itself,
+/// which alone would round to even, 2^m: right for p < 0 by chance, wrong for p > 0. Swept
+/// over m, p's exponent and sign, lanes against the plain model: without the bound (every sum
+/// taken as exact) the far cases with p > 0 fail; the blocks of two settle these ties in the
+/// lanes by the sign of the additions' errors, which the p < 0 cases check the other way.
 #[test]
 fn efdpa_lanes_window_boundary() {
     let pow2 = |fmt: &Format, e: i32| ((e + fmt.bias) as u64) << fmt.man_bits << fmt.lsb;
@@ -545,19 +550,24 @@ fn efdpa_lanes_window_boundary() {
                 if i2 < lo || j2 < lo || i1 > hi || j1 > hi {
                     continue;
                 }
-                let mut a = vec![pow2(&fmt, i1), full(i2)];
-                let mut b = vec![pow2(&fmt, j1), full(j2)];
-                a.resize(block, 0);
-                b.resize(block, 0);
-                let c = ((m + 127) as u64) << 23;
-                let want = unit.dot_plain(&a, &b, c, &[], &[]);
-                // The hand derivation above: the exact sum rounds up.
-                assert_eq!(want, c + 1, "m {m} t {t}");
-                tie_cases += 1;
-                cases.push((a, b, c, vec![], vec![]));
+                for (sign, up) in [(0, 1), (1u64 << (fmt.storage_bits - 1), 0)] {
+                    if up == 0 && t > m - 27 {
+                        continue;
+                    }
+                    let mut a = vec![pow2(&fmt, i1), full(i2)];
+                    let mut b = vec![pow2(&fmt, j1), full(j2) | sign];
+                    a.resize(block, 0);
+                    b.resize(block, 0);
+                    let c = ((m + 127) as u64) << 23;
+                    let want = unit.dot_plain(&a, &b, c, &[], &[]);
+                    // The hand derivation above: up for p > 0, down (C itself) for p < 0.
+                    assert_eq!(want, c + up, "m {m} t {t} up {up}");
+                    tie_cases += 1;
+                    cases.push((a, b, c, vec![], vec![]));
+                }
             }
         }
-        assert!(tie_cases > 500, "{tie_cases}");
+        assert!(tie_cases > 1000, "{tie_cases}");
         // Pad to a multiple of eight with copies, so that every case goes through the lanes.
         while cases.len() % 8 != 0 {
             cases.push(cases[0].clone());

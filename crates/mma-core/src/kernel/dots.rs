@@ -46,9 +46,12 @@ impl<'a> Words<'a> {
     /// Elements `from + order[j]` of rows `rows` (`k` words apart), row after row
     /// (`order.len()` words each), in the same width, into the buffer of `out` for that width:
     /// a block's elements in another order, which the lanes then read in their storage width.
+    /// One-byte words go through a byte shuffle per row where `kern` was planned for one
+    /// (`x86/permute.rs`), the same words as the loop below.
     #[inline]
     pub(super) fn permute<'b>(
         &self,
+        kern: &Kernel,
         rows: Range<usize>,
         k: usize,
         (from, order): (usize, &[usize]),
@@ -71,7 +74,9 @@ impl<'a> Words<'a> {
         let at = (from, order);
         match *self {
             Words::U8(x) => {
-                go(x, rows, k, at, &mut out.u8);
+                if !super::x86::permute_bytes(kern, x, rows.clone(), k, at, &mut out.u8) {
+                    go(x, rows, k, at, &mut out.u8);
+                }
                 Words::U8(&out.u8)
             }
             Words::U16(x) => {

@@ -119,6 +119,18 @@ pub(super) fn gst_dots(
     false
 }
 
+/// No byte shuffle: the portable reordering takes every block.
+pub(super) fn permute_bytes(
+    _: &Kernel,
+    _: &[u8],
+    _: std::ops::Range<usize>,
+    _: usize,
+    _: (usize, &[usize]),
+    _: &mut Vec<u8>,
+) -> bool {
+    false
+}
+
 /// No matrix lanes: a type without values.
 #[derive(Debug)]
 pub(crate) enum GemmLanes {}

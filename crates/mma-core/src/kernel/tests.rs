@@ -197,3 +197,66 @@ fn sliced_last_add_matches_add_c_last() {
         }
     }
 }
+
+/// Sliced-FDPA's reordering of byte operands (`Words::permute`, by a byte shuffle per row on
+/// the vector instruction sets, `x86/permute.rs`) against its definition, element `from +
+/// order[j]` of each row: blocks of 16 and 32 (shuffled) and 8 and 24 (the loop), the passes'
+/// order and random permutations, rows longer than the block at every offset, the last row
+/// ending at the slice's end; and an order that repeats an element (not a permutation: the
+/// loop takes it).
+#[test]
+fn byte_permute_matches_its_definition() {
+    use super::dots::{Permuted, Words};
+    use super::{Isa, Kernel};
+    use crate::models::fma::Fma;
+    use crate::unit::{DotUnit, Model};
+    let unit = DotUnit {
+        formats: crate::model::Formats {
+            a: format::E4M3,
+            b: format::E4M3,
+            c: format::FP32,
+            d: format::FP32,
+            scale: None,
+        },
+        block: 1,
+        model: Model::Fma(Fma {
+            mode: Rounding::NearestEven,
+            nan: NanStyle::AllOnes,
+        }),
+    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(61);
+    let mut checked = 0;
+    for isa in Isa::ALL.into_iter().filter(|i| i.is_supported()) {
+        let kern = Kernel::with_isa(unit, isa).unwrap();
+        for n in [16usize, 32, 8, 24] {
+            let passes: Vec<usize> = (0..2)
+                .flat_map(|p| (0..n).filter(move |&j| (j / 2) % 2 == p))
+                .collect();
+            let mut random: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                random.swap(i, rng.random_range(0..=i));
+            }
+            let mut repeated = random.clone();
+            repeated[n - 1] = repeated[0];
+            for order in [passes, random, repeated] {
+                let k = 2 * n + 5;
+                let rows = 37;
+                let x: Vec<u8> = (0..rows * k).map(|_| rng.random()).collect();
+                for from in [0, 1, n, k - n] {
+                    let mut out = Permuted::default();
+                    let got = Words::U8(&x).permute(&kern, 3..rows, k, (from, &order), &mut out);
+                    let Words::U8(got) = got else {
+                        panic!("the permutation changed the word width");
+                    };
+                    let x = &x;
+                    let want: Vec<u8> = (3..rows)
+                        .flat_map(|r| order.iter().map(move |&j| x[r * k + from + j]))
+                        .collect();
+                    assert_eq!(got, &want[..], "{isa:?} n {n} from {from} {order:?}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 48, "{checked}");
+}

@@ -93,8 +93,8 @@ pub(in crate::kernel) fn sliced_dots(
         let rows = TILE.min(c.len() - r0);
         for j in 0..k / block {
             let at = (j * block, &order[..block]);
-            let pa = a.permute(r0..r0 + rows, k, at, &mut pa);
-            let pb = b.permute(r0..r0 + rows, k, at, &mut pb);
+            let pa = a.permute(kern, r0..r0 + rows, k, at, &mut pa);
+            let pb = b.permute(kern, r0..r0 + rows, k, at, &mut pb);
             pass.dots_words(
                 block,
                 0,

@@ -38,7 +38,11 @@
 //! heavy cancellation), where the bracket holds a zero, or whose sum is not finite (an Inf or
 //! NaN input: the sum of finite products cannot overflow `f64`), is flagged and the caller
 //! recomputes it with the per-dot kernel (`kernel/scalar/e_fdpa.rs`), which also handles every
-//! special.
+//! special. In blocks of two, the commonest such lane, an `f64` sum exactly halfway between
+//! two fp32 numbers with a term too small to move it, is first settled in the lanes by the sign
+//! of the additions' exact errors ([`break_ties`]).
+//!
+//! Blocks of two (CDNA1 bf16) are taken in pairs from one four-column transpose.
 
 use super::batch::{Rows, Word};
 use super::stage::WDec;
@@ -108,16 +112,20 @@ fn bracket<V: Vector>(
     }
 }
 
-/// One E-FDPA block of `N` elements (2, 4 or a multiple of 8) from `k0` for a group of dot
-/// products, C an fp32 word in each lane of `c`: the fp32 results and the bit mask of flagged
-/// lanes.
+/// One block's running state, per half of the lanes: C as an `f64` (zero where it is
+/// infinite), where C is infinite, the running sum, the largest term magnitude and the least
+/// non-zero product magnitude.
+struct Sums<V: Vector> {
+    c: [V::D; 2],
+    c_inf: [V::MQ; 2],
+    sum: [V::D; 2],
+    max: [V::D; 2],
+    min: [V::D; 2],
+}
+
+/// A block's state before its products, from C (an fp32 word in each lane of `c`).
 #[inline(always)]
-fn block<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
-    a: Rows<'_, W>,
-    b: Rows<'_, W>,
-    k0: usize,
-    c: V::I,
-) -> (V::I, u32) {
+fn start<V: Vector>(c: V::I) -> Sums<V> {
     let (inf, zero) = (V::d_splat(f64::INFINITY), V::d_splat(0.0));
     let cv = [V::half_d(V::as_f(c), 0), V::half_d(V::as_f(c), 1)];
     // An infinite C leaves the sum (taken as if C were 0) and gives the lane its value.
@@ -126,28 +134,40 @@ fn block<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
         V::d_select(c_inf[0], cv[0], zero),
         V::d_select(c_inf[1], cv[1], zero),
     ];
-    let mut sum = cv;
-    let mut max = [V::d_abs(cv[0]), V::d_abs(cv[1])];
-    let mut min = [inf, inf];
-    for j in (0..N).step_by(8) {
-        let ca = a.block_columns::<V, N>(k0 + j);
-        let cb = b.block_columns::<V, N>(k0 + j);
-        for e in (0..N.min(8)).step_by(2) {
-            let (a0, a1) = A::values::<V>(V::pack16(ca[e], ca[e + 1]));
-            let (b0, b1) = B::values::<V>(V::pack16(cb[e], cb[e + 1]));
-            for (x, y) in [(a0, b0), (a1, b1)] {
-                for h in 0..2 {
-                    let p = V::d_mul(V::half_d(x, h), V::half_d(y, h));
-                    sum[h] = V::d_add(sum[h], p);
-                    max[h] = V::d_max(max[h], V::d_abs(p));
-                    min[h] = V::d_min(min[h], nonzero::<V>(p));
-                }
+    Sums {
+        c: cv,
+        c_inf,
+        sum: cv,
+        max: [V::d_abs(cv[0]), V::d_abs(cv[1])],
+        min: [inf, inf],
+    }
+}
+
+/// Adds the products of the element columns `ca[e]` and `cb[e]` (an even number of them) to
+/// the block's state.
+#[inline(always)]
+fn add_products<V: Vector, A: WDec, B: WDec>(s: &mut Sums<V>, ca: &[V::I], cb: &[V::I]) {
+    for e in (0..ca.len()).step_by(2) {
+        let (a0, a1) = A::values::<V>(V::pack16(ca[e], ca[e + 1]));
+        let (b0, b1) = B::values::<V>(V::pack16(cb[e], cb[e + 1]));
+        for (x, y) in [(a0, b0), (a1, b1)] {
+            for h in 0..2 {
+                let p = V::d_mul(V::half_d(x, h), V::half_d(y, h));
+                s.sum[h] = V::d_add(s.sum[h], p);
+                s.max[h] = V::d_max(s.max[h], V::d_abs(p));
+                s.min[h] = V::d_min(s.min[h], nonzero::<V>(p));
             }
         }
     }
-    let wp = (A::MAN_BITS + B::MAN_BITS + 1) as i64;
-    let h0 = bracket::<V>(carry_bits(N), wp, (min[0], max[0], sum[0], cv[0]));
-    let h1 = bracket::<V>(carry_bits(N), wp, (min[1], max[1], sum[1], cv[1]));
+}
+
+/// The block of `N` elements whose products `s` holds (C the word in each lane of `c`,
+/// `wp` the products' last place below their leading bit): the fp32 results and the bit mask
+/// of flagged lanes.
+#[inline(always)]
+fn finish<V: Vector, const N: usize>(s: &Sums<V>, wp: i64, c: V::I) -> (V::I, u32) {
+    let h0 = bracket::<V>(carry_bits(N), wp, (s.min[0], s.max[0], s.sum[0], s.c[0]));
+    let h1 = bracket::<V>(carry_bits(N), wp, (s.min[1], s.max[1], s.sum[1], s.c[1]));
     let (lo, hi) = (
         V::as_i(V::join(h0.lo, h1.lo)),
         V::as_i(V::join(h0.hi, h1.hi)),
@@ -155,7 +175,7 @@ fn block<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
     let exact = V::as_i(V::join(h0.sum, h1.sum));
     let beyond = V::m_join(h0.beyond, h1.beyond);
     let not_finite = V::m_join(h0.not_finite, h1.not_finite);
-    let c_inf = V::m_join(c_inf[0], c_inf[1]);
+    let c_inf = V::m_join(s.c_inf[0], s.c_inf[1]);
     let is_zero = V::eq(V::and(lo, V::splat(i32::MAX)), V::zero());
     let agree = V::m_andnot(is_zero, V::eq(lo, hi));
     // Flagged: a sum that is not finite, or one beyond the exact window whose bracket does not
@@ -167,9 +187,86 @@ fn block<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
     (V::select(c_inf, rounded, c), bad)
 }
 
-/// A chain of E-FDPA blocks of `N` over the group's rows of `k` words (a multiple of `N`):
-/// writes the D words (fp32; a block's D is the next block's C) and returns the bit mask of
-/// the lanes the caller must recompute.
+/// `(s, e)`: `s = x + y` rounded and `e = x + y - s` exactly (Knuth's TwoSum; no overflow).
+#[inline(always)]
+fn two_sum<V: Vector>(x: V::D, y: V::D) -> (V::D, V::D) {
+    let s = V::d_add(x, y);
+    let y_part = V::d_sub(s, x);
+    let x_part = V::d_sub(s, y_part);
+    (s, V::d_add(V::d_sub(x, x_part), V::d_sub(y, y_part)))
+}
+
+/// For a block of two (`s` from [`add_products`] of the columns `ca`, `cb`, and [`finish`]'s
+/// `(d, flag)`): settles the flagged lanes whose `f64` sum `s` is exactly the midpoint `M` of
+/// two adjacent fp32 numbers, the bracket's `lo` and `hi`, as when C and one product meet at
+/// half an fp32 ulp and the other product is far below (about one lane in 150 on random
+/// bf16 data, which the per-dot kernel cost 14% of the time). The exact sum is
+/// `T = s + e1 + e2`, `e1` and `e2` the errors of the two additions (TwoSum, exact); their
+/// rounded sum `r` has the sign of `e1 + e2 = T - M` (rounding to nearest keeps signs and
+/// gives 0 only for an exact 0). So `T` rounds to `hi` where `r > 0`, to `lo` where `r < 0`,
+/// and where `r = 0`, `T = M` is a tie, which the conversion of `s` rounds to even. The
+/// bracket (`|T - s| <= δ`) keeps `T` between `lo` and `hi`. A lane that is not exactly at
+/// such a midpoint, whose sum is not finite, or whose `lo` or `hi` is zero stays flagged; a
+/// lane in the exact window that is at a midpoint has `e1 = e2 = 0` and keeps its value; an
+/// infinite C keeps its word.
+#[inline(always)]
+fn break_ties<V: Vector, A: WDec, B: WDec>(
+    s: &Sums<V>,
+    (ca, cb): (&[V::I], &[V::I]),
+    wp: i64,
+    (d, flag): (V::I, u32),
+) -> (V::I, u32) {
+    let (a0, a1) = A::values::<V>(V::pack16(ca[0], ca[1]));
+    let (b0, b1) = B::values::<V>(V::pack16(cb[0], cb[1]));
+    // (No closures here: one would be compiled without the caller's target features.)
+    let zero = V::d_splat(0.0);
+    let mut r = [zero; 2];
+    let mut at_mid = [V::d_eq(zero, zero); 2];
+    let br = [
+        bracket::<V>(carry_bits(2), wp, (s.min[0], s.max[0], s.sum[0], s.c[0])),
+        bracket::<V>(carry_bits(2), wp, (s.min[1], s.max[1], s.sum[1], s.c[1])),
+    ];
+    let (lo_f, hi_f) = (V::join(br[0].lo, br[1].lo), V::join(br[0].hi, br[1].hi));
+    for h in 0..2 {
+        // The products and additions in `add_products`' order.
+        let p0 = V::d_mul(V::half_d(a0, h), V::half_d(b0, h));
+        let p1 = V::d_mul(V::half_d(a1, h), V::half_d(b1, h));
+        let (s1, e1) = two_sum::<V>(s.c[h], p0);
+        let (_, e2) = two_sum::<V>(s1, p1);
+        r[h] = V::d_add(e1, e2);
+        let mid = V::d_mul(
+            V::d_add(V::half_d(lo_f, h), V::half_d(hi_f, h)),
+            V::d_splat(0.5),
+        );
+        at_mid[h] = V::d_eq(s.sum[h], mid);
+    }
+    let [h0, h1] = &br;
+    let (lo, hi) = (V::as_i(lo_f), V::as_i(hi_f));
+    let adjacent = V::eq(V::abs(V::sub(hi, lo)), V::splat(1));
+    let mut tie = V::m_and(V::m_join(at_mid[0], at_mid[1]), adjacent);
+    for skip in [
+        V::eq(V::and(lo, V::splat(i32::MAX)), V::zero()),
+        V::eq(V::and(hi, V::splat(i32::MAX)), V::zero()),
+        V::m_join(h0.not_finite, h1.not_finite),
+        V::m_join(s.c_inf[0], s.c_inf[1]),
+    ] {
+        tie = V::m_andnot(skip, tie);
+    }
+    let r_zero = V::m_join(V::d_eq(r[0], zero), V::d_eq(r[1], zero));
+    let r_neg = V::m_join(
+        V::q_gt(V::q_splat(0), V::as_q(r[0])),
+        V::q_gt(V::q_splat(0), V::as_q(r[1])),
+    );
+    let down = V::m_andnot(r_zero, r_neg);
+    let up = V::m_andnot(V::m_or(r_zero, r_neg), V::eq(lo, lo));
+    let even = V::as_i(V::join(h0.sum, h1.sum));
+    let settled = V::select(up, V::select(down, even, lo), hi);
+    (V::select(tie, d, settled), flag & !V::bits(tie))
+}
+
+/// A chain of E-FDPA blocks of `N` (2, 4 or a multiple of 8) over the group's rows of `k`
+/// words (a multiple of `N`): writes the D words (fp32; a block's D is the next block's C) and
+/// returns the bit mask of the lanes the caller must recompute.
 #[inline(always)]
 pub fn chain<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
     a: Rows<'_, W>,
@@ -177,12 +274,38 @@ pub fn chain<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
     c: &[u64],
     out: &mut [u64],
 ) -> u32 {
+    let wp = (A::MAN_BITS + B::MAN_BITS + 1) as i64;
     let mut acc = V::lanes(c);
     let mut bad = 0;
-    for k0 in (0..a.k()).step_by(N) {
-        let (d, flag) = block::<V, N, A, B, W>(a, b, k0, acc);
-        acc = d;
-        bad |= flag;
+    if N == 2 && a.k().is_multiple_of(4) {
+        // Blocks of two in pairs from one transpose of four columns, each block's two at a
+        // fixed place (taking two of four at a run-time place went through memory).
+        for k0 in (0..a.k()).step_by(4) {
+            let (ca, cb) = (V::columns4(&a, k0), V::columns4(&b, k0));
+            for at in [0, 2] {
+                let cols = (&ca[at..at + 2], &cb[at..at + 2]);
+                let mut s = start::<V>(acc);
+                add_products::<V, A, B>(&mut s, cols.0, cols.1);
+                let (mut d, mut flag) = finish::<V, N>(&s, wp, acc);
+                if flag != 0 {
+                    (d, flag) = break_ties::<V, A, B>(&s, cols, wp, (d, flag));
+                }
+                acc = d;
+                bad |= flag;
+            }
+        }
+    } else {
+        for k0 in (0..a.k()).step_by(N) {
+            let mut s = start::<V>(acc);
+            for j in (0..N).step_by(8) {
+                let ca = a.block_columns::<V, N>(k0 + j);
+                let cb = b.block_columns::<V, N>(k0 + j);
+                add_products::<V, A, B>(&mut s, &ca[..N.min(8)], &cb[..N.min(8)]);
+            }
+            let (d, flag) = finish::<V, N>(&s, wp, acc);
+            acc = d;
+            bad |= flag;
+        }
     }
     V::store(acc, out);
     bad

@@ -3,7 +3,8 @@
 //! evaluate a group of dot products per vector (`lanes.rs` picks them; `vector.rs` is the
 //! vector widths, `Ymm` for AVX2 and `Zmm` for AVX-512, with the row loads; `batch.rs`,
 //! `stage.rs`, `simd.rs`, `fma.rs`, `e_fdpa.rs` and `gst.rs` are the arithmetic; `gemm.rs` the
-//! matrix driver's lanes), and the vector block of one dot product (`per_dot.rs`). The rest of
+//! matrix driver's lanes; `permute.rs` Sliced-FDPA's byte reordering), and the vector block of
+//! one dot product (`per_dot.rs`). The rest of
 //! the kernel reaches this module only through the names re-exported below, when a kernel is
 //! planned for [`Isa::Avx2`] or [`Isa::Avx512`]; on other architectures `kernel/no_x86.rs`
 //! stands in with the same names and no routine.
@@ -25,6 +26,7 @@ mod gemm;
 mod gst;
 mod lanes;
 mod per_dot;
+mod permute;
 mod rows;
 mod simd;
 mod stage;
@@ -39,6 +41,7 @@ use crate::kernel::plan::{LaneKey, StKey, VDotKey};
 use crate::kernel::{Isa, Kernel, Rows};
 use crate::model::BlockIn;
 use lanes::NO_SCALES;
+use std::ops::Range;
 use vector::{Ymm, Zmm};
 
 /// A lane routine as compiled: the dot products of one length `k`, `(kernel, a rows, b rows,
@@ -272,6 +275,21 @@ pub(super) fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
         return unsafe { per_dot::block(k, x) };
     }
     k.block_any(x)
+}
+
+/// `Words::permute` for one-byte words: one byte shuffle per row of a block of 16 or 32
+/// ([`permute::bytes`]) where the kernel was planned for a vector instruction set; `false`,
+/// nothing written, elsewhere or where the block does not fit it.
+pub(super) fn permute_bytes(
+    k: &Kernel,
+    x: &[u8],
+    rows: Range<usize>,
+    stride: usize,
+    at: (usize, &[usize]),
+    out: &mut Vec<u8>,
+) -> bool {
+    // SAFETY: as in `dot`: the kernel's `isa` is supported by this CPU, and it has AVX2.
+    k.plan.isa.has_avx2() && unsafe { permute::bytes(x, rows, stride, at, out) }
 }
 
 /// GST-FDPA dot products eight at a time (`Kernel::gst_dots`); `false` (nothing written) where
