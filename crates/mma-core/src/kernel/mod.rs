@@ -12,7 +12,7 @@
 //! ([`Isa::detect`], run-time CPU detection): the vector code is compiled with
 //! `#[target_feature]` in every build and taken only where the CPU has it.
 //!
-//! The layout: `plan.rs` makes every choice once per unit ([`Plan`](plan::Plan)); `scalar/`
+//! The layout: `plan.rs` makes every choice once per unit ([`Plan`]); `scalar/`
 //! holds the portable per-dot kernels by model; `x86/` every intrinsic (the AVX2 copies of the
 //! per-dot kernels, the vector block, the lanes), behind the one `cfg` below; `dots.rs` the batch
 //! entry point; `table.rs` and `round.rs` the decode tables and the fast output rounding.

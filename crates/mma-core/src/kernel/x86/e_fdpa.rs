@@ -80,7 +80,7 @@ struct Bracket<V: Vector> {
 }
 
 /// For half of the lanes, from the least non-zero product magnitude, the largest term
-/// magnitude, the `f64` sum and C (`carry` and `wp` as in [`block`]): the [`Bracket`].
+/// magnitude, the `f64` sum and C (`carry` and `wp` as in [`finish`]): the [`Bracket`].
 #[inline(always)]
 fn bracket<V: Vector>(
     carry: i64,

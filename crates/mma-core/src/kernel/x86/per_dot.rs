@@ -1,5 +1,5 @@
 //! One dot product through the vector block: the per-dot entry points compiled for
-//! [`Isa::Avx2`] (`dot` and `block`, the portable code of `kernel/mod.rs` inlined into a copy
+//! [`Isa::Avx2`](crate::kernel::Isa::Avx2) (`dot` and `block`, the portable code of `kernel/mod.rs` inlined into a copy
 //! that may use BMI2 shifts, LZCNT, FMA and AVX2), the monomorphised vector routines of T-FDPA,
 //! TR-FDPA and GTR-FDPA (`vdot`, `amd_dot`) with the table of the plan's keys they are compiled for
 //! (`vdot_fn_of`), and the vector group sums of GST-FDPA (`gst_v`). Soundness: `x86/mod.rs`.
@@ -19,14 +19,14 @@ use crate::models::t_fdpa::TFdpa;
 use crate::unit::Model;
 
 /// # Safety
-/// The CPU must support [`Isa::Avx2`].
+/// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2).
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
 pub(super) unsafe fn dot(k: &Kernel, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
     k.dot_any(a, b, c, sa, sb)
 }
 
 /// # Safety
-/// The CPU must support [`Isa::Avx2`].
+/// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2).
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
 pub(super) unsafe fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
     k.block_any(x)
@@ -92,9 +92,9 @@ pub(super) fn vdot_fn_of(key: VDotKey) -> Option<VDotFn> {
 }
 
 /// `d = a·b + c` through the vector block (a [`VDotFn`]): K a multiple of the block `N`, each
-/// block with Inf/NaN handed to the plain model; any other K through [`DotUnit::chain`].
+/// block with Inf/NaN handed to the plain model; any other K through [`DotUnit::chain`](crate::DotUnit::chain).
 /// # Safety
-/// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
+/// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2): a kernel holds this routine only when
 /// it was planned for that instruction set.
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
 unsafe fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
@@ -150,7 +150,7 @@ fn chain_fixed<const N: usize>(
 
 /// `d = a·b + c` through the vector TR-FDPA (`GTR` false) or GTR-FDPA block, as [`vdot`].
 /// # Safety
-/// The CPU must support [`Isa::Avx2`]: a kernel holds this routine only when
+/// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2): a kernel holds this routine only when
 /// it was planned for that instruction set.
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
 unsafe fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
@@ -283,7 +283,7 @@ pub(in crate::kernel) fn gst_v(
 }
 
 /// GST-FDPA over one block of `N = 16 · G` fp4-sized elements in groups of 16 (formats
-/// without Inf/NaN codes), the group sums from the vector block; the rest as [`gst_block`].
+/// without Inf/NaN codes), the group sums from the vector block; the rest as [`gst_block`](crate::kernel::scalar::gst::gst_block).
 #[inline(always)]
 fn gst_n<const N: usize, const G: usize>(
     m: &GstFdpa,
