@@ -1,7 +1,8 @@
 //! Many dot products at once: [`Kernel::dots`], and the lane-wise routine ("eight") of a unit,
 //! which evaluates dot products together across vector lanes, eight with AVX2 and sixteen with
 //! AVX-512 (`x86/lanes.rs`), for any multiple of eight of them. The matrix driver
-//! ([`DotUnit::gemm`](crate::DotUnit::gemm)) uses the same routine for a group of columns of a row of D.
+//! ([`DotUnit::gemm`](crate::DotUnit::gemm)) uses the same routine for a group of columns of a
+//! row of D.
 
 use super::plan::Path;
 use super::scalar::sliced;

@@ -264,6 +264,24 @@ fn break_ties<V: Vector, A: WDec, B: WDec>(
     (V::select(tie, d, settled), flag & !V::bits(tie))
 }
 
+/// One block of `N <= 8` elements from its columns `ca` and `cb` (`N` of each), C the fp32
+/// word in each lane of `c`: the results and the flagged lanes, a block of two's ties settled
+/// by [`break_ties`].
+#[inline(always)]
+fn short_block<V: Vector, const N: usize, A: WDec, B: WDec>(
+    (ca, cb): (&[V::I], &[V::I]),
+    wp: i64,
+    c: V::I,
+) -> (V::I, u32) {
+    let mut s = start::<V>(c);
+    add_products::<V, A, B>(&mut s, ca, cb);
+    let (d, flag) = finish::<V, N>(&s, wp, c);
+    if N == 2 && flag != 0 {
+        return break_ties::<V, A, B>(&s, (ca, cb), wp, (d, flag));
+    }
+    (d, flag)
+}
+
 /// A chain of E-FDPA blocks of `N` (2, 4 or a multiple of 8) over the group's rows of `k`
 /// words (a multiple of `N`): writes the D words (fp32; a block's D is the next block's C) and
 /// returns the bit mask of the lanes the caller must recompute.
@@ -284,15 +302,17 @@ pub fn chain<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
             let (ca, cb) = (V::columns4(&a, k0), V::columns4(&b, k0));
             for at in [0, 2] {
                 let cols = (&ca[at..at + 2], &cb[at..at + 2]);
-                let mut s = start::<V>(acc);
-                add_products::<V, A, B>(&mut s, cols.0, cols.1);
-                let (mut d, mut flag) = finish::<V, N>(&s, wp, acc);
-                if flag != 0 {
-                    (d, flag) = break_ties::<V, A, B>(&s, cols, wp, (d, flag));
-                }
+                let (d, flag) = short_block::<V, N, A, B>(cols, wp, acc);
                 acc = d;
                 bad |= flag;
             }
+        }
+    } else if N <= 8 {
+        for k0 in (0..a.k()).step_by(N) {
+            let (ca, cb) = (a.block_columns::<V, N>(k0), b.block_columns::<V, N>(k0));
+            let (d, flag) = short_block::<V, N, A, B>((&ca[..N], &cb[..N]), wp, acc);
+            acc = d;
+            bad |= flag;
         }
     } else {
         for k0 in (0..a.k()).step_by(N) {
@@ -300,7 +320,7 @@ pub fn chain<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
             for j in (0..N).step_by(8) {
                 let ca = a.block_columns::<V, N>(k0 + j);
                 let cb = b.block_columns::<V, N>(k0 + j);
-                add_products::<V, A, B>(&mut s, &ca[..N.min(8)], &cb[..N.min(8)]);
+                add_products::<V, A, B>(&mut s, &ca, &cb);
             }
             let (d, flag) = finish::<V, N>(&s, wp, acc);
             acc = d;

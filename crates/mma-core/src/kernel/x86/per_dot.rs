@@ -1,6 +1,7 @@
 //! One dot product through the vector block: the per-dot entry points compiled for
-//! [`Isa::Avx2`](crate::kernel::Isa::Avx2) (`dot` and `block`, the portable code of `kernel/mod.rs` inlined into a copy
-//! that may use BMI2 shifts, LZCNT, FMA and AVX2), the monomorphised vector routines of T-FDPA,
+//! [`Isa::Avx2`](crate::kernel::Isa::Avx2) (`dot` and `block`, the portable code of
+//! `kernel/mod.rs` inlined into a copy that may use BMI2 shifts, LZCNT, FMA and AVX2), the
+//! monomorphised vector routines of T-FDPA,
 //! TR-FDPA and GTR-FDPA (`vdot`, `amd_dot`) with the table of the plan's keys they are compiled for
 //! (`vdot_fn_of`), and the vector group sums of GST-FDPA (`gst_v`). Soundness: `x86/mod.rs`.
 
@@ -92,10 +93,11 @@ pub(super) fn vdot_fn_of(key: VDotKey) -> Option<VDotFn> {
 }
 
 /// `d = a·b + c` through the vector block (a [`VDotFn`]): K a multiple of the block `N`, each
-/// block with Inf/NaN handed to the plain model; any other K through [`DotUnit::chain`](crate::DotUnit::chain).
+/// block with Inf/NaN handed to the plain model; any other K through
+/// [`DotUnit::chain`](crate::DotUnit::chain).
 /// # Safety
-/// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2): a kernel holds this routine only when
-/// it was planned for that instruction set.
+/// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2): a kernel holds this routine
+/// only when it was planned for that instruction set.
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
 unsafe fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
     k: &Kernel,
@@ -150,8 +152,8 @@ fn chain_fixed<const N: usize>(
 
 /// `d = a·b + c` through the vector TR-FDPA (`GTR` false) or GTR-FDPA block, as [`vdot`].
 /// # Safety
-/// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2): a kernel holds this routine only when
-/// it was planned for that instruction set.
+/// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2): a kernel holds this routine
+/// only when it was planned for that instruction set.
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
 unsafe fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
     k: &Kernel,
@@ -283,7 +285,8 @@ pub(in crate::kernel) fn gst_v(
 }
 
 /// GST-FDPA over one block of `N = 16 · G` fp4-sized elements in groups of 16 (formats
-/// without Inf/NaN codes), the group sums from the vector block; the rest as [`gst_block`](crate::kernel::scalar::gst::gst_block).
+/// without Inf/NaN codes), the group sums from the vector block; the rest as
+/// [`gst_block`](crate::kernel::scalar::gst::gst_block).
 #[inline(always)]
 fn gst_n<const N: usize, const G: usize>(
     m: &GstFdpa,
