@@ -281,14 +281,36 @@ pub fn tfdpa_blocks<V: Vector, const N: usize, P: Products>(
     off: V::I,
     c: V::I,
 ) -> (V::I, u32) {
+    let ([acc], [bad]) = tfdpa_blocks_rows::<V, N, P, 1>(t, [p], k, off, [c]);
+    (acc, bad)
+}
+
+/// [`tfdpa_blocks`] for `R` independent chains at once, block by block (the matrix driver's
+/// rows). Each block's C is the previous block's D, so a chain's blocks cannot overlap; two
+/// chains interleaved gave the matrix driver 5-8% on the EPYC (Zen 4), where the blocks are
+/// mostly bound by the vector pipes rather than by that latency.
+#[inline(always)]
+pub fn tfdpa_blocks_rows<V: Vector, const N: usize, P: Products, const R: usize>(
+    t: &TLanes,
+    p: [P; R],
+    k: usize,
+    off: V::I,
+    c: [V::I; R],
+) -> ([V::I; R], [u32; R]) {
     let mut acc = c;
-    let mut bad = V::none();
+    let mut bad = [V::none(); R];
     for k0 in (0..k).step_by(N) {
-        let (d, b2) = tfdpa::<V, N, P>(t, p, k0, off, acc);
-        acc = d;
-        bad = V::m_or(bad, b2);
+        for ((acc, bad), p) in acc.iter_mut().zip(&mut bad).zip(&p) {
+            let (d, b2) = tfdpa::<V, N, P>(t, *p, k0, off, *acc);
+            *acc = d;
+            *bad = V::m_or(*bad, b2);
+        }
     }
-    (acc, V::bits(bad))
+    let mut bits = [0; R];
+    for (bits, bad) in bits.iter_mut().zip(bad) {
+        *bits = V::bits(bad);
+    }
+    (acc, bits)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -474,12 +496,30 @@ pub fn tr_blocks<V: Vector, const N: usize, const GTR: bool, P: Products>(
     k: usize,
     c: V::I,
 ) -> (V::I, u32) {
+    let ([acc], [bad]) = tr_blocks_rows::<V, N, GTR, P, 1>(t, [p], k, [c]);
+    (acc, bad)
+}
+
+/// [`tr_blocks`] for `R` independent chains at once, as [`tfdpa_blocks_rows`].
+#[inline(always)]
+pub fn tr_blocks_rows<V: Vector, const N: usize, const GTR: bool, P: Products, const R: usize>(
+    t: &TrLanes,
+    p: [P; R],
+    k: usize,
+    c: [V::I; R],
+) -> ([V::I; R], [u32; R]) {
     let mut acc = c;
-    let mut bad = V::none();
+    let mut bad = [V::none(); R];
     for k0 in (0..k).step_by(N) {
-        let (d, b2) = tr::<V, N, GTR, P>(t, p, k0, acc);
-        acc = d;
-        bad = V::m_or(bad, b2);
+        for ((acc, bad), p) in acc.iter_mut().zip(&mut bad).zip(&p) {
+            let (d, b2) = tr::<V, N, GTR, P>(t, *p, k0, *acc);
+            *acc = d;
+            *bad = V::m_or(*bad, b2);
+        }
     }
-    (acc, V::bits(bad))
+    let mut bits = [0; R];
+    for (bits, bad) in bits.iter_mut().zip(bad) {
+        *bits = V::bits(bad);
+    }
+    (acc, bits)
 }

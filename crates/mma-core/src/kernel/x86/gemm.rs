@@ -183,10 +183,22 @@ enum Family {
     Tr(TrLanes),
 }
 
-/// The blocks along K of a panel's columns for one model family and block length.
+/// The blocks along K of a panel's columns for one model family and block length, for `R`
+/// rows of D at once (independent chains, interleaved block by block: see
+/// `batch::tr_blocks_rows`).
 trait Chain {
-    /// `(family, operands, k, C lanes) -> (D lanes, flags)`.
-    fn run<V: Vector>(f: &Family, p: Pre<'_>, k: usize, c: V::I) -> (V::I, u32);
+    /// `(family, operands, k, C lanes) -> (D lanes, flags)`, per row.
+    fn run<V: Vector, const R: usize>(
+        f: &Family,
+        p: [Pre<'_>; R],
+        k: usize,
+        c: [V::I; R],
+    ) -> ([V::I; R], [u32; R]);
+}
+
+/// Every lane of every row flagged: a chain given another family's parameters (never made).
+fn all_flagged<V: Vector, const R: usize>(c: [V::I; R]) -> ([V::I; R], [u32; R]) {
+    (c, [u32::MAX >> (32 - V::LANES); R])
 }
 
 /// T-FDPA blocks of `N`.
@@ -194,10 +206,15 @@ struct TChain<const N: usize>;
 
 impl<const N: usize> Chain for TChain<N> {
     #[inline(always)]
-    fn run<V: Vector>(f: &Family, p: Pre<'_>, k: usize, c: V::I) -> (V::I, u32) {
+    fn run<V: Vector, const R: usize>(
+        f: &Family,
+        p: [Pre<'_>; R],
+        k: usize,
+        c: [V::I; R],
+    ) -> ([V::I; R], [u32; R]) {
         match f {
-            Family::T(t) => batch::tfdpa_blocks::<V, N, _>(t, p, k, V::zero(), c),
-            Family::Tr(_) => (c, u32::MAX >> (32 - V::LANES)),
+            Family::T(t) => batch::tfdpa_blocks_rows::<V, N, _, R>(t, p, k, V::zero(), c),
+            Family::Tr(_) => all_flagged::<V, R>(c),
         }
     }
 }
@@ -207,10 +224,15 @@ struct TrChain<const N: usize, const GTR: bool>;
 
 impl<const N: usize, const GTR: bool> Chain for TrChain<N, GTR> {
     #[inline(always)]
-    fn run<V: Vector>(f: &Family, p: Pre<'_>, k: usize, c: V::I) -> (V::I, u32) {
+    fn run<V: Vector, const R: usize>(
+        f: &Family,
+        p: [Pre<'_>; R],
+        k: usize,
+        c: [V::I; R],
+    ) -> ([V::I; R], [u32; R]) {
         match f {
-            Family::Tr(t) => batch::tr_blocks::<V, N, GTR, _>(t, p, k, c),
-            Family::T(_) => (c, u32::MAX >> (32 - V::LANES)),
+            Family::Tr(t) => batch::tr_blocks_rows::<V, N, GTR, _, R>(t, p, k, c),
+            Family::T(_) => all_flagged::<V, R>(c),
         }
     }
 }
@@ -249,7 +271,7 @@ unsafe fn rows_zmm<C: Chain>(
 }
 
 /// A panel of B: its first column, its width (columns, a vector's lanes) and where its data
-/// start in `GemmLanes::panels`.
+/// start in `GemmLanes::data`.
 #[derive(Clone, Copy, Debug)]
 struct Panel {
     col: usize,
@@ -402,33 +424,17 @@ impl GemmLanes {
             }
             acc
         };
-        // Panel by panel, every row of the task over it (the panel stays in cache).
+        // Panel by panel, every row of the task over it (the panel stays in cache), two rows
+        // at a time.
         for p in &self.panels {
-            let panel = &self.data[p.at..p.at + 2 * p.width * k];
-            for (r, drow) in d.chunks_exact_mut(n).enumerate() {
-                let i = i0 + r;
-                let pre = Pre {
-                    a: &a[r * 2 * k..(r + 1) * 2 * k],
-                    b: panel,
-                    lo: self.lo,
-                };
-                let cols = p.col..p.col + p.width;
-                let c = &x.c[i * n + p.col..i * n + p.col + p.width];
-                let out = &mut drow[cols];
-                let mut redo = if p.width == V::LANES {
-                    let (acc, redo) = C::run::<V>(&self.family, pre, k, V::lanes(c));
-                    V::store(acc, out);
-                    redo
+            let mut r = 0;
+            while r < rows {
+                let more = if r + 1 < rows {
+                    self.panel_rows::<V, C, 2>(p, &a, (i0, r), x, d, &stepped)
                 } else {
-                    let (acc, redo) = C::run::<Ymm>(&self.family, pre, k, Ymm::lanes(c));
-                    Ymm::store(acc, out);
-                    redo
+                    self.panel_rows::<V, C, 1>(p, &a, (i0, r), x, d, &stepped)
                 };
-                while redo != 0 {
-                    let j = redo.trailing_zeros() as usize;
-                    redo &= redo - 1;
-                    out[j] = stepped(i, p.col + j);
-                }
+                r += more;
             }
         }
         let done = self.panels.last().map_or(0, |p| p.col + p.width);
@@ -437,5 +443,63 @@ impl GemmLanes {
                 *dj = stepped(i0 + r, j);
             }
         }
+    }
+
+    /// Rows `r .. r + R` of the task (its first row `i0` of D, `a` its decoded rows, `d` its D
+    /// rows) over panel `p`: their chains interleaved, then the flagged lanes recomputed by
+    /// `stepped(i, j)`. Returns `R`.
+    #[inline(always)]
+    fn panel_rows<V: Vector, C: Chain, const R: usize>(
+        &self,
+        p: &Panel,
+        a: &[i32],
+        (i0, r): (usize, usize),
+        x: &GemmIn<'_>,
+        d: &mut [u64],
+        stepped: &impl Fn(usize, usize) -> u64,
+    ) -> usize {
+        let (n, k) = (self.n, self.k);
+        let panel = &self.data[p.at..p.at + 2 * p.width * k];
+        let pre = core::array::from_fn::<_, R, _>(|q| Pre {
+            a: &a[(r + q) * 2 * k..(r + q + 1) * 2 * k],
+            b: panel,
+            lo: self.lo,
+        });
+        let c_at = |q: usize| (i0 + r + q) * n + p.col;
+        let redo = if p.width == V::LANES {
+            let mut c = [V::zero(); R];
+            for (q, c) in c.iter_mut().enumerate() {
+                *c = V::lanes(&x.c[c_at(q)..c_at(q) + p.width]);
+            }
+            let (acc, flags) = C::run::<V, R>(&self.family, pre, k, c);
+            for (q, acc) in acc.into_iter().enumerate() {
+                V::store(
+                    acc,
+                    &mut d[(r + q) * n + p.col..(r + q) * n + p.col + p.width],
+                );
+            }
+            flags
+        } else {
+            let mut c = [Ymm::zero(); R];
+            for (q, c) in c.iter_mut().enumerate() {
+                *c = Ymm::lanes(&x.c[c_at(q)..c_at(q) + p.width]);
+            }
+            let (acc, flags) = C::run::<Ymm, R>(&self.family, pre, k, c);
+            for (q, acc) in acc.into_iter().enumerate() {
+                Ymm::store(
+                    acc,
+                    &mut d[(r + q) * n + p.col..(r + q) * n + p.col + p.width],
+                );
+            }
+            flags
+        };
+        for (q, mut redo) in redo.into_iter().enumerate() {
+            while redo != 0 {
+                let j = redo.trailing_zeros() as usize;
+                redo &= redo - 1;
+                d[(r + q) * n + p.col + j] = stepped(i0 + r + q, p.col + j);
+            }
+        }
+        R
     }
 }
