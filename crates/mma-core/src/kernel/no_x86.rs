@@ -131,6 +131,16 @@ pub(super) fn permute_bytes(
     false
 }
 
+/// No vector last addition: every pair goes through `LastAdd`.
+pub(super) fn last_add(
+    _: super::Isa,
+    _: super::scalar::sliced::LastLanes,
+    _: &[u64],
+    _: &mut [u64],
+) -> (usize, Vec<usize>) {
+    (0, Vec::new())
+}
+
 /// No matrix lanes: a type without values.
 #[derive(Debug)]
 pub(crate) enum GemmLanes {}

@@ -118,7 +118,8 @@ fn fast_round_matches_round_encode() {
     }
 }
 
-/// Sliced-FDPA's last addition (`scalar/sliced.rs` `LastAdd`) against the plain model's
+/// Sliced-FDPA's last addition (`scalar/sliced.rs` `LastAdd`, and the vector kernels'
+/// `x86/last_add.rs` where this CPU has them) against the plain model's
 /// `SlicedFdpa::add_c_last`: every fp16 word against a set of partners (zeros, the extremes,
 /// words one apart, random words), and random fp32 pairs with exponents close enough to cancel
 /// and far enough to take the far-apart rule, for the passes' outputs of Hopper and Blackwell
@@ -153,29 +154,34 @@ fn sliced_last_add_matches_add_c_last() {
                 last: Rounding::NearestEven,
             };
             let last = LastAdd::new(&m, &f).expect("an IEEE last addition");
-            let check = |x: u64, y: u64| {
-                let want = m.add_c_last(&f, x, y, &d);
-                match last.add(x, y) {
-                    Some(got) => assert_eq!(got, want, "{} {x:#x} + {y:#x}", d.name),
-                    // Only Inf/NaN terms are left to the plain model.
-                    None => assert!(matches!(
-                        (d.decode(x), d.decode(y)),
-                        (Value::Inf { .. } | Value::Nan, _) | (_, Value::Inf { .. } | Value::Nan)
-                    )),
+            let special = |w: u64| matches!(d.decode(w), Value::Inf { .. } | Value::Nan);
+            let check = |pairs: &[(u64, u64)]| {
+                for &(x, y) in pairs {
+                    let want = m.add_c_last(&f, x, y, &d);
+                    match last.add(x, y) {
+                        Some(got) => assert_eq!(got, want, "{} {x:#x} + {y:#x}", d.name),
+                        // Only Inf/NaN terms are left to the plain model.
+                        None => assert!(special(x) || special(y)),
+                    }
                 }
+                check_last_lanes(&last, pairs, &|x, y| {
+                    (!special(x) && !special(y)).then(|| m.add_c_last(&f, x, y, &d))
+                });
             };
             let sign = 1u64 << (d.storage_bits - 1);
             let max = ((1u64 << d.exp_bits) - 1) << d.man_bits;
             let mut partners = vec![0, sign, 1, sign | 1, max - 1, sign | (max - 1), max, 0x3c00];
             partners.extend((0..40).map(|_| rng.random::<u64>() & d.storage_mask()));
+            let mut pairs = Vec::new();
             if d == format::FP16 {
                 for x in 0..1u64 << 16 {
+                    // Cancellation first, so that the vector kernels (multiples of eight) take it.
+                    pairs.clear();
+                    pairs.extend([(x, x ^ sign), (x, (x + 1) ^ sign)]);
                     for &y in &partners {
-                        check(x, y);
-                        check(x, y ^ sign);
+                        pairs.extend([(x, y), (x, y ^ sign)]);
                     }
-                    check(x, x ^ sign);
-                    check(x, (x + 1) ^ sign);
+                    check(&pairs);
                 }
             } else {
                 for _ in 0..400_000 {
@@ -185,14 +191,49 @@ fn sliced_last_add_matches_add_c_last() {
                     let ey = ex.saturating_sub(rng.random_range(0..46));
                     let y =
                         (rng.random::<u64>() & (sign | ((1 << d.man_bits) - 1))) | ey << d.man_bits;
-                    check(x, y);
-                    check(y, x);
-                    check(x, x ^ sign);
+                    pairs.extend([(x, y), (y, x), (x, x ^ sign)]);
                 }
                 for &y in &partners {
-                    check(0x3f80_0000, y);
-                    check(y, y);
+                    pairs.extend([(0x3f80_0000, y), (y, y)]);
                 }
+                check(&pairs);
+            }
+        }
+    }
+}
+
+/// The vector last addition on `pairs` (the passes' result, C): where this CPU has the vector
+/// kernels it takes the leading multiple of eight, gives `want(x, y)` for every pair with
+/// `Some`, and leaves the others (an Inf/NaN term) as they were and reports them; elsewhere it
+/// takes none.
+fn check_last_lanes(
+    last: &super::scalar::sliced::LastAdd,
+    pairs: &[(u64, u64)],
+    want: &dyn Fn(u64, u64) -> Option<u64>,
+) {
+    let l = last
+        .lanes()
+        .expect("fp16 or fp32 D rounded to itself: a vector addition");
+    let acc: Vec<u64> = pairs.iter().map(|p| p.0).collect();
+    let mut cd: Vec<u64> = pairs.iter().map(|p| p.1).collect();
+    let isa = super::Isa::detect();
+    let (done, left) = super::x86::last_add(isa, l, &acc, &mut cd);
+    let vector = isa != super::Isa::Portable;
+    assert_eq!(done, if vector { pairs.len() / 8 * 8 } else { 0 });
+    let mut is_left = vec![false; pairs.len()];
+    for &i in &left {
+        assert!(i < done && !is_left[i], "left {i} of {done}");
+        is_left[i] = true;
+    }
+    for (i, &(x, y)) in pairs.iter().enumerate() {
+        match want(x, y) {
+            Some(w) if i < done => {
+                assert_eq!(cd[i], w, "lanes: {x:#x} + {y:#x}");
+                assert!(!is_left[i], "{x:#x} + {y:#x}");
+            }
+            _ => {
+                assert_eq!(cd[i], y, "lanes left {x:#x} + {y:#x}");
+                assert_eq!(is_left[i], i < done, "{x:#x} + {y:#x}");
             }
         }
     }

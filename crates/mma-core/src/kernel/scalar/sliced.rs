@@ -12,11 +12,13 @@
 //! In batches ([`sliced_dots`]) the same passes run a group of dot products at a time: put in pass
 //! order, a block's passes are a T-FDPA chain from +0 of `passes` blocks, which the lanes of
 //! the pass unit evaluate as they evaluate any T-FDPA unit; C is added last per dot product,
-//! for finite IEEE words by an exact `i64` sum and [`FastRound`] ([`LastAdd`]).
+//! for finite IEEE words by an exact `i64` sum and [`FastRound`] ([`LastAdd`]), and for fp16
+//! and fp32 words on a vector instruction set eight at a time by a native addition
+//! (`x86/last_add.rs`).
 
 use super::t_fdpa::tfdpa_block;
 use super::{ieee_word, is_ieee_word, signed};
-use crate::format::Format;
+use crate::format::{self, Format};
 use crate::kernel::dots::{Permuted, Words};
 use crate::kernel::plan::TPath;
 use crate::kernel::round::FastRound;
@@ -57,8 +59,9 @@ pub(in crate::kernel) fn sliced_block(
 /// Sliced-FDPA in batches ([`Kernel::dots`]): a tile of rows at a time, each block's elements
 /// are put in pass order (pass 0's, then pass 1's, ...), so that the passes are one T-FDPA chain
 /// of `passes` blocks from +0, which the kernel of the pass unit ([`pass_kernel`]) evaluates
-/// across vector lanes (operands in their storage width); C is then added per dot product by
-/// [`LastAdd`] (by [`SlicedFdpa::add_c_last`] where that does not apply), and a longer K feeds
+/// across vector lanes (operands in their storage width); C is then added by the vector
+/// kernels' last addition ([`LastLanes`]), else per dot product by [`LastAdd`] (by
+/// [`SlicedFdpa::add_c_last`] where that does not apply: an Inf/NaN term), and a longer K feeds
 /// D back as the next block's C. These are [`sliced_block`]'s operations in its order, hence
 /// its bits. `false`, with nothing written, where K is not a whole number of blocks or the
 /// passes have no lanes.
@@ -103,12 +106,22 @@ pub(in crate::kernel) fn sliced_dots(
                 (&[], &[]),
                 &mut acc[..rows],
             );
-            // The first block adds the instruction's C, a later one the previous block's D.
+            // The first block adds the instruction's C, a later one the previous block's D:
+            // `out` holds it, then D. The vector kernels take what they can (`left`: pairs
+            // with an Inf/NaN term), the rest goes through `LastAdd` or the plain model.
             let c_fmt = if j == 0 { &f.c } else { &f.d };
+            let out = &mut d[r0..r0 + rows];
+            if j == 0 {
+                out.copy_from_slice(&c[r0..r0 + rows]);
+            }
             let fast = last.filter(|_| *c_fmt == f.d);
-            for (i, &s) in acc[..rows].iter().enumerate() {
-                let ci = if j == 0 { c[r0 + i] } else { d[r0 + i] };
-                d[r0 + i] = match fast.and_then(|l| l.add(s, ci)) {
+            let (done, left) = match fast.and_then(|l| l.lanes()) {
+                Some(l) => crate::kernel::x86::last_add(kern.plan.isa, l, &acc[..rows], out),
+                None => (0, Vec::new()),
+            };
+            for i in left.into_iter().chain(done..rows) {
+                let (s, ci) = (acc[i], out[i]);
+                out[i] = match fast.and_then(|l| l.add(s, ci)) {
                     Some(w) => w,
                     None => m.add_c_last(f, s, ci, c_fmt),
                 };
@@ -147,6 +160,30 @@ pub(in crate::kernel) fn pass_kernel(kern: &Kernel) -> Option<Kernel> {
 pub(in crate::kernel) struct LastAdd {
     round: FastRound,
     d: Format,
+    lanes: Option<LastLanes>,
+}
+
+/// A [`LastAdd`] the vector kernels compute as a native addition (`x86/last_add.rs`): D is
+/// IEEE fp16 or fp32 and the rounding is to D itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::kernel) struct LastLanes {
+    pub width: LastWidth,
+    pub zero: ZeroSign,
+}
+
+/// D's word width for [`LastLanes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::kernel) enum LastWidth {
+    Half,
+    Single,
+}
+
+/// The sign of an exact zero sum: IEEE's (-0 only for -0 + -0), or always +0 (the output
+/// convention "-0 to +0").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::kernel) enum ZeroSign {
+    Keep,
+    Positive,
 }
 
 impl LastAdd {
@@ -163,10 +200,31 @@ impl LastAdd {
             },
             ..*out
         };
+        let width = match f.d {
+            d if d == format::FP16 => Some(LastWidth::Half),
+            d if d == format::FP32 => Some(LastWidth::Single),
+            _ => None,
+        };
+        let lanes = width
+            .filter(|_| last.rho.fmt == f.d)
+            .map(|width| LastLanes {
+                width,
+                zero: if last.neg_zero_to_pos {
+                    ZeroSign::Positive
+                } else {
+                    ZeroSign::Keep
+                },
+            });
         Some(LastAdd {
             round: FastRound::new(&last, &f.d)?,
             d: f.d,
+            lanes,
         })
+    }
+
+    /// The addition as the vector kernels take it, where they can.
+    pub(in crate::kernel) fn lanes(&self) -> Option<LastLanes> {
+        self.lanes
     }
 
     /// Signed significand and the exponent of its last place; `None` for Inf/NaN.

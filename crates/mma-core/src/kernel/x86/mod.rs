@@ -25,6 +25,7 @@ mod fma;
 mod gemm;
 mod gst;
 mod lanes;
+mod last_add;
 mod per_dot;
 mod permute;
 mod rows;
@@ -38,6 +39,7 @@ pub(super) use per_dot::gst_v;
 
 use crate::kernel::dots::{Word, Words};
 use crate::kernel::plan::{LaneKey, StKey, VDotKey};
+use crate::kernel::scalar::sliced::LastLanes;
 use crate::kernel::{Isa, Kernel, Rows};
 use crate::model::BlockIn;
 use lanes::NO_SCALES;
@@ -290,6 +292,17 @@ pub(super) fn permute_bytes(
 ) -> bool {
     // SAFETY: as in `dot`: the kernel's `isa` is supported by this CPU, and it has AVX2.
     k.plan.isa.has_avx2() && unsafe { permute::bytes(x, rows, stride, at, out) }
+}
+
+/// Sliced-FDPA's last addition eight dot products at a time ([`last_add::add`]) where `isa` is
+/// a vector instruction set: `(pairs taken, indices among them left as they were)`; `(0, [])`
+/// elsewhere.
+pub(super) fn last_add(isa: Isa, l: LastLanes, acc: &[u64], cd: &mut [u64]) -> (usize, Vec<usize>) {
+    if !vector_here(isa) {
+        return (0, Vec::new());
+    }
+    // SAFETY: `vector_here` holds, so this CPU has AVX2 and F16C (the AVX2 set includes F16C).
+    unsafe { last_add::add(l, acc, cd) }
 }
 
 /// GST-FDPA dot products eight at a time (`Kernel::gst_dots`); `false` (nothing written) where
