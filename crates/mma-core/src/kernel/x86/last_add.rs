@@ -9,11 +9,11 @@
 //! 2. The native f32 addition. For fp32 words this is the addition `LastAdd` computes: IEEE
 //!    binary32 with round-to-nearest-even, gradual underflow and overflow to Inf (Rust never
 //!    sets FTZ/DAZ). For fp16 words the f32 sum is rounded once more to fp16 (`vcvtps2ph`,
-//!    RNE, subnormals, overflow to Inf). Rounding twice is innocuous here: a sum of two
-//!    binary16 numbers computed in a format of at least 2·11 + 1 = 23 significant bits and
-//!    then rounded to 11 is the correctly rounded sum (S. A. Figueroa, "When is double
-//!    rounding innocuous?", ACM SIGNUM Newsletter 30(3), 1995; f32 has 24). Where the sum is an
-//!    fp16 subnormal it has at most 10 significant bits and the f32 sum is exact.
+//!    RNE, subnormals, overflow to Inf). Rounding twice is innocuous here: an operation on
+//!    p-bit numbers rounded first to at least 2p + 2 bits and then to p bits gives the
+//!    correctly rounded result (S. A. Figueroa, "When is double rounding innocuous?", ACM
+//!    SIGNUM Newsletter 30(3), 1995), and f32's 24 bits are 2·11 + 2 for fp16's 11. Where the
+//!    sum is an fp16 subnormal it has at most 10 significant bits and the f32 sum is exact.
 //! 3. A zero sum: IEEE gives -0 only for (-0) + (-0), which is `LastAdd`'s rule; with the
 //!    output convention "-0 to +0" every zero becomes +0. A non-zero sum never rounds to zero
 //!    (both terms are multiples of the smallest subnormal).
