@@ -1,5 +1,6 @@
-//! Sliced-FDPA's last addition (`scalar/sliced.rs` [`LastAdd`]) eight dot products at a time:
-//! D = C + the passes' result, one addition rounded to nearest even, for fp32 or fp16 words.
+//! Sliced-FDPA's last addition ([`LastAdd`](crate::kernel::scalar::sliced::LastAdd)) eight
+//! dot products at a time: D = C + the passes' result, one addition rounded to nearest even,
+//! for fp32 or fp16 words.
 //!
 //! Step by step, for eight pairs of words:
 //!
