@@ -193,11 +193,14 @@ trait Chain {
         p: [Pre<'_>; R],
         k: usize,
         c: [V::I; R],
-    ) -> ([V::I; R], [u32; R]);
+    ) -> Ran<V, R>;
 }
 
+/// What [`Chain::run`] gives: per row, the D lanes and the flags.
+type Ran<V, const R: usize> = ([<V as Vector>::I; R], [u32; R]);
+
 /// Every lane of every row flagged: a chain given another family's parameters (never made).
-fn all_flagged<V: Vector, const R: usize>(c: [V::I; R]) -> ([V::I; R], [u32; R]) {
+fn all_flagged<V: Vector, const R: usize>(c: [V::I; R]) -> Ran<V, R> {
     (c, [u32::MAX >> (32 - V::LANES); R])
 }
 
@@ -211,7 +214,7 @@ impl<const N: usize> Chain for TChain<N> {
         p: [Pre<'_>; R],
         k: usize,
         c: [V::I; R],
-    ) -> ([V::I; R], [u32; R]) {
+    ) -> Ran<V, R> {
         match f {
             Family::T(t) => batch::tfdpa_blocks_rows::<V, N, _, R>(t, p, k, V::zero(), c),
             Family::Tr(_) => all_flagged::<V, R>(c),
@@ -229,7 +232,7 @@ impl<const N: usize, const GTR: bool> Chain for TrChain<N, GTR> {
         p: [Pre<'_>; R],
         k: usize,
         c: [V::I; R],
-    ) -> ([V::I; R], [u32; R]) {
+    ) -> Ran<V, R> {
         match f {
             Family::Tr(t) => batch::tr_blocks_rows::<V, N, GTR, _, R>(t, p, k, c),
             Family::T(_) => all_flagged::<V, R>(c),
@@ -465,33 +468,12 @@ impl GemmLanes {
             b: panel,
             lo: self.lo,
         });
-        let c_at = |q: usize| (i0 + r + q) * n + p.col;
+        let c_at = core::array::from_fn(|q| (i0 + r + q) * n + p.col);
+        let d_at = core::array::from_fn(|q| (r + q) * n + p.col);
         let redo = if p.width == V::LANES {
-            let mut c = [V::zero(); R];
-            for (q, c) in c.iter_mut().enumerate() {
-                *c = V::lanes(&x.c[c_at(q)..c_at(q) + p.width]);
-            }
-            let (acc, flags) = C::run::<V, R>(&self.family, pre, k, c);
-            for (q, acc) in acc.into_iter().enumerate() {
-                V::store(
-                    acc,
-                    &mut d[(r + q) * n + p.col..(r + q) * n + p.col + p.width],
-                );
-            }
-            flags
+            self.chains::<V, C, R>(pre, (x.c, c_at), (d, d_at))
         } else {
-            let mut c = [Ymm::zero(); R];
-            for (q, c) in c.iter_mut().enumerate() {
-                *c = Ymm::lanes(&x.c[c_at(q)..c_at(q) + p.width]);
-            }
-            let (acc, flags) = C::run::<Ymm, R>(&self.family, pre, k, c);
-            for (q, acc) in acc.into_iter().enumerate() {
-                Ymm::store(
-                    acc,
-                    &mut d[(r + q) * n + p.col..(r + q) * n + p.col + p.width],
-                );
-            }
-            flags
+            self.chains::<Ymm, C, R>(pre, (x.c, c_at), (d, d_at))
         };
         for (q, mut redo) in redo.into_iter().enumerate() {
             while redo != 0 {
@@ -501,5 +483,26 @@ impl GemmLanes {
             }
         }
         R
+    }
+
+    /// The chains of `pre` on vectors `W` (a panel of `W::LANES` columns): C from `c` at
+    /// `c_at`, D into `d` at `d_at`, per row; returns the rows' flags.
+    #[inline(always)]
+    fn chains<W: Vector, C: Chain, const R: usize>(
+        &self,
+        pre: [Pre<'_>; R],
+        (c, c_at): (&[u64], [usize; R]),
+        (d, d_at): (&mut [u64], [usize; R]),
+    ) -> [u32; R] {
+        let w = W::LANES;
+        let mut cv = [W::zero(); R];
+        for (cv, &at) in cv.iter_mut().zip(&c_at) {
+            *cv = W::lanes(&c[at..at + w]);
+        }
+        let (acc, flags) = C::run::<W, R>(&self.family, pre, self.k, cv);
+        for (acc, &at) in acc.into_iter().zip(&d_at) {
+            W::store(acc, &mut d[at..at + w]);
+        }
+        flags
     }
 }
