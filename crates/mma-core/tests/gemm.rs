@@ -477,3 +477,85 @@ fn gemm_lanes_align_c_below_the_zero_exponent() {
     let c = vec![c_val.to_bits() as u64; n];
     one_row(&u, (n, k), (&a, &b, &c), 2f32.powi(-30).to_bits() as u64);
 }
+
+/// The matrix lanes skip the per-block check of the smallest product where the smallest
+/// exponent codes of a row of A and of a panel of B (over all of K) already keep every product
+/// inside f32's normal range and above the zero exponent, and keep the check elsewhere. bf16
+/// T-FDPA and TR-FDPA on normal values with exponents -40 to 10 and zeros (rows and panels
+/// that need no check: products at or above 2^-80), except row 3, whose elements are 2^-126
+/// to 2^-124, and column 20, which holds the subnormal -5 · 2^-133 (its panel is checked for
+/// every row). Row 3 has C = 0, and columns 26 to 37 exponents -20 to -15 only: their products
+/// with row 3, 2^-146 to 2^-138, are subnormal as f32 and decide a subnormal D, which the
+/// model gives. D against the plain model stepped along K, so that rows and panels of both
+/// kinds meet in one product. (Where the alignment's scale is inside f32's range, a product
+/// of at most 22 significant bits rounded to f32's subnormal grid truncates as the exact one
+/// would, so a bound that let row 3 through would still pass here; the case that needs the
+/// check is the zero exponent, and a bound that ignored it fails
+/// `gemm_lanes_leave_products_below_the_zero_exponent_to_the_model`: tried once.)
+#[test]
+fn gemm_lanes_check_small_products_where_the_operands_need_it() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(77);
+    let mut normal = || -> u64 {
+        if rng.random_range(0..10) == 0 {
+            return 0;
+        }
+        let sign = rng.random_range(0..2u64) << 15;
+        let exp = rng.random_range(127 - 40..=127 + 10u64);
+        sign | exp << 7 | rng.random_range(0..128u64)
+    };
+    let (m, n, k) = (7, 40, 64);
+    let mut a: Vec<u64> = (0..m * k).map(|_| normal()).collect();
+    let mut b: Vec<u64> = (0..n * k).map(|_| normal()).collect();
+    for (e, w) in a[3 * k..4 * k].iter_mut().enumerate() {
+        *w = (e as u64 % 2) << 15 | (1 + e as u64 % 3) << 7 | (e as u64 * 37) % 128;
+    }
+    for (i, w) in b[26 * k..38 * k].iter_mut().enumerate() {
+        *w = (i as u64 % 2) << 15 | (107 + i as u64 % 6) << 7 | (i as u64 * 53) % 128;
+    }
+    b[20 * k + 9] = 0x8005;
+    let c: Vec<u64> = (0..m * n)
+        .map(|ij| match ij / n {
+            3 => 0,
+            _ => (ij as f32 / 64.0 - 2.0).to_bits() as u64,
+        })
+        .collect();
+    let x = GemmIn {
+        a: &a,
+        b_cols: &b,
+        c: &c,
+        scale_a: &[],
+        scale_b: &[],
+    };
+    let tr = DotUnit {
+        formats: Formats {
+            a: format::BF16,
+            b: format::BF16,
+            c: format::FP32,
+            d: format::FP32,
+            scale: None,
+        },
+        block: 16,
+        model: Model::TrFdpa(TrFdpa {
+            f: 25,
+            f2: 31,
+            e_zero_c: -126,
+            e_norm_min: -126,
+            product_inf_exp: Some(128),
+            out: Output {
+                rho: OutputRounding {
+                    fmt: format::FP32,
+                    mode: Rounding::NearestEven,
+                    opts: RoundOpts::IEEE,
+                },
+                nan: NanStyle::DefaultQuiet,
+                neg_zero_to_pos: false,
+            },
+        }),
+    };
+    for u in [bf16_unit(), tr] {
+        let want = stepped_mma(&u, (m, n, k), 16, &x);
+        let mut d = vec![0u64; m * n];
+        u.gemm((m, n, k), 16, &x, &mut d, 1).unwrap();
+        assert_eq!(d, want, "{}", u.describe());
+    }
+}

@@ -22,8 +22,8 @@
 //!   recomputes that dot product with the per-dot kernel. Chained blocks stay in registers: a
 //!   block's fp32 result is the next block's C.
 //! - TR-FDPA and GTR-FDPA ([`tr`]) take their products from the same stages, then add C late
-//!   and round in 64-bit integer and f64 lanes; only Inf/NaN inputs and products at the Inf
-//!   threshold are flagged.
+//!   and round in 64-bit integer and f64 lanes, or with AVX-512 in f64 lanes throughout
+//!   (`tr_late.rs`); only Inf/NaN inputs and products at the Inf threshold are flagged.
 //!
 //! `tests/fast_paths.rs` compares every batch path with the plain model on random inputs with
 //! specials, subnormals and cancellations, for batch lengths that are not multiples of eight;
@@ -300,6 +300,14 @@ pub fn tfdpa_blocks_rows<V: Vector, const N: usize, P: Products, const R: usize>
     let mut acc = c;
     let mut bad = [V::none(); R];
     for k0 in (0..k).step_by(N) {
+        // Two rows written out: see `tr_blocks_rows`.
+        if let ([a0, a1], [b0, b1], [p0, p1]) = (&mut acc[..], &mut bad[..], &p[..]) {
+            let (d0, m0) = tfdpa::<V, N, P>(t, *p0, k0, off, *a0);
+            let (d1, m1) = tfdpa::<V, N, P>(t, *p1, k0, off, *a1);
+            (*a0, *a1) = (d0, d1);
+            (*b0, *b1) = (V::m_or(*b0, m0), V::m_or(*b1, m1));
+            continue;
+        }
         for ((acc, bad), p) in acc.iter_mut().zip(&mut bad).zip(&p) {
             let (d, b2) = tfdpa::<V, N, P>(t, *p, k0, off, *acc);
             *acc = d;
@@ -353,8 +361,7 @@ impl TrLanes {
 /// group of dot products, as [`tfdpa`]: the products as [`super::simd::tfdpa`] and
 /// [`super::simd::gtr`] form them (GTR-FDPA: even elements in group 0, odd in group 1), then the
 /// steps of [`crate::kernel::scalar::amd`]'s `late_c` (late C, the floor to `F2` fraction bits,
-/// the RNE rounding to fp32) in two halves of 64-bit lanes, the last two in f64 arithmetic,
-/// which is exact there (see the comments). Inf/NaN inputs and products at the Inf threshold
+/// the RNE rounding to fp32) by [`Vector::tr_late`] (`tr_late.rs`). Inf/NaN inputs and products at the Inf threshold
 /// are flagged. The caller ensures that a negative result rounding to zero keeps its sign
 /// (`-0`), as IEEE conversion does.
 #[inline(always)]
@@ -389,84 +396,9 @@ pub fn tr<V: Vector, const N: usize, const GTR: bool, P: Products>(
     let mut bad = V::m_or(special, V::gt(e_dot, set(t.e_prod_limit - 1)));
     bad = V::m_or(bad, dot_ov);
 
-    // C (fp32): signed significand, lsb exponent, scientific exponent.
-    let ef = V::and(V::shr(c, 23), set(0xff));
-    bad = V::m_or(bad, V::eq(ef, set(0xff)));
-    let c_neg = V::sar(c, 31);
-    let c_man = V::and(c, set(0x7f_ffff));
-    let c_mag = V::or(c_man, V::keep(V::gt(ef, zero), set(1 << 23)));
-    let c_sig = V::sub(V::xor(c_mag, c_neg), c_neg);
-    let ef1 = V::max(ef, set(1));
-    let c_lsb = V::sub(ef1, set(150));
-    let c_e = V::select(V::eq(c_mag, zero), V::sub(ef1, set(127)), set(t.e_zero_c));
-    let e_max = V::max(e_dot, c_e);
-    let up = t.f2 + 1 - t.f;
-    // The product sum on the grid q2 = e_max - (F2 + 1): a right shift (floor) here, a left
-    // shift of at most F2 + 1 - F bits in 64-bit lanes below.
-    let sd = V::sub(V::sub(e_max, e_dot), set(up as i32));
-    let dot_r = V::sar_v(dot, V::max(sd, zero));
-    let dot_l = V::max(V::sub(zero, sd), zero);
-    // C floored to F fraction bits below e_max (then moved to q2 by `up` bits).
-    let sc = V::sub(V::sub(e_max, set(t.f as i32)), c_lsb);
-    let mut c_fl = V::shl_v(
-        V::sar_v(c_sig, V::max(sc, zero)),
-        V::max(V::sub(zero, sc), zero),
-    );
-    if let Some(cd) = t.c_drop {
-        let dropped = V::gt(V::sub(e_max, set(cd as i32)), c_e);
-        c_fl = V::clear(dropped, c_fl);
-    }
-    let q2 = V::sub(e_max, set(t.f2 as i32 + 1));
-
-    let grid = (dot_r, dot_l, c_fl, q2);
-    let (lo, hi) = (
-        late_round::<V>(t, grid, up, 0),
-        late_round::<V>(t, grid, up, 1),
-    );
-    (V::as_i(V::join(lo, hi)), bad)
-}
-
-/// 2^x for integer lanes x within the normal range of f64.
-#[inline(always)]
-fn pow2<V: Vector>(x: V::Q) -> V::D {
-    V::as_d(V::q_shl(V::q_add(x, V::q_splat(1023)), 52))
-}
-
-/// The last steps of [`tr`] on half `h` of the lanes, in 64-bit lanes: the product sum
-/// (`dot_r << dot_l`) and C (`c_fl << up`) on the grid `2^q2`, their sum floored to `F2`
-/// fraction bits and rounded to fp32.
-#[inline(always)]
-fn late_round<V: Vector>(
-    t: &TrLanes,
-    (dot_r, dot_l, c_fl, q2): (V::I, V::I, V::I, V::I),
-    up: u32,
-    h: usize,
-) -> V::Fh {
-    let magic = V::q_splat(0x4338_0000_0000_0000); // 2^52 + 2^51
-                                                   // The total on the grid 2^q2: below 2^40 in magnitude, so exact in f64 (converted by the
-                                                   // 2^52 + 2^51 bias trick, valid below 2^51).
-    let dot = V::q_shl_v(V::half_q(dot_r, h), V::half_q(dot_l, h));
-    let cp = V::q_shl(V::half_q(c_fl, h), up);
-    let total = V::q_add(dot, cp);
-    let x = V::d_sub(V::as_d(V::q_add(total, magic)), V::as_d(magic));
-    let q2 = V::half_q(q2, h);
-    // floor(log2 |total|) from the exponent field (-1023 for a zero total, whose floor is 0
-    // whatever the grid).
-    let top = V::q_sub(
-        V::q_shr(V::q_and(V::as_q(x), V::q_splat(i64::MAX)), 52),
-        V::q_splat(1023),
-    );
-    // The floor to F2 fraction bits, not below the exponent e_norm_min: the grid 2^(q2 + r)
-    // with r = max(top - F2, e_norm_min - F2 - q2). Where r <= 0, x · 2^-r is already an
-    // integer and the floor changes nothing.
-    let r_top = V::q_sub(top, V::q_splat(t.f2 as i64));
-    let r_min = V::q_sub(V::q_splat((t.e_norm_min - t.f2 as i32) as i64), q2);
-    let r = V::q_select(V::q_gt(r_min, r_top), r_top, r_min);
-    let v = V::d_floor(V::d_mul(x, pow2::<V>(V::q_sub(V::q_splat(0), r))));
-    // v · 2^(q2 + r) is exact in f64 (at most 33 significant bits, exponent in range); its
-    // conversion to fp32 rounds to nearest even with IEEE subnormals and overflow to Inf, as
-    // the scalar `FastRound` does. An exact zero is +0 in both.
-    V::narrow(V::d_mul(v, pow2::<V>(V::q_add(q2, r))))
+    // An Inf/NaN C (exponent field all ones).
+    bad = V::m_or(bad, V::eq(V::and(V::shr(c, 23), set(0xff)), set(0xff)));
+    (V::tr_late(t, dot, e_dot, c), bad)
 }
 
 /// A chain of TR-FDPA or GTR-FDPA blocks, as [`tfdpa_chain`].
@@ -511,6 +443,16 @@ pub fn tr_blocks_rows<V: Vector, const N: usize, const GTR: bool, P: Products, c
     let mut acc = c;
     let mut bad = [V::none(); R];
     for k0 in (0..k).step_by(N) {
+        // Two rows written out: the compiler does not unroll a loop over the rows (its body is
+        // large), and each block's D then went through memory before the other row's block
+        // (seen in the machine code).
+        if let ([a0, a1], [b0, b1], [p0, p1]) = (&mut acc[..], &mut bad[..], &p[..]) {
+            let (d0, m0) = tr::<V, N, GTR, P>(t, *p0, k0, *a0);
+            let (d1, m1) = tr::<V, N, GTR, P>(t, *p1, k0, *a1);
+            (*a0, *a1) = (d0, d1);
+            (*b0, *b1) = (V::m_or(*b0, m0), V::m_or(*b1, m1));
+            continue;
+        }
         for ((acc, bad), p) in acc.iter_mut().zip(&mut bad).zip(&p) {
             let (d, b2) = tr::<V, N, GTR, P>(t, *p, k0, *acc);
             *acc = d;

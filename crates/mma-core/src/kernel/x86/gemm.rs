@@ -17,7 +17,9 @@
 //!    the products aligned to `F` fraction bits below it, truncated and summed. The products
 //!    are the `f32` products of the values, exact where the code sum keeps them in f32's normal
 //!    range; lanes with a product outside it, or an Inf/NaN element, are flagged, as the
-//!    stages flag them.
+//!    stages flag them. The check against the bottom of that range (and the unit's zero
+//!    exponent) is kept per block only for a row of A and a panel of B whose smallest codes
+//!    over all of K could sum below it ([`Low`]); for most data none can.
 //! 3. The blocks chain along the whole K (`batch::tfdpa_blocks`, `batch::tr_blocks`), each
 //!    block's D the next one's C: the same operations as instruction after instruction with D
 //!    fed back, since each instruction's K is whole blocks. A flagged lane (of any block) is
@@ -38,11 +40,13 @@ use crate::kernel::table::{self, Dec as _, Entry, Tf32Dec};
 use crate::kernel::{Isa, Kernel};
 
 /// Exponent codes: the scientific exponent plus `CODE_BIAS` (per operand, so products carry
-/// twice it); a zero element `ZERO` (a product with it stays below `ZERO_SUM`); an Inf/NaN
-/// element `SPECIAL` (a product with it, a zero included, lies above every real code sum).
-const CODE_BIAS: i32 = 127;
-const ZERO: i32 = -(1 << 16);
-const ZERO_SUM: i32 = -(1 << 15);
+/// twice it), positive for every element of these formats (exponents above -2^14), so that a
+/// product's code sum is positive too; a zero element `ZERO`, which makes a sum with any other
+/// code negative (a large unsigned value: the block's smallest product, taken as an unsigned
+/// minimum, skips those without a subtraction); an Inf/NaN element `SPECIAL` (a product with
+/// it, a zero included, lies above every real code sum).
+const CODE_BIAS: i32 = 127 + (1 << 14);
+const ZERO: i32 = -(1 << 17);
 const SPECIAL: i32 = 1 << 20;
 
 /// A decoder of one operand's words into table entries (see `table.rs`).
@@ -89,12 +93,54 @@ impl Dec {
 
 /// The operands of one block: a row of A (value and code pairs) and a panel of B (per element,
 /// the panel's `V::LANES` values then as many codes), both from element 0; `lo` the smallest
-/// product code sum whose `f32` product is normal.
+/// product code sum whose `f32` product is normal; `low` whether a block must find its
+/// smallest product.
 #[derive(Clone, Copy, Debug)]
 struct Pre<'a> {
     a: &'a [i32],
     b: &'a [i32],
     lo: i32,
+    low: Low,
+}
+
+/// Whether the blocks of a row of A and a panel must check their smallest product against the
+/// bounds of [`Pre::block`] (`lo` and the zero exponent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Low {
+    /// Per block, a smallest code sum kept (an unsigned minimum per element).
+    Check,
+    /// The smallest codes of the row and of the panel over all of K (zeros aside) already sum
+    /// to at least the bound, so no product of theirs can fall below it: the minimum is not
+    /// kept (one operation per element fewer; most data are like this).
+    Bounded,
+}
+
+/// The smallest exponent code of `codes` (zeros aside: their code is negative, so above every
+/// other as an unsigned number); `u32::MAX` where every element is zero.
+fn min_code(codes: impl Iterator<Item = i32>) -> u32 {
+    codes.map(|c| c as u32).min().unwrap_or(u32::MAX)
+}
+
+/// Pass 1 of [`Pre::block`]: per group the largest code sum into `smax`; where `low` is
+/// given, the smallest sum over the block (as an unsigned minimum, so that the negative sums of
+/// products with a zero are above every other).
+#[inline(always)]
+fn code_sums<V: Vector, const N: usize, const G: usize>(
+    (a, b): (&[i32], &[i32]),
+    smax: &mut [V::I; G],
+    mut low: Option<&mut V::I>,
+) {
+    let l = V::LANES;
+    // Eight elements at a time, as in `sum_halves`.
+    for j in (0..N).step_by(8) {
+        for e in j..j + N.min(8) {
+            let s = V::add(V::splat(a[2 * e + 1]), V::load(&b[2 * l * e + l..]));
+            smax[e % G] = V::max(smax[e % G], s);
+            if let Some(low) = low.as_deref_mut() {
+                *low = V::min_u(*low, s);
+            }
+        }
+    }
 }
 
 impl Products for Pre<'_> {
@@ -119,26 +165,25 @@ impl Products for Pre<'_> {
             &self.b[2 * l * k0..2 * l * (k0 + N)],
         );
         let set = V::splat;
-        // Pass 1: per group the largest code sum; over the block the smallest sum of a
-        // product without a zero (sums taken from ZERO_SUM, unsigned: products with a zero
-        // wrap to the top).
-        let mut smax = [set(i32::MIN); G];
-        let mut low = set(-1);
-        // Eight elements at a time, as in `sum_halves`.
-        for j in (0..N).step_by(8) {
-            for e in j..j + N.min(8) {
-                let s = V::add(set(a[2 * e + 1]), V::load(&b[2 * l * e + l..]));
-                smax[e % G] = V::max(smax[e % G], s);
-                low = V::min_u(low, V::sub(s, set(ZERO_SUM)));
-            }
-        }
-        // A product must be exact in f32 and, raised by `off`, above the zero exponent (as
-        // the stages ensure): flag a smaller sum than either bound, and a sum above f32's
+        // Pass 1. A product must be exact in f32 and, raised by `off`, above the zero exponent
+        // (as the stages ensure): flag a smaller sum than either bound, and a sum above f32's
         // range (Inf/NaN elements among them).
+        let mut smax = [set(i32::MIN); G];
+        let mut bad = match self.low {
+            Low::Check => {
+                let mut low = set(-1);
+                code_sums::<V, N, G>((a, b), &mut smax, Some(&mut low));
+                let need = V::max(set(self.lo), V::sub(set(ez + 1), off));
+                // `need` is positive (at least `lo`), so `need - 1` compares as unsigned too.
+                let below = V::sub(need, set(1));
+                V::eq(V::min_u(low, below), low)
+            }
+            Low::Bounded => {
+                code_sums::<V, N, G>((a, b), &mut smax, None);
+                V::none()
+            }
+        };
         let bias = self.bias();
-        let need = V::max(set(self.lo), V::sub(set(ez + 1), off));
-        let below = V::sub(V::sub(need, set(ZERO_SUM)), set(1));
-        let mut bad = V::eq(V::min_u(low, below), low);
         let mut emax = floor;
         for g in 0..G {
             bad = V::m_or(bad, V::gt(smax[g], set(126 + bias)));
@@ -280,6 +325,8 @@ struct Panel {
     col: usize,
     width: usize,
     at: usize,
+    /// The smallest exponent code of its elements ([`min_code`]).
+    min_code: u32,
 }
 
 /// A unit's matrix product on the lanes with B decoded once (see the module docs); made by
@@ -291,6 +338,8 @@ pub(crate) struct GemmLanes {
     dec_a: Dec,
     man_a: u32,
     lo: i32,
+    /// The smallest code sum every product must reach (see [`Low::Bounded`]).
+    need: i32,
     /// `n` columns of `k`, instructions of `k_step`.
     n: usize,
     k: usize,
@@ -364,12 +413,13 @@ pub(crate) fn gemm_lanes(
                 col,
                 width,
                 at: 2 * col * k,
+                min_code: u32::MAX,
             });
             col += width;
         }
     }
     let mut data = vec![0i32; 2 * col * k];
-    for p in &panels {
+    for p in &mut panels {
         let panel = &mut data[p.at..p.at + 2 * p.width * k];
         for (e, slot) in panel.chunks_exact_mut(2 * p.width).enumerate() {
             for j in 0..p.width {
@@ -377,13 +427,23 @@ pub(crate) fn gemm_lanes(
                 (slot[j], slot[p.width + j]) = dec_b.element(w, f.b.man_bits);
             }
         }
+        let codes = panel.chunks_exact(2 * p.width).flat_map(|s| &s[p.width..]);
+        p.min_code = min_code(codes.copied());
     }
+    let lo = -126 + (f.a.man_bits + f.b.man_bits) as i32 + 2 * CODE_BIAS;
+    // The bound of `Pre::block` without scale offsets (none here): `lo`, and for T-FDPA the
+    // zero exponent (TR/GTR-FDPA pass a value far below every code as theirs).
+    let need = match family {
+        Family::T(t) => lo.max(t.e_zero + 2 * CODE_BIAS + 1),
+        Family::Tr(_) => lo,
+    };
     Some(GemmLanes {
         family,
         rows_fn,
         dec_a,
         man_a: f.a.man_bits,
-        lo: -126 + (f.a.man_bits + f.b.man_bits) as i32 + 2 * CODE_BIAS,
+        lo,
+        need,
         n,
         k,
         k_step,
@@ -412,11 +472,13 @@ impl GemmLanes {
         let (n, k) = (self.n, self.k);
         let rows = d.len() / n;
         let mut a = vec![0i32; rows * 2 * k];
-        for (r, ar) in a.chunks_exact_mut(2 * k).enumerate() {
+        let mut a_min = vec![u32::MAX; rows];
+        for ((r, ar), a_min) in a.chunks_exact_mut(2 * k).enumerate().zip(&mut a_min) {
             let words = &x.a[(i0 + r) * k..(i0 + r + 1) * k];
             for (pair, &w) in ar.chunks_exact_mut(2).zip(words) {
                 (pair[0], pair[1]) = self.dec_a.element(w, self.man_a);
             }
+            *a_min = min_code(ar.chunks_exact(2).map(|pair| pair[1]));
         }
         let stepped = |i: usize, j: usize| {
             let (row, col) = (&x.a[i * k..(i + 1) * k], &x.b_cols[j * k..(j + 1) * k]);
@@ -432,10 +494,11 @@ impl GemmLanes {
         for p in &self.panels {
             let mut r = 0;
             while r < rows {
+                let a = (&a[..], &a_min[..]);
                 let more = if r + 1 < rows {
-                    self.panel_rows::<V, C, 2>(p, &a, (i0, r), x, d, &stepped)
+                    self.panel_rows::<V, C, 2>(p, a, (i0, r), x, d, &stepped)
                 } else {
-                    self.panel_rows::<V, C, 1>(p, &a, (i0, r), x, d, &stepped)
+                    self.panel_rows::<V, C, 1>(p, a, (i0, r), x, d, &stepped)
                 };
                 r += more;
             }
@@ -448,14 +511,14 @@ impl GemmLanes {
         }
     }
 
-    /// Rows `r .. r + R` of the task (its first row `i0` of D, `a` its decoded rows, `d` its D
-    /// rows) over panel `p`: their chains interleaved, then the flagged lanes recomputed by
-    /// `stepped(i, j)`. Returns `R`.
+    /// Rows `r .. r + R` of the task (its first row `i0` of D, `a` its decoded rows and their
+    /// smallest codes, `d` its D rows) over panel `p`: their chains interleaved, then the
+    /// flagged lanes recomputed by `stepped(i, j)`. Returns `R`.
     #[inline(always)]
     fn panel_rows<V: Vector, C: Chain, const R: usize>(
         &self,
         p: &Panel,
-        a: &[i32],
+        (a, a_min): (&[i32], &[u32]),
         (i0, r): (usize, usize),
         x: &GemmIn<'_>,
         d: &mut [u64],
@@ -467,6 +530,12 @@ impl GemmLanes {
             a: &a[(r + q) * 2 * k..(r + q + 1) * 2 * k],
             b: panel,
             lo: self.lo,
+            // Real codes are positive, so the smallest sum is at least the sum of the minima.
+            low: if i64::from(a_min[r + q]) + i64::from(p.min_code) >= i64::from(self.need) {
+                Low::Bounded
+            } else {
+                Low::Check
+            },
         });
         let c_at = core::array::from_fn(|q| (i0 + r + q) * n + p.col);
         let d_at = core::array::from_fn(|q| (r + q) * n + p.col);

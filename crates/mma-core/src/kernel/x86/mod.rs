@@ -31,6 +31,7 @@ mod permute;
 mod rows;
 mod simd;
 mod stage;
+mod tr_late;
 mod vector;
 
 pub(super) use gemm::gemm_lanes;

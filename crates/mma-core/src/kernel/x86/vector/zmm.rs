@@ -4,6 +4,7 @@
 
 use super::{gathers_fit, Vector};
 use crate::kernel::dots::{Rows, Word};
+use crate::kernel::x86::batch::TrLanes;
 use core::arch::x86_64::*;
 
 /// AVX-512 F/BW/DQ/VL (with AVX2, FMA and F16C): sixteen lanes.
@@ -534,5 +535,10 @@ impl Vector for Zmm {
                 }
             }
         }
+    }
+
+    #[inline(always)]
+    fn tr_late(t: &TrLanes, dot: __m512i, e_dot: __m512i, c: __m512i) -> __m512i {
+        super::super::tr_late::scalef(t, dot, e_dot, c)
     }
 }

@@ -1,0 +1,211 @@
+//! The late-C steps of a TR-FDPA or GTR-FDPA block in lanes ([`super::batch::tr`] calls them
+//! through [`Vector::tr_late`]): what [`crate::kernel::scalar::amd`]'s `late_c` computes from
+//! the block's product sum `dot · 2^(e_dot - F)` and C (fp32), for every lane at once.
+//!
+//! Step by step, as `late_c`:
+//!
+//! 1. C's scientific exponent `c_e` (its exponent field, a subnormal at -126, a zero at the
+//!    unit's `e_zero_c`), `e_max = max(e_dot, c_e)` and the grid `q2 = e_max - (F2 + 1)`.
+//! 2. The product sum on that grid, floored, and C floored to `F` fraction bits below `e_max`
+//!    (GTR-FDPA: zero where `c_e < e_max - c_drop`), moved to the grid: their sum `total` is an
+//!    integer below 2^40 in magnitude.
+//! 3. `total` floored to `F2` fraction bits (relative to its leading bit), the grid not below
+//!    the exponent `e_norm_min`, and rounded to fp32 (RNE, IEEE subnormals, overflow to Inf).
+//!
+//! Two formulations give the same bits. [`int`] (the default of [`Vector::tr_late`], used with
+//! AVX2) decodes C into a signed significand and exponent in 32-bit lanes, aligns both terms by
+//! shifts in 64-bit integer lanes and does step 3 in f64, with powers of two built from the
+//! exponent bits. [`scalef`] (AVX-512, `Zmm`'s override) keeps every value in f64 from the
+//! start: `vscalefpd` multiplies by `2^n` for an `n` held in f64 lanes, `vgetexppd` gives
+//! `floor(log2 |x|)` and `vrndscalepd` the floor, so C needs no decoding beyond its exponent
+//! and no step needs a 64-bit integer shift. Every f64 value there is exact: the products'
+//! sum below 2^31 scaled by at most 2^(F2 + 1 - F), C below 2^(F + 1) on its grid, their sum
+//! below 2^53, and powers of two inside f64's normal range; only the floors and the final
+//! narrowing to fp32 round. `tests/fast_paths.rs` and `tests/gemm.rs` run both (AVX-512 and
+//! AVX2) against the plain model.
+
+#![allow(unused_unsafe)]
+
+use super::batch::TrLanes;
+use super::vector::Vector;
+use core::arch::x86_64::*;
+
+/// The late-C steps in 32-bit and 64-bit integer lanes (see the module docs).
+#[inline(always)]
+pub fn int<V: Vector>(t: &TrLanes, dot: V::I, e_dot: V::I, c: V::I) -> V::I {
+    let set = V::splat;
+    let zero = V::zero();
+    // C (fp32): signed significand, lsb exponent, scientific exponent.
+    let ef = V::and(V::shr(c, 23), set(0xff));
+    let c_neg = V::sar(c, 31);
+    let c_man = V::and(c, set(0x7f_ffff));
+    let c_mag = V::or(c_man, V::keep(V::gt(ef, zero), set(1 << 23)));
+    let c_sig = V::sub(V::xor(c_mag, c_neg), c_neg);
+    let ef1 = V::max(ef, set(1));
+    let c_lsb = V::sub(ef1, set(150));
+    let c_e = V::select(V::eq(c_mag, zero), V::sub(ef1, set(127)), set(t.e_zero_c));
+    let e_max = V::max(e_dot, c_e);
+    let up = t.f2 + 1 - t.f;
+    // The product sum on the grid q2 = e_max - (F2 + 1): a right shift (floor) here, a left
+    // shift of at most F2 + 1 - F bits in 64-bit lanes below.
+    let sd = V::sub(V::sub(e_max, e_dot), set(up as i32));
+    let dot_r = V::sar_v(dot, V::max(sd, zero));
+    let dot_l = V::max(V::sub(zero, sd), zero);
+    // C floored to F fraction bits below e_max (then moved to q2 by `up` bits).
+    let sc = V::sub(V::sub(e_max, set(t.f as i32)), c_lsb);
+    let mut c_fl = V::shl_v(
+        V::sar_v(c_sig, V::max(sc, zero)),
+        V::max(V::sub(zero, sc), zero),
+    );
+    if let Some(cd) = t.c_drop {
+        let dropped = V::gt(V::sub(e_max, set(cd as i32)), c_e);
+        c_fl = V::clear(dropped, c_fl);
+    }
+    let q2 = V::sub(e_max, set(t.f2 as i32 + 1));
+    let grid = (dot_r, dot_l, c_fl, q2);
+    let (lo, hi) = (
+        int_round::<V>(t, grid, up, 0),
+        int_round::<V>(t, grid, up, 1),
+    );
+    V::as_i(V::join(lo, hi))
+}
+
+/// 2^x for integer lanes x within the normal range of f64.
+#[inline(always)]
+fn pow2<V: Vector>(x: V::Q) -> V::D {
+    V::as_d(V::q_shl(V::q_add(x, V::q_splat(1023)), 52))
+}
+
+/// Steps 2 (the sum) and 3 of [`int`] on half `h` of the lanes, in 64-bit lanes: the product
+/// sum (`dot_r << dot_l`) and C (`c_fl << up`) on the grid `2^q2`, their sum floored to `F2`
+/// fraction bits and rounded to fp32.
+#[inline(always)]
+fn int_round<V: Vector>(
+    t: &TrLanes,
+    (dot_r, dot_l, c_fl, q2): (V::I, V::I, V::I, V::I),
+    up: u32,
+    h: usize,
+) -> V::Fh {
+    // The total on the grid 2^q2: below 2^40 in magnitude, so exact in f64 (converted by the
+    // 2^52 + 2^51 bias trick, valid below 2^51).
+    let magic = V::q_splat(0x4338_0000_0000_0000);
+    let dot = V::q_shl_v(V::half_q(dot_r, h), V::half_q(dot_l, h));
+    let cp = V::q_shl(V::half_q(c_fl, h), up);
+    let total = V::q_add(dot, cp);
+    let x = V::d_sub(V::as_d(V::q_add(total, magic)), V::as_d(magic));
+    let q2 = V::half_q(q2, h);
+    // floor(log2 |total|) from the exponent field (-1023 for a zero total, whose floor is 0
+    // whatever the grid).
+    let top = V::q_sub(
+        V::q_shr(V::q_and(V::as_q(x), V::q_splat(i64::MAX)), 52),
+        V::q_splat(1023),
+    );
+    // The floor to F2 fraction bits, not below the exponent e_norm_min: the grid 2^(q2 + r)
+    // with r = max(top - F2, e_norm_min - F2 - q2). Where r <= 0, x · 2^-r is already an
+    // integer and the floor changes nothing.
+    let r_top = V::q_sub(top, V::q_splat(t.f2 as i64));
+    let r_min = V::q_sub(V::q_splat((t.e_norm_min - t.f2 as i32) as i64), q2);
+    let r = V::q_select(V::q_gt(r_min, r_top), r_top, r_min);
+    let v = V::d_floor(V::d_mul(x, pow2::<V>(V::q_sub(V::q_splat(0), r))));
+    // v · 2^(q2 + r) is exact in f64 (at most 33 significant bits, exponent in range); its
+    // conversion to fp32 rounds to nearest even with IEEE subnormals and overflow to Inf, as
+    // the scalar `FastRound` does. An exact zero is +0 in both.
+    V::narrow(V::d_mul(v, pow2::<V>(V::q_add(q2, r))))
+}
+
+/// The late-C steps in f64 lanes with AVX-512's scaling instructions (see the module docs);
+/// the lanes of [`super::vector::Zmm`].
+#[inline(always)]
+pub fn scalef(t: &TrLanes, dot: __m512i, e_dot: __m512i, c: __m512i) -> __m512i {
+    // SAFETY: register-only AVX-512F intrinsics, reached only from the entry points compiled
+    // for AVX-512 (module docs of `vector.rs`).
+    unsafe {
+        let set = _mm512_set1_epi32;
+        // Step 1. A zero C (either sign) is the lanes without a bit outside the sign.
+        let ef = _mm512_and_si512(_mm512_srli_epi32::<23>(c), set(0xff));
+        let nonzero = _mm512_test_epi32_mask(c, set(0x7fff_ffff));
+        let c_e = _mm512_mask_sub_epi32(
+            set(t.e_zero_c),
+            nonzero,
+            _mm512_max_epi32(ef, set(1)),
+            set(127),
+        );
+        let e_max = _mm512_max_epi32(e_dot, c_e);
+        // The scale exponents of step 2: the product sum 2^(e_dot - F) onto 2^q2, C onto
+        // 2^(e_max - F).
+        let up = (t.f2 + 1 - t.f) as i32;
+        let s_dot = _mm512_add_epi32(_mm512_sub_epi32(e_dot, e_max), set(up));
+        let s_c = _mm512_sub_epi32(set(t.f as i32), e_max);
+        let q2 = _mm512_sub_epi32(e_max, set(t.f2 as i32 + 1));
+        let c = match t.c_drop {
+            Some(cd) => {
+                let dropped = _mm512_cmpgt_epi32_mask(_mm512_sub_epi32(e_max, set(cd as i32)), c_e);
+                _mm512_mask_mov_epi32(c, dropped, _mm512_setzero_si512())
+            }
+            None => c,
+        };
+        // Written out rather than through `array::map`, whose closure call need not be
+        // inlined into the AVX-512 entry point (see `gemm.rs` on closures).
+        let lo = [low(dot), low(s_dot), low(c), low(s_c), low(q2)];
+        let hi = [high(dot), high(s_dot), high(c), high(s_c), high(q2)];
+        let (lo, hi) = (scalef_round(t, lo, up), scalef_round(t, hi, up));
+        _mm512_castps_si512(_mm512_insertf32x8::<1>(_mm512_castps256_ps512(lo), hi))
+    }
+}
+
+/// Lanes 0 to 7.
+#[inline(always)]
+fn low(x: __m512i) -> __m256i {
+    // SAFETY: as in `scalef`.
+    unsafe { _mm512_castsi512_si256(x) }
+}
+
+/// Lanes 8 to 15.
+#[inline(always)]
+fn high(x: __m512i) -> __m256i {
+    // SAFETY: as in `scalef`.
+    unsafe { _mm512_extracti64x4_epi64::<1>(x) }
+}
+
+/// Eight i32 lanes converted (exactly) to f64.
+#[inline(always)]
+fn f64s(x: __m256i) -> __m512d {
+    // SAFETY: as in `scalef`.
+    unsafe { _mm512_cvtepi32_pd(x) }
+}
+
+/// `floor(x)` in f64 lanes.
+#[inline(always)]
+fn floor(x: __m512d) -> __m512d {
+    // SAFETY: as in `scalef`.
+    unsafe { _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(x) }
+}
+
+/// Steps 2 and 3 of [`scalef`] on eight lanes: `[dot, s_dot, c, s_c, q2]` as there.
+#[inline(always)]
+fn scalef_round(t: &TrLanes, [dot, s_dot, c, s_c, q2]: [__m256i; 5], up: i32) -> __m256 {
+    // SAFETY: as in `scalef`.
+    unsafe {
+        let dp = floor(_mm512_scalef_pd(f64s(dot), f64s(s_dot)));
+        let cp = floor(_mm512_scalef_pd(
+            _mm512_cvtps_pd(_mm256_castsi256_ps(c)),
+            f64s(s_c),
+        ));
+        // Both integers on the grid 2^q2; the sum is exact, and never -0 (`dp` is +0 or
+        // non-zero, and an exact zero sum is +0 under RNE), so a zero total gives +0.
+        let two_up = f64::from_bits(((up + 1023) as u64) << 52);
+        let x = _mm512_fmadd_pd(cp, _mm512_set1_pd(two_up), dp);
+        // -r = min(F2 - top, q2 - (e_norm_min - F2)) with r as in `int_round`; top is -Inf
+        // for a zero total, which then takes the second term (its floor is 0 either way).
+        let top = _mm512_getexp_pd(x);
+        let q2 = f64s(q2);
+        let f2 = t.f2 as i32;
+        let neg_r = _mm512_min_pd(
+            _mm512_sub_pd(_mm512_set1_pd(f64::from(f2)), top),
+            _mm512_sub_pd(q2, _mm512_set1_pd(f64::from(t.e_norm_min - f2))),
+        );
+        let v = floor(_mm512_scalef_pd(x, neg_r));
+        // v · 2^(q2 + r), exact; the narrowing rounds as `int_round`'s does.
+        _mm512_cvtpd_ps(_mm512_scalef_pd(v, _mm512_sub_pd(q2, neg_r)))
+    }
+}
