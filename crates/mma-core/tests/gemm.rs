@@ -501,16 +501,16 @@ fn gemm_lanes_check_small_products_where_the_operands_need_it() {
         }
         let sign = rng.random_range(0..2u64) << 15;
         let exp = rng.random_range(127 - 40..=127 + 10u64);
-        sign | exp << 7 | rng.random_range(0..128u64)
+        sign | (exp << 7) | rng.random_range(0..128u64)
     };
     let (m, n, k) = (7, 40, 64);
     let mut a: Vec<u64> = (0..m * k).map(|_| normal()).collect();
     let mut b: Vec<u64> = (0..n * k).map(|_| normal()).collect();
     for (e, w) in a[3 * k..4 * k].iter_mut().enumerate() {
-        *w = (e as u64 % 2) << 15 | (1 + e as u64 % 3) << 7 | (e as u64 * 37) % 128;
+        *w = ((e as u64 % 2) << 15) | ((1 + e as u64 % 3) << 7) | ((e as u64 * 37) % 128);
     }
     for (i, w) in b[26 * k..38 * k].iter_mut().enumerate() {
-        *w = (i as u64 % 2) << 15 | (107 + i as u64 % 6) << 7 | (i as u64 * 53) % 128;
+        *w = ((i as u64 % 2) << 15) | ((107 + i as u64 % 6) << 7) | ((i as u64 * 53) % 128);
     }
     b[20 * k + 9] = 0x8005;
     let c: Vec<u64> = (0..m * n)
