@@ -46,6 +46,46 @@ fn bf16_unit() -> DotUnit {
     }
 }
 
+/// The AMD output: RNE to fp32 with IEEE subnormals and overflow, the default quiet NaN.
+fn amd_out() -> Output {
+    Output {
+        rho: OutputRounding {
+            fmt: format::FP32,
+            mode: Rounding::NearestEven,
+            opts: RoundOpts::IEEE,
+        },
+        nan: NanStyle::DefaultQuiet,
+        neg_zero_to_pos: false,
+    }
+}
+
+/// A TR-FDPA unit with fp32 C and D (`F2` = 31, C's zero exponent and the normal limit -126).
+fn tr_unit(
+    (a, b): (format::Format, format::Format),
+    block: usize,
+    f: u32,
+    product_inf_exp: Option<i32>,
+) -> DotUnit {
+    DotUnit {
+        formats: Formats {
+            a,
+            b,
+            c: format::FP32,
+            d: format::FP32,
+            scale: None,
+        },
+        block,
+        model: Model::TrFdpa(TrFdpa {
+            f,
+            f2: 31,
+            e_zero_c: -126,
+            e_norm_min: -126,
+            product_inf_exp,
+            out: amd_out(),
+        }),
+    }
+}
+
 /// Serial reference: one plain-model dot product per element and K step, D fed back as C.
 fn stepped_mma(
     unit: &DotUnit,
@@ -158,32 +198,7 @@ fn gemm_matches_serial_mma_for_any_thread_count() {
         }),
     };
     check(&ftz, (19, 41, 64), 8, 4);
-    let tr = DotUnit {
-        formats: Formats {
-            a: format::FP16,
-            b: format::FP16,
-            c: format::FP32,
-            d: format::FP32,
-            scale: None,
-        },
-        block: 8,
-        model: Model::TrFdpa(TrFdpa {
-            f: 24,
-            f2: 31,
-            e_zero_c: -126,
-            e_norm_min: -126,
-            product_inf_exp: None,
-            out: Output {
-                rho: OutputRounding {
-                    fmt: format::FP32,
-                    mode: Rounding::NearestEven,
-                    opts: RoundOpts::IEEE,
-                },
-                nan: NanStyle::DefaultQuiet,
-                neg_zero_to_pos: false,
-            },
-        }),
-    };
+    let tr = tr_unit((format::FP16, format::FP16), 8, 24, None);
     check(&tr, (17, 33, 32), 8, 5);
     for u in [&u, &ftz, &tr] {
         assert_eq!(
@@ -335,33 +350,12 @@ fn gemm_lanes_match_plain_on_every_kind_of_value() {
         // blocks to the per-dot kernel.
         (synthetic_e_zero_unit(), 16),
     ];
-    let amd_out = Output {
-        rho: OutputRounding {
-            fmt: FP32,
-            mode: Rounding::NearestEven,
-            opts: RoundOpts::IEEE,
-        },
-        nan: NanStyle::DefaultQuiet,
-        neg_zero_to_pos: false,
-    };
     let amd = |a, b| Formats {
         a,
         b,
         c: FP32,
         d: FP32,
         scale: None,
-    };
-    let tr = |a, b, block, f, e_zero_c| DotUnit {
-        formats: amd(a, b),
-        block,
-        model: Model::TrFdpa(TrFdpa {
-            f,
-            f2: 31,
-            e_zero_c,
-            e_norm_min: -126,
-            product_inf_exp: Some(128),
-            out: amd_out,
-        }),
     };
     let gtr = |a, b, block, c_drop| DotUnit {
         formats: amd(a, b),
@@ -372,13 +366,13 @@ fn gemm_lanes_match_plain_on_every_kind_of_value() {
             e_zero_c: -126,
             e_norm_min: -126,
             c_drop,
-            out: amd_out,
+            out: amd_out(),
         }),
     };
     let amd_units = [
-        (tr(FP16, FP16, 8, 24, -126), 16),
-        (tr(BF16, BF16, 16, 25, -126), 32),
-        (tr(TF32, TF32, 4, 24, -126), 8),
+        (tr_unit((FP16, FP16), 8, 24, Some(128)), 16),
+        (tr_unit((BF16, BF16), 16, 25, Some(128)), 32),
+        (tr_unit((TF32, TF32), 4, 24, Some(128)), 8),
         (gtr(E4M3_FNUZ, E4M3_FNUZ, 16, 25), 32),
         (gtr(FP16, FP16, 8, 25), 16),
     ];
@@ -526,32 +520,7 @@ fn gemm_lanes_check_small_products_where_the_operands_need_it() {
         scale_a: &[],
         scale_b: &[],
     };
-    let tr = DotUnit {
-        formats: Formats {
-            a: format::BF16,
-            b: format::BF16,
-            c: format::FP32,
-            d: format::FP32,
-            scale: None,
-        },
-        block: 16,
-        model: Model::TrFdpa(TrFdpa {
-            f: 25,
-            f2: 31,
-            e_zero_c: -126,
-            e_norm_min: -126,
-            product_inf_exp: Some(128),
-            out: Output {
-                rho: OutputRounding {
-                    fmt: format::FP32,
-                    mode: Rounding::NearestEven,
-                    opts: RoundOpts::IEEE,
-                },
-                nan: NanStyle::DefaultQuiet,
-                neg_zero_to_pos: false,
-            },
-        }),
-    };
+    let tr = tr_unit((format::BF16, format::BF16), 16, 25, Some(128));
     for u in [bf16_unit(), tr] {
         let want = stepped_mma(&u, (m, n, k), 16, &x);
         let mut d = vec![0u64; m * n];

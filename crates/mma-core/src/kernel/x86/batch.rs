@@ -326,7 +326,7 @@ pub fn tfdpa_blocks_rows<V: Vector, const N: usize, P: Products, const R: usize>
 // ---------------------------------------------------------------------------------------------
 
 /// Value of the exponent lanes of a block without non-zero products ([`crate::kernel::scalar::amd`]'s `NONE`).
-const NONE: i32 = -(1 << 20);
+pub(super) const NONE: i32 = -(1 << 20);
 
 /// A TR-FDPA or GTR-FDPA unit prepared for the lanes (see [`crate::kernel::scalar::amd::TrParams`]); the output
 /// is fp32 with RNE (the only rounding of these units).

@@ -431,12 +431,14 @@ pub(crate) fn gemm_lanes(
         p.min_code = min_code(codes.copied());
     }
     let lo = -126 + (f.a.man_bits + f.b.man_bits) as i32 + 2 * CODE_BIAS;
-    // The bound of `Pre::block` without scale offsets (none here): `lo`, and for T-FDPA the
-    // zero exponent (TR/GTR-FDPA pass a value far below every code as theirs).
-    let need = match family {
-        Family::T(t) => lo.max(t.e_zero + 2 * CODE_BIAS + 1),
-        Family::Tr(_) => lo,
+    // The bound `Pre::block` applies, `max(lo, ez + 1 - off)`, with the zero exponent the
+    // block routines pass (`batch::tfdpa`: the unit's; `batch::tr`: `batch::NONE`, below every
+    // code) and no scale offset (none here).
+    let e_zero = match family {
+        Family::T(t) => t.e_zero,
+        Family::Tr(_) => batch::NONE,
     };
+    let need = lo.max(e_zero + 2 * CODE_BIAS + 1);
     Some(GemmLanes {
         family,
         rows_fn,
