@@ -268,7 +268,7 @@ fn break_ties<V: Vector, A: WDec, B: WDec>(
 /// word in each lane of `c`: the results and the flagged lanes, a block of two's ties settled
 /// by [`break_ties`].
 #[inline(always)]
-fn short_block<V: Vector, const N: usize, A: WDec, B: WDec>(
+pub(super) fn short_block<V: Vector, const N: usize, A: WDec, B: WDec>(
     (ca, cb): (&[V::I], &[V::I]),
     wp: i64,
     c: V::I,
@@ -297,20 +297,19 @@ pub fn chain<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
     let mut bad = 0;
     if N == 2 && a.k().is_multiple_of(4) {
         // Blocks of two in pairs from one transpose of four columns, each block's two at a
-        // fixed place (taking two of four at a run-time place went through memory).
+        // fixed place, written out: taking two of four at a run-time place (as a loop over
+        // the two places also compiled) kept the columns in memory.
         for k0 in (0..a.k()).step_by(4) {
             let (ca, cb) = (V::columns4(&a, k0), V::columns4(&b, k0));
-            for at in [0, 2] {
-                let cols = (&ca[at..at + 2], &cb[at..at + 2]);
-                let (d, flag) = short_block::<V, N, A, B>(cols, wp, acc);
-                acc = d;
-                bad |= flag;
-            }
+            let (d, flag) = V::efdpa_block::<N, A, B>((&ca[..2], &cb[..2]), wp, acc);
+            let (d, flag_2) = V::efdpa_block::<N, A, B>((&ca[2..4], &cb[2..4]), wp, d);
+            acc = d;
+            bad |= flag | flag_2;
         }
     } else if N <= 8 {
         for k0 in (0..a.k()).step_by(N) {
             let (ca, cb) = (a.block_columns::<V, N>(k0), b.block_columns::<V, N>(k0));
-            let (d, flag) = short_block::<V, N, A, B>((&ca[..N], &cb[..N]), wp, acc);
+            let (d, flag) = V::efdpa_block::<N, A, B>((&ca[..N], &cb[..N]), wp, acc);
             acc = d;
             bad |= flag;
         }

@@ -21,6 +21,7 @@
 
 mod batch;
 mod e_fdpa;
+mod e_fdpa_directed;
 mod fma;
 mod gemm;
 mod gst;

@@ -25,6 +25,7 @@ pub use ymm::Ymm;
 pub use zmm::Zmm;
 
 use super::batch::TrLanes;
+use super::stage::WDec;
 use crate::kernel::dots::{Rows, Word};
 
 /// A vector width of the lane routines (see the module docs).
@@ -213,6 +214,18 @@ pub trait Vector: Copy + 'static {
     #[inline(always)]
     fn tr_late(t: &TrLanes, dot: Self::I, e_dot: Self::I, c: Self::I) -> Self::I {
         super::tr_late::int::<Self>(t, dot, e_dot, c)
+    }
+    /// One E-FDPA block of `N <= 8` elements from its columns, C the fp32 word in each lane
+    /// of `c`: the results and the lanes to recompute. By default the `f64` sum with an a
+    /// priori bracket (`e_fdpa.rs`); [`Zmm`] overrides it with sums rounded down and up
+    /// (`e_fdpa_directed.rs`), which AVX-512's per-instruction rounding allows.
+    #[inline(always)]
+    fn efdpa_block<const N: usize, A: WDec, B: WDec>(
+        cols: (&[Self::I], &[Self::I]),
+        wp: i64,
+        c: Self::I,
+    ) -> (Self::I, u32) {
+        super::e_fdpa::short_block::<Self, N, A, B>(cols, wp, c)
     }
 }
 
