@@ -70,6 +70,39 @@ pub(super) unsafe fn load4<W: Word>(p: *const W) -> __m128i {
     }
 }
 
+/// [`Vector::columns4`] of eight rows of four 16-bit words that follow each other (`p` at
+/// element `k0` of the first): the 64 bytes in two loads, row `j`'s elements 0 and 1 the
+/// 32-bit word `2j`, elements 2 and 3 word `2j + 1`, gathered by a shuffle within 128-bit
+/// lanes and a 64-bit permutation, then split by a mask and a shift (as `zmm.rs`'s form).
+#[inline(always)]
+fn columns4_packed16<W: Word>(p: *const W) -> [__m256i; 8] {
+    // SAFETY: the caller's rows `j < 8` of stride 4 read words `k0 .. k0 + 32` (two-byte
+    // words: 64 bytes), below `7·4 + k0 + 4 <= (n - 1)·stride + k <= words.len()`
+    // (`columns4`'s assertions). The rest is register-only.
+    unsafe {
+        let lo = _mm256_castsi256_ps(_mm256_loadu_si256(p.cast()));
+        let hi = _mm256_castsi256_ps(_mm256_loadu_si256(p.add(16).cast()));
+        // Per 128-bit lane: rows 0 1 4 5 | 2 3 6 7, put in order by the permutation (written
+        // out: a closure need not be inlined into the entry point compiled for AVX2).
+        let e01 = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(lo, hi));
+        let e23 = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(lo, hi));
+        let e01 = _mm256_permute4x64_epi64::<0b11_01_10_00>(e01);
+        let e23 = _mm256_permute4x64_epi64::<0b11_01_10_00>(e23);
+        let low = _mm256_set1_epi32(0xffff);
+        let z = _mm256_setzero_si256();
+        [
+            _mm256_and_si256(e01, low),
+            _mm256_srli_epi32::<16>(e01),
+            _mm256_and_si256(e23, low),
+            _mm256_srli_epi32::<16>(e23),
+            z,
+            z,
+            z,
+            z,
+        ]
+    }
+}
+
 /// 8×8 transpose of 32-bit lanes: lane `j` of `out[p]` is lane `p` of `r[j]`.
 #[inline(always)]
 pub(super) fn transpose8(r: &[__m256i; 8]) -> [__m256i; 8] {
@@ -349,6 +382,9 @@ impl Vector for Ymm {
         assert!(r.n() >= 8 && k0 + 4 <= r.k());
         let (words, stride) = (r.words, r.stride);
         let p = words.as_ptr();
+        if W::BYTES == 2 && stride == 4 {
+            return columns4_packed16(p.wrapping_add(k0));
+        }
         // SAFETY: row `j < 8 <= n` reads words `j·stride + k0 .. j·stride + k0 + 4`, below
         // `(n - 1)·stride + k <= words.len()` (as in `columns`; `k0 + 4 <= k` asserted). The
         // rest is register-only.
