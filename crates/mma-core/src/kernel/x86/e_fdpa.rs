@@ -43,6 +43,10 @@
 //! of the additions' exact errors ([`break_ties`]).
 //!
 //! Blocks of two (CDNA1 bf16) are taken in pairs from one four-column transpose.
+//!
+//! Under AVX-512 a block of up to eight first goes through `e_fdpa_directed.rs`
+//! ([`Vector::efdpa_block`]: the sum bracketed by additions rounded down and up), which hands
+//! a block with an undecided lane back to [`short_block`] here.
 
 use super::batch::{Rows, Word};
 use super::stage::WDec;

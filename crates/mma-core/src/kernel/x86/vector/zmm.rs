@@ -73,8 +73,9 @@ unsafe fn load4x4<W: Word>(p: *const W, stride: usize) -> __m512i {
 /// batch's rows of K = 4 in their storage width, `p` at element `k0` of the first): the 128
 /// bytes in two loads, then per pair of elements one two-source permutation of 32-bit words
 /// (row `j`'s elements 0 and 1 are 32-bit word `2j`, elements 2 and 3 word `2j + 1`), split
-/// by a mask and a shift. About a third of the operations of sixteen row loads and a
-/// transpose, whose sixteen addresses also had to be kept (measured on CDNA1 bf16, `K = 4`).
+/// by a mask and a shift: 8 operations for the four columns where the sixteen row loads and
+/// their transpose take about 40 (and keep sixteen addresses). README, "E-FDPA bracketed by
+/// directed roundings", has the rates.
 #[inline(always)]
 fn columns4_packed16<W: Word>(p: *const W) -> [__m512i; 8] {
     // SAFETY: the caller's rows `j < 16` of stride 4 read words `k0 .. k0 + 64` (two-byte
