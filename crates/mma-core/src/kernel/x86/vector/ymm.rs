@@ -74,11 +74,12 @@ pub(super) unsafe fn load4<W: Word>(p: *const W) -> __m128i {
 /// element `k0` of the first): the 64 bytes in two loads, row `j`'s elements 0 and 1 the
 /// 32-bit word `2j`, elements 2 and 3 word `2j + 1`, gathered by a shuffle within 128-bit
 /// lanes and a 64-bit permutation, then split by a mask and a shift (as `zmm.rs`'s form).
+/// # Safety
+/// `p` must point to 32 readable `W` (two-byte words).
 #[inline(always)]
-fn columns4_packed16<W: Word>(p: *const W) -> [__m256i; 8] {
-    // SAFETY: the caller's rows `j < 8` of stride 4 read words `k0 .. k0 + 32` (two-byte
-    // words: 64 bytes), below `7·4 + k0 + 4 <= (n - 1)·stride + k <= words.len()`
-    // (`columns4`'s assertions). The rest is register-only.
+unsafe fn columns4_packed16<W: Word>(p: *const W) -> [__m256i; 8] {
+    // SAFETY: two loads of 32 bytes from the 32 words the caller guarantees; the rest
+    // is register-only.
     unsafe {
         let lo = _mm256_castsi256_ps(_mm256_loadu_si256(p.cast()));
         let hi = _mm256_castsi256_ps(_mm256_loadu_si256(p.add(16).cast()));
@@ -383,7 +384,10 @@ impl Vector for Ymm {
         let (words, stride) = (r.words, r.stride);
         let p = words.as_ptr();
         if W::BYTES == 2 && stride == 4 {
-            return columns4_packed16(p.wrapping_add(k0));
+            // SAFETY: rows `j < 8` of stride 4 from `k0` are the words `k0 .. k0 + 32`, below
+            // `7·4 + k0 + 4 <= (n - 1)·stride + k <= words.len()` (`n >= 8` and `k0 + 4 <= k`
+            // asserted above; `Rows::new` checks the length).
+            return unsafe { columns4_packed16(p.add(k0)) };
         }
         // SAFETY: row `j < 8 <= n` reads words `j·stride + k0 .. j·stride + k0 + 4`, below
         // `(n - 1)·stride + k <= words.len()` (as in `columns`; `k0 + 4 <= k` asserted). The

@@ -76,11 +76,12 @@ unsafe fn load4x4<W: Word>(p: *const W, stride: usize) -> __m512i {
 /// by a mask and a shift: 8 operations for the four columns where the sixteen row loads and
 /// their transpose take about 40 (and keep sixteen addresses). README, "E-FDPA bracketed by
 /// directed roundings", has the rates.
+/// # Safety
+/// `p` must point to 64 readable `W` (two-byte words).
 #[inline(always)]
-fn columns4_packed16<W: Word>(p: *const W) -> [__m512i; 8] {
-    // SAFETY: the caller's rows `j < 16` of stride 4 read words `k0 .. k0 + 64` (two-byte
-    // words: 128 bytes), below `15·4 + k0 + 4 <= (n - 1)·stride + k <= words.len()`
-    // (`columns4`'s assertions). The rest is register-only.
+unsafe fn columns4_packed16<W: Word>(p: *const W) -> [__m512i; 8] {
+    // SAFETY: two loads of 64 bytes from the 64 words the caller guarantees; the rest
+    // is register-only.
     unsafe {
         let lo = _mm512_loadu_si512(p.cast());
         let hi = _mm512_loadu_si512(p.add(32).cast());
@@ -381,7 +382,10 @@ impl Vector for Zmm {
         let (words, stride) = (r.words, r.stride);
         let p = words.as_ptr();
         if W::BYTES == 2 && stride == 4 {
-            return columns4_packed16(p.wrapping_add(k0));
+            // SAFETY: rows `j < 16` of stride 4 from `k0` are the words `k0 .. k0 + 64`, below
+            // `15·4 + k0 + 4 <= (n - 1)·stride + k <= words.len()` (`n >= 16` and `k0 + 4 <= k`
+            // asserted above; `Rows::new` checks the length).
+            return unsafe { columns4_packed16(p.add(k0)) };
         }
         // SAFETY: row `r < 16 <= n` reads words `r·stride + k0 .. r·stride + k0 + 4`, below
         // `(n - 1)·stride + k <= words.len()` (as in `columns`; `k0 + 4 <= k` asserted). The
