@@ -5,18 +5,18 @@
 //! tables and the direct rounding are tested inside the crate, `src/kernel/tests.rs`.)
 
 use mma_core::format::{self, Format, Specials};
-use mma_core::model::{NanStyle, Output, OutputRounding};
+use mma_core::model::NanStyle;
 use mma_core::models::e_fdpa::EFdpa;
 use mma_core::models::ftz_mul_add::FtzMulAdd;
 use mma_core::models::gst_fdpa::GstFdpa;
 use mma_core::models::gtr_fdpa::GtrFdpa;
 use mma_core::models::sliced_fdpa::SlicedFdpa;
 use mma_core::models::tr_fdpa::TrFdpa;
-use mma_core::{DotUnit, Formats, Model, RoundOpts, Rounding, Value};
+use mma_core::{DotUnit, Formats, Model, Rounding, Value};
 
 mod common;
 
-use common::{compare_batch, nv_out, tfdpa, word};
+use common::{amd_out, compare_batch, nv_out, tfdpa, word};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -375,18 +375,6 @@ fn compare_amd(unit: &DotUnit, k: usize, n: usize, seed: u64) {
         cases.push((a, b, c, vec![], vec![]));
     }
     compare_batch(unit, k, &cases);
-}
-
-fn amd_out() -> Output {
-    Output {
-        rho: OutputRounding {
-            fmt: format::FP32,
-            mode: Rounding::NearestEven,
-            opts: RoundOpts::IEEE,
-        },
-        nan: NanStyle::DefaultQuiet,
-        neg_zero_to_pos: false,
-    }
 }
 
 fn amd_formats(a: Format, b: Format) -> Formats {

@@ -46,19 +46,6 @@ fn bf16_unit() -> DotUnit {
     }
 }
 
-/// The AMD output: RNE to fp32 with IEEE subnormals and overflow, the default quiet NaN.
-fn amd_out() -> Output {
-    Output {
-        rho: OutputRounding {
-            fmt: format::FP32,
-            mode: Rounding::NearestEven,
-            opts: RoundOpts::IEEE,
-        },
-        nan: NanStyle::DefaultQuiet,
-        neg_zero_to_pos: false,
-    }
-}
-
 /// A TR-FDPA unit with fp32 C and D (`F2` = 31, C's zero exponent and the normal limit -126).
 fn tr_unit(
     (a, b): (format::Format, format::Format),
@@ -81,7 +68,7 @@ fn tr_unit(
             e_zero_c: -126,
             e_norm_min: -126,
             product_inf_exp,
-            out: amd_out(),
+            out: common::amd_out(),
         }),
     }
 }
@@ -366,7 +353,7 @@ fn gemm_lanes_match_plain_on_every_kind_of_value() {
             e_zero_c: -126,
             e_norm_min: -126,
             c_drop,
-            out: amd_out(),
+            out: common::amd_out(),
         }),
     };
     let amd_units = [

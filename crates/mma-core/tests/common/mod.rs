@@ -22,6 +22,19 @@ pub fn nv_out(fmt: Format, mode: Rounding, neg_zero_to_pos: bool) -> Output {
     }
 }
 
+/// The AMD output: RNE to fp32 with IEEE subnormals and overflow, the default quiet NaN.
+pub fn amd_out() -> Output {
+    Output {
+        rho: OutputRounding {
+            fmt: mma_core::format::FP32,
+            mode: Rounding::NearestEven,
+            opts: RoundOpts::IEEE,
+        },
+        nan: NanStyle::DefaultQuiet,
+        neg_zero_to_pos: false,
+    }
+}
+
 /// A random word of `fmt`: any encoding, or one biased toward zeros, subnormals, the largest
 /// binade and specials.
 pub fn word(fmt: &Format, rng: &mut impl Rng) -> u64 {
