@@ -310,6 +310,16 @@ pub fn chain<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
             acc = d;
             bad |= flag | flag_2;
         }
+    } else if N == 4 && a.k().is_multiple_of(8) {
+        // Blocks of four in pairs from one read of eight columns (16-bit rows: read in pairs
+        // of elements, `columns` of `vector/`), written out as above.
+        for k0 in (0..a.k()).step_by(8) {
+            let (ca, cb) = (V::columns(&a, k0), V::columns(&b, k0));
+            let (d, flag) = V::efdpa_block::<N, A, B>((&ca[..4], &cb[..4]), wp, acc);
+            let (d, flag_2) = V::efdpa_block::<N, A, B>((&ca[4..], &cb[4..]), wp, d);
+            acc = d;
+            bad |= flag | flag_2;
+        }
     } else if N <= 8 {
         for k0 in (0..a.k()).step_by(N) {
             let (ca, cb) = (a.block_columns::<V, N>(k0), b.block_columns::<V, N>(k0));

@@ -28,6 +28,23 @@ impl<W: Word> Rows<'_, W> {
         }
     }
 
+    /// The columns of a block of `N` elements from `k0` (as [`Rows::block_columns`]) in pairs,
+    /// `out[m]` = [`Vector::pack16`] of columns `2m` and `2m + 1`: read directly in that
+    /// layout ([`Vector::pairs16`]) for rows of 16-bit words and `N >= 8`.
+    #[inline(always)]
+    pub(super) fn block_pairs16<V: Vector, const N: usize>(&self, k0: usize) -> [V::I; 4] {
+        if W::BYTES == 2 && N >= 8 {
+            return V::pairs16(self, k0);
+        }
+        let c = self.block_columns::<V, N>(k0);
+        [
+            V::pack16(c[0], c[1]),
+            V::pack16(c[2], c[3]),
+            V::pack16(c[4], c[5]),
+            V::pack16(c[6], c[7]),
+        ]
+    }
+
     /// `f` of row `j` as `u64` words (zero-extended from a narrower width): how the lanes a
     /// routine flags reach [`crate::kernel::Kernel::dot`].
     #[inline]

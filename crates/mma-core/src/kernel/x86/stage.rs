@@ -11,7 +11,8 @@
 //! - [`FloatStage`] (formats of at most 16 bits whose values are exactly `f16` values up to a
 //!   power of two, and bf16) packs two columns of 16-bit words per vector, so that the exponent
 //!   fields, zero tests and the largest exponent take one 16-bit operation for two elements of
-//!   every dot product;
+//!   every dot product (rows in their storage width are read in that layout, by
+//!   `Rows::block_pairs16`);
 //!   it converts the elements to `f32` (`vcvtph2ps`, or a shift for bf16) and multiplies them
 //!   there. The product of two such values is exact in `f32` (at most 22 significant bits;
 //!   bf16 products whose exponent could leave the normal range are flagged). Aligning it is a
@@ -351,11 +352,10 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
         let mut emax16 = V::splat16(i16::MIN);
         let mut flags = V::none16();
         for j in (0..N).step_by(8) {
-            let ca = a.block_columns::<V, N>(k0 + j);
-            let cb = b.block_columns::<V, N>(k0 + j);
+            let pa = a.block_pairs16::<V, N>(k0 + j);
+            let pb = b.block_pairs16::<V, N>(k0 + j);
             for e in (0..N.min(8)).step_by(2) {
-                let wa = V::pack16(ca[e], ca[e + 1]);
-                let wb = V::pack16(cb[e], cb[e + 1]);
+                let (wa, wb) = (pa[e / 2], pb[e / 2]);
                 let (fa, za, xa) = A::fields::<V>(wa);
                 let (fb, zb, xb) = B::fields::<V>(wb);
                 let z = V::m16_or(za, zb);

@@ -183,6 +183,10 @@ pub trait Vector: Copy + 'static {
     /// Elements `k0 .. k0 + 8`: `out[e]` holds element `k0 + e` of every row (the low 32 bits
     /// of its word).
     fn columns<W: Word>(r: &Rows<'_, W>, k0: usize) -> [Self::I; 8];
+    /// Elements `k0 .. k0 + 8` of rows of 16-bit words (`W::BYTES == 2`, asserted) as four
+    /// pairs of columns in the [`Vector::pack16`] layout: `out[m]` is `pack16(column 2m,
+    /// column 2m + 1)` of [`Vector::columns`], read without the 32-bit columns in between.
+    fn pairs16<W: Word>(r: &Rows<'_, W>, k0: usize) -> [Self::I; 4];
     /// Elements `k0 .. k0 + 4` in `out[..4]`; `out[4..]` zero.
     fn columns4<W: Word>(r: &Rows<'_, W>, k0: usize) -> [Self::I; 8];
     /// Elements `k0` and `k0 + 1` in `out[..2]`; `out[2..]` zero.
@@ -236,4 +240,21 @@ pub const MAX_STRIDE: usize = (i32::MAX as usize) / 32;
 /// Whether the gathers of [`Vector::gather32`] and [`Vector::gather64`] can reach these rows.
 pub fn gathers_fit<W: Word>(r: &Rows<'_, W>) -> bool {
     r.stride.max(r.k()) <= MAX_STRIDE
+}
+
+/// The columns of rows of 16-bit words read in pairs (`columns` and `columns4` of [`Ymm`]
+/// and [`Zmm`]): lane `j` of `pairs[m]` holds row `j`'s elements `2m` (low half, as memory
+/// has them) and `2m + 1` (high half); `pairs16` reorders the same vectors' 16-bit lanes instead. Returns the `2·P` columns as [`Vector::columns`] does,
+/// one word per 32-bit lane, the other vectors zero. Generic because only the loads and the
+/// shuffles that made the pairs differ by width.
+#[inline(always)]
+fn split_pairs16<V: Vector, const P: usize>(pairs: [V::I; P]) -> [V::I; 8] {
+    const { assert!(P <= 4) };
+    let low = V::splat(0xffff);
+    let mut out = [V::zero(); 8];
+    for (m, &x) in pairs.iter().enumerate() {
+        out[2 * m] = V::and(x, low);
+        out[2 * m + 1] = V::shr(x, 16);
+    }
+    out
 }

@@ -89,17 +89,77 @@ unsafe fn columns4_packed16<W: Word>(p: *const W) -> [__m256i; 8] {
         let e23 = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(lo, hi));
         let e01 = _mm256_permute4x64_epi64::<0b11_01_10_00>(e01);
         let e23 = _mm256_permute4x64_epi64::<0b11_01_10_00>(e23);
-        let low = _mm256_set1_epi32(0xffff);
-        let z = _mm256_setzero_si256();
+        super::split_pairs16::<Ymm, 2>([e01, e23])
+    }
+}
+
+/// [`Vector::columns`] of eight rows of eight 16-bit words, row `j` at `p + j·stride` (any
+/// stride): each row is one 128-bit load, rows `j` and `j + 4` in the two halves of a
+/// register. Its 32-bit word `m` holds elements `2m` and `2m + 1`, so a 4×4 transpose of
+/// 32-bit words within each half gives the pairs of every row in order, split by a mask and a
+/// shift: 8 loads, 12 shuffles (4 of them the inserts) and 8 masks or shifts, where the
+/// widening row loads and the 8×8 transpose take 32 shuffles.
+///
+/// # Safety
+/// Each row `j < 8` must have eight readable `W` (two-byte words) at `p + j·stride`.
+#[inline(always)]
+unsafe fn columns16<W: Word>(p: *const W, stride: usize) -> [__m256i; 8] {
+    // SAFETY: as the caller's.
+    super::split_pairs16::<Ymm, 4>(unsafe { row_pairs16(p, stride) })
+}
+
+/// The pairs of elements of eight rows of eight 16-bit words (see [`columns16`]): lane `j` of
+/// `out[m]` holds row `j`'s elements `2m` (low half) and `2m + 1` (high half).
+///
+/// # Safety
+/// As [`columns16`].
+#[inline(always)]
+unsafe fn row_pairs16<W: Word>(p: *const W, stride: usize) -> [__m256i; 4] {
+    // SAFETY: eight 16-byte loads from the rows the caller guarantees; the rest is
+    // register-only.
+    unsafe {
+        let mut x = [_mm256_setzero_si256(); 4];
+        for (j, xj) in x.iter_mut().enumerate() {
+            *xj = _mm256_set_m128i(
+                _mm_loadu_si128(p.add((j + 4) * stride).cast()),
+                _mm_loadu_si128(p.add(j * stride).cast()),
+            );
+        }
+        transpose4_halves(x)
+    }
+}
+
+/// Pairs of 16-bit words per 32-bit lane (low, high) into the [`Vector::pack16`] layout: the
+/// low words of the eight lanes, then the high words.
+#[inline(always)]
+fn unzip16(x: __m256i) -> __m256i {
+    // SAFETY: register-only AVX2 shuffles.
+    unsafe {
+        // Per 128-bit half: the four low words, then the four high words.
+        let order = _mm256_setr_epi8(
+            0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9, 12, 13, 2, 3,
+            6, 7, 10, 11, 14, 15,
+        );
+        let h = _mm256_shuffle_epi8(x, order);
+        _mm256_permute4x64_epi64::<0b11_01_10_00>(h)
+    }
+}
+
+/// A 4×4 transpose of 32-bit lanes within each 128-bit half: lane `j` of half `h` of `out[m]`
+/// is lane `m` of half `h` of `x[j]`.
+#[inline(always)]
+fn transpose4_halves(x: [__m256i; 4]) -> [__m256i; 4] {
+    // SAFETY: register-only AVX2 shuffles.
+    unsafe {
+        let t0 = _mm256_unpacklo_epi32(x[0], x[1]);
+        let t1 = _mm256_unpackhi_epi32(x[0], x[1]);
+        let t2 = _mm256_unpacklo_epi32(x[2], x[3]);
+        let t3 = _mm256_unpackhi_epi32(x[2], x[3]);
         [
-            _mm256_and_si256(e01, low),
-            _mm256_srli_epi32::<16>(e01),
-            _mm256_and_si256(e23, low),
-            _mm256_srli_epi32::<16>(e23),
-            z,
-            z,
-            z,
-            z,
+            _mm256_unpacklo_epi64(t0, t2),
+            _mm256_unpackhi_epi64(t0, t2),
+            _mm256_unpacklo_epi64(t1, t3),
+            _mm256_unpackhi_epi64(t1, t3),
         ]
     }
 }
@@ -358,6 +418,11 @@ impl Vector for Ymm {
         assert!(r.n() >= 8 && k0 + 8 <= r.k());
         let (words, stride) = (r.words, r.stride);
         let p = words.as_ptr();
+        if W::BYTES == 2 {
+            // SAFETY: row `j < 8 <= n` reads words `j·stride + k0 .. j·stride + k0 + 8`, below
+            // `(n - 1)·stride + k <= words.len()` (as below).
+            return unsafe { columns16(p.add(k0), stride) };
+        }
         // Plain loops, not `core::array::from_fn`: its internal adapter is compiled without
         // the caller's target features and would keep these intrinsics out of line.
         let mut rows = [Ymm::zero(); 8];
@@ -376,6 +441,14 @@ impl Vector for Ymm {
             *oe = t[POS[e]];
         }
         out
+    }
+
+    #[inline(always)]
+    fn pairs16<W: Word>(r: &Rows<'_, W>, k0: usize) -> [__m256i; 4] {
+        assert!(W::BYTES == 2 && r.n() >= 8 && k0 + 8 <= r.k());
+        // SAFETY: as in `columns`.
+        let x = unsafe { row_pairs16(r.words.as_ptr().add(k0), r.stride) };
+        [unzip16(x[0]), unzip16(x[1]), unzip16(x[2]), unzip16(x[3])]
     }
 
     #[inline(always)]
@@ -399,22 +472,9 @@ impl Vector for Ymm {
             }
             // Rows j and j + 4 in the two halves, then a 4×4 transpose within each half.
             let y = |j: usize| _mm256_set_m128i(x[j + 4], x[j]);
-            let (x0, x1, x2, x3) = (y(0), y(1), y(2), y(3));
-            let t0 = _mm256_unpacklo_epi32(x0, x1);
-            let t1 = _mm256_unpackhi_epi32(x0, x1);
-            let t2 = _mm256_unpacklo_epi32(x2, x3);
-            let t3 = _mm256_unpackhi_epi32(x2, x3);
+            let [c0, c1, c2, c3] = transpose4_halves([y(0), y(1), y(2), y(3)]);
             let z = _mm256_setzero_si256();
-            [
-                _mm256_unpacklo_epi64(t0, t2),
-                _mm256_unpackhi_epi64(t0, t2),
-                _mm256_unpacklo_epi64(t1, t3),
-                _mm256_unpackhi_epi64(t1, t3),
-                z,
-                z,
-                z,
-                z,
-            ]
+            [c0, c1, c2, c3, z, z, z, z]
         }
     }
 

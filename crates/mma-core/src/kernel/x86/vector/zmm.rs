@@ -88,17 +88,120 @@ unsafe fn columns4_packed16<W: Word>(p: *const W) -> [__m512i; 8] {
         let odd = _mm512_add_epi32(even32(), _mm512_set1_epi32(1));
         let e01 = _mm512_permutex2var_epi32(lo, even32(), hi);
         let e23 = _mm512_permutex2var_epi32(lo, odd, hi);
-        let low = _mm512_set1_epi32(0xffff);
-        let z = _mm512_setzero_si512();
+        super::split_pairs16::<Zmm, 2>([e01, e23])
+    }
+}
+
+/// [`Vector::columns`] of sixteen rows of eight 16-bit words that follow each other (a batch's
+/// rows of K = 8 in their storage width, `p` at element `k0` of the first): the 256 bytes in
+/// four loads. Row `j`'s elements `2m` and `2m + 1` are 32-bit word `4j + m`; one two-source
+/// permutation per pair of elements and half of the rows takes words `m` and `m + 1` of rows
+/// `0 .. 8` (or `8 .. 16`), and a 128-bit shuffle joins the halves: 8 shuffles for the
+/// sixteen rows, then the split by a mask and a shift, where the widening row loads and their
+/// transpose take about 48 shuffles.
+///
+/// # Safety
+/// `p` must point to 128 readable `W` (two-byte words).
+#[inline(always)]
+unsafe fn columns_packed16<W: Word>(p: *const W) -> [__m512i; 8] {
+    // SAFETY: as the caller's.
+    super::split_pairs16::<Zmm, 4>(unsafe { row_pairs_packed16(p) })
+}
+
+/// The pairs of elements of [`columns_packed16`]'s rows: lane `j` of `out[m]` holds row `j`'s
+/// elements `2m` (low half) and `2m + 1` (high half).
+///
+/// # Safety
+/// As [`columns_packed16`].
+#[inline(always)]
+unsafe fn row_pairs_packed16<W: Word>(p: *const W) -> [__m512i; 4] {
+    // SAFETY: four loads of 64 bytes from the 128 words the caller guarantees; the rest is
+    // register-only.
+    unsafe {
+        let mut l = [_mm512_setzero_si512(); 4];
+        for (i, li) in l.iter_mut().enumerate() {
+            *li = _mm512_loadu_si512(p.add(32 * i).cast());
+        }
+        // Words m (lanes 0-7) and m + 1 (lanes 8-15) of eight rows, for m = 0 and m = 2.
+        let idx = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+        let idx2 = _mm512_add_epi32(idx, _mm512_set1_epi32(2));
+        let x01 = _mm512_permutex2var_epi32(l[0], idx, l[1]);
+        let y01 = _mm512_permutex2var_epi32(l[2], idx, l[3]);
+        let x23 = _mm512_permutex2var_epi32(l[0], idx2, l[1]);
+        let y23 = _mm512_permutex2var_epi32(l[2], idx2, l[3]);
+        // Low 256 bits of both (pair m, rows 0-15), then the high 256 bits (pair m + 1).
         [
-            _mm512_and_si512(e01, low),
-            _mm512_srli_epi32::<16>(e01),
-            _mm512_and_si512(e23, low),
-            _mm512_srli_epi32::<16>(e23),
-            z,
-            z,
-            z,
-            z,
+            _mm512_shuffle_i64x2::<0b01_00_01_00>(x01, y01),
+            _mm512_shuffle_i64x2::<0b11_10_11_10>(x01, y01),
+            _mm512_shuffle_i64x2::<0b01_00_01_00>(x23, y23),
+            _mm512_shuffle_i64x2::<0b11_10_11_10>(x23, y23),
+        ]
+    }
+}
+
+/// [`Vector::columns`] of sixteen rows of eight 16-bit words, row `j` at `p + j·stride` (any
+/// stride): each row one 128-bit load, rows `j`, `j + 4`, `j + 8` and `j + 12` in the four
+/// 128-bit lanes of a register, then a 4×4 transpose of 32-bit words (pairs of elements)
+/// within each lane and the split, as `ymm.rs`'s `columns16`.
+///
+/// # Safety
+/// Each row `j < 16` must have eight readable `W` (two-byte words) at `p + j·stride`.
+#[inline(always)]
+unsafe fn columns16<W: Word>(p: *const W, stride: usize) -> [__m512i; 8] {
+    // SAFETY: as the caller's.
+    super::split_pairs16::<Zmm, 4>(unsafe { row_pairs16(p, stride) })
+}
+
+/// The pairs of elements of [`columns16`]'s rows: lane `j` of `out[m]` holds row `j`'s
+/// elements `2m` (low half) and `2m + 1` (high half).
+///
+/// # Safety
+/// As [`columns16`].
+#[inline(always)]
+unsafe fn row_pairs16<W: Word>(p: *const W, stride: usize) -> [__m512i; 4] {
+    // SAFETY: sixteen 16-byte loads from the rows the caller guarantees; the rest is
+    // register-only.
+    unsafe {
+        let mut x = [_mm512_setzero_si512(); 4];
+        for (j, xj) in x.iter_mut().enumerate() {
+            let row = |r: usize| _mm_loadu_si128(p.add(r * stride).cast());
+            let lo = _mm256_set_m128i(row(j + 4), row(j));
+            let hi = _mm256_set_m128i(row(j + 12), row(j + 8));
+            *xj = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+        }
+        transpose4_lanes(x)
+    }
+}
+
+/// Pairs of 16-bit words per 32-bit lane (low, high) into the [`Vector::pack16`] layout: the
+/// low words of the sixteen lanes, then the high words (one `vpermw`).
+#[inline(always)]
+fn unzip16(x: __m512i) -> __m512i {
+    // SAFETY: register-only AVX-512BW.
+    unsafe {
+        let order = _mm512_set_epi16(
+            31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1, 30, 28, 26, 24, 22, 20, 18,
+            16, 14, 12, 10, 8, 6, 4, 2, 0,
+        );
+        _mm512_permutexvar_epi16(order, x)
+    }
+}
+
+/// A 4×4 transpose of 32-bit lanes within each 128-bit lane: lane `j` of 128-bit lane `h` of
+/// `out[m]` is lane `m` of 128-bit lane `h` of `x[j]`.
+#[inline(always)]
+fn transpose4_lanes(x: [__m512i; 4]) -> [__m512i; 4] {
+    // SAFETY: register-only AVX-512F shuffles.
+    unsafe {
+        let t0 = _mm512_unpacklo_epi32(x[0], x[1]);
+        let t1 = _mm512_unpackhi_epi32(x[0], x[1]);
+        let t2 = _mm512_unpacklo_epi32(x[2], x[3]);
+        let t3 = _mm512_unpackhi_epi32(x[2], x[3]);
+        [
+            _mm512_unpacklo_epi64(t0, t2),
+            _mm512_unpackhi_epi64(t0, t2),
+            _mm512_unpacklo_epi64(t1, t3),
+            _mm512_unpackhi_epi64(t1, t3),
         ]
     }
 }
@@ -332,6 +435,18 @@ impl Vector for Zmm {
         assert!(r.n() >= 16 && k0 + 8 <= r.k());
         let (words, stride) = (r.words, r.stride);
         let p = words.as_ptr();
+        if W::BYTES == 2 {
+            // SAFETY: row `j < 16 <= n` reads words `j·stride + k0 .. j·stride + k0 + 8`, below
+            // `(n - 1)·stride + k <= words.len()` (as below); with stride 8 these are the words
+            // `k0 .. k0 + 128`.
+            return unsafe {
+                if stride == 8 {
+                    columns_packed16(p.add(k0))
+                } else {
+                    columns16(p.add(k0), stride)
+                }
+            };
+        }
         // Plain loops, not `core::array::from_fn` (see `Ymm::columns`).
         let mut x = [Zmm::zero(); 8];
         for (j, xj) in x.iter_mut().enumerate() {
@@ -377,6 +492,21 @@ impl Vector for Zmm {
     }
 
     #[inline(always)]
+    fn pairs16<W: Word>(r: &Rows<'_, W>, k0: usize) -> [__m512i; 4] {
+        assert!(W::BYTES == 2 && r.n() >= 16 && k0 + 8 <= r.k());
+        let p = r.words.as_ptr();
+        // SAFETY: as in `columns`.
+        let x = unsafe {
+            if r.stride == 8 {
+                row_pairs_packed16(p.add(k0))
+            } else {
+                row_pairs16(p.add(k0), r.stride)
+            }
+        };
+        [unzip16(x[0]), unzip16(x[1]), unzip16(x[2]), unzip16(x[3])]
+    }
+
+    #[inline(always)]
     fn columns4<W: Word>(r: &Rows<'_, W>, k0: usize) -> [__m512i; 8] {
         assert!(r.n() >= 16 && k0 + 4 <= r.k());
         let (words, stride) = (r.words, r.stride);
@@ -396,21 +526,9 @@ impl Vector for Zmm {
                 *xj = load4x4(p.add(j * stride + k0), stride);
             }
             // Lane 4L + j of `x[j']` is word j' of row j + 4L: a 4×4 transpose per 128-bit lane.
-            let t0 = _mm512_unpacklo_epi32(x[0], x[1]);
-            let t1 = _mm512_unpackhi_epi32(x[0], x[1]);
-            let t2 = _mm512_unpacklo_epi32(x[2], x[3]);
-            let t3 = _mm512_unpackhi_epi32(x[2], x[3]);
+            let [c0, c1, c2, c3] = transpose4_lanes(x);
             let z = _mm512_setzero_si512();
-            [
-                _mm512_unpacklo_epi64(t0, t2),
-                _mm512_unpackhi_epi64(t0, t2),
-                _mm512_unpacklo_epi64(t1, t3),
-                _mm512_unpackhi_epi64(t1, t3),
-                z,
-                z,
-                z,
-                z,
-            ]
+            [c0, c1, c2, c3, z, z, z, z]
         }
     }
 
