@@ -147,13 +147,13 @@ fn start<V: Vector>(c: V::I) -> Sums<V> {
     }
 }
 
-/// Adds the products of the element columns `ca[e]` and `cb[e]` (an even number of them) to
-/// the block's state.
+/// Adds the products of the element columns in pairs `pa[m]` and `pb[m]` (each the
+/// [`Vector::pack16`] of columns `2m` and `2m + 1`) to the block's state.
 #[inline(always)]
-fn add_products<V: Vector, A: WDec, B: WDec>(s: &mut Sums<V>, ca: &[V::I], cb: &[V::I]) {
-    for e in (0..ca.len()).step_by(2) {
-        let (a0, a1) = A::values::<V>(V::pack16(ca[e], ca[e + 1]));
-        let (b0, b1) = B::values::<V>(V::pack16(cb[e], cb[e + 1]));
+fn add_products<V: Vector, A: WDec, B: WDec>(s: &mut Sums<V>, pa: &[V::I], pb: &[V::I]) {
+    for (&wa, &wb) in pa.iter().zip(pb) {
+        let (a0, a1) = A::values::<V>(wa);
+        let (b0, b1) = B::values::<V>(wb);
         for (x, y) in [(a0, b0), (a1, b1)] {
             for h in 0..2 {
                 let p = V::d_mul(V::half_d(x, h), V::half_d(y, h));
@@ -200,7 +200,7 @@ fn two_sum<V: Vector>(x: V::D, y: V::D) -> (V::D, V::D) {
     (s, V::d_add(V::d_sub(x, x_part), V::d_sub(y, y_part)))
 }
 
-/// For a block of two (`s` from [`add_products`] of the columns `ca`, `cb`, and [`finish`]'s
+/// For a block of two (`s` from [`add_products`] of the column pairs `pa`, `pb`, and [`finish`]'s
 /// `(d, flag)`): settles the flagged lanes whose `f64` sum `s` is exactly the midpoint `M` of
 /// two adjacent fp32 numbers, the bracket's `lo` and `hi`, as when C and one product meet at
 /// half an fp32 ulp and the other product is far below (about one lane in 150 on random
@@ -216,12 +216,12 @@ fn two_sum<V: Vector>(x: V::D, y: V::D) -> (V::D, V::D) {
 #[inline(always)]
 fn break_ties<V: Vector, A: WDec, B: WDec>(
     s: &Sums<V>,
-    (ca, cb): (&[V::I], &[V::I]),
+    (pa, pb): (&[V::I], &[V::I]),
     wp: i64,
     (d, flag): (V::I, u32),
 ) -> (V::I, u32) {
-    let (a0, a1) = A::values::<V>(V::pack16(ca[0], ca[1]));
-    let (b0, b1) = B::values::<V>(V::pack16(cb[0], cb[1]));
+    let (a0, a1) = A::values::<V>(pa[0]);
+    let (b0, b1) = B::values::<V>(pb[0]);
     // (No closures here: one would be compiled without the caller's target features.)
     let zero = V::d_splat(0.0);
     let mut r = [zero; 2];
@@ -268,20 +268,20 @@ fn break_ties<V: Vector, A: WDec, B: WDec>(
     (V::select(tie, d, settled), flag & !V::bits(tie))
 }
 
-/// One block of `N <= 8` elements from its columns `ca` and `cb` (`N` of each), C the fp32
-/// word in each lane of `c`: the results and the flagged lanes, a block of two's ties settled
-/// by [`break_ties`].
+/// One block of `N <= 8` elements from its columns in pairs `pa` and `pb` (`N / 2` of each, as
+/// [`add_products`] takes them), C the fp32 word in each lane of `c`: the results and the
+/// flagged lanes, a block of two's ties settled by [`break_ties`].
 #[inline(always)]
 pub(super) fn short_block<V: Vector, const N: usize, A: WDec, B: WDec>(
-    (ca, cb): (&[V::I], &[V::I]),
+    (pa, pb): (&[V::I], &[V::I]),
     wp: i64,
     c: V::I,
 ) -> (V::I, u32) {
     let mut s = start::<V>(c);
-    add_products::<V, A, B>(&mut s, ca, cb);
+    add_products::<V, A, B>(&mut s, pa, pb);
     let (d, flag) = finish::<V, N>(&s, wp, c);
     if N == 2 && flag != 0 {
-        return break_ties::<V, A, B>(&s, (ca, cb), wp, (d, flag));
+        return break_ties::<V, A, B>(&s, (pa, pb), wp, (d, flag));
     }
     (d, flag)
 }
@@ -300,30 +300,29 @@ pub fn chain<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
     let mut acc = V::lanes(c);
     let mut bad = 0;
     if N == 2 && a.k().is_multiple_of(4) {
-        // Blocks of two in pairs from one transpose of four columns, each block's two at a
-        // fixed place, written out: taking two of four at a run-time place (as a loop over
-        // the two places also compiled) kept the columns in memory.
+        // Blocks of two in pairs from one read of four columns, each block's pair at a fixed
+        // place, written out: taking two of four at a run-time place (as a loop over the two
+        // places also compiled) kept the columns in memory.
         for k0 in (0..a.k()).step_by(4) {
-            let (ca, cb) = (V::columns4(&a, k0), V::columns4(&b, k0));
-            let (d, flag) = V::efdpa_block::<N, A, B>((&ca[..2], &cb[..2]), wp, acc);
-            let (d, flag_2) = V::efdpa_block::<N, A, B>((&ca[2..4], &cb[2..4]), wp, d);
+            let (pa, pb) = (a.block_pairs16::<V, 4>(k0), b.block_pairs16::<V, 4>(k0));
+            let (d, flag) = V::efdpa_block::<N, A, B>((&pa[..1], &pb[..1]), wp, acc);
+            let (d, flag_2) = V::efdpa_block::<N, A, B>((&pa[1..2], &pb[1..2]), wp, d);
             acc = d;
             bad |= flag | flag_2;
         }
     } else if N == 4 && a.k().is_multiple_of(8) {
-        // Blocks of four in pairs from one read of eight columns (16-bit rows: read in pairs
-        // of elements, `columns` of `vector/`), written out as above.
+        // Blocks of four in pairs from one read of eight columns, as above.
         for k0 in (0..a.k()).step_by(8) {
-            let (ca, cb) = (V::columns(&a, k0), V::columns(&b, k0));
-            let (d, flag) = V::efdpa_block::<N, A, B>((&ca[..4], &cb[..4]), wp, acc);
-            let (d, flag_2) = V::efdpa_block::<N, A, B>((&ca[4..], &cb[4..]), wp, d);
+            let (pa, pb) = (a.block_pairs16::<V, 8>(k0), b.block_pairs16::<V, 8>(k0));
+            let (d, flag) = V::efdpa_block::<N, A, B>((&pa[..2], &pb[..2]), wp, acc);
+            let (d, flag_2) = V::efdpa_block::<N, A, B>((&pa[2..], &pb[2..]), wp, d);
             acc = d;
             bad |= flag | flag_2;
         }
     } else if N <= 8 {
         for k0 in (0..a.k()).step_by(N) {
-            let (ca, cb) = (a.block_columns::<V, N>(k0), b.block_columns::<V, N>(k0));
-            let (d, flag) = V::efdpa_block::<N, A, B>((&ca[..N], &cb[..N]), wp, acc);
+            let (pa, pb) = (a.block_pairs16::<V, N>(k0), b.block_pairs16::<V, N>(k0));
+            let (d, flag) = V::efdpa_block::<N, A, B>((&pa[..N / 2], &pb[..N / 2]), wp, acc);
             acc = d;
             bad |= flag;
         }
@@ -331,9 +330,9 @@ pub fn chain<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
         for k0 in (0..a.k()).step_by(N) {
             let mut s = start::<V>(acc);
             for j in (0..N).step_by(8) {
-                let ca = a.block_columns::<V, N>(k0 + j);
-                let cb = b.block_columns::<V, N>(k0 + j);
-                add_products::<V, A, B>(&mut s, &ca, &cb);
+                let pa = a.block_pairs16::<V, N>(k0 + j);
+                let pb = b.block_pairs16::<V, N>(k0 + j);
+                add_products::<V, A, B>(&mut s, &pa, &pb);
             }
             let (d, flag) = finish::<V, N>(&s, wp, acc);
             acc = d;

@@ -40,12 +40,12 @@ const DOWN: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
 /// Rounding toward +Inf, exceptions suppressed.
 const UP: i32 = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
 
-/// One block of `N <= 8` elements (an even number) from its columns `ca` and `cb`, C the
-/// fp32 word in each lane of `c` (`wp` as in `short_block`): the results and the lanes the
-/// caller must recompute.
+/// One block of `N <= 8` elements (an even number) from its columns in pairs `pa` and `pb`
+/// (`N / 2` of each, [`Vector::pack16`] layout), C the fp32 word in each lane of `c` (`wp` as
+/// in `short_block`): the results and the lanes the caller must recompute.
 #[inline(always)]
 pub fn block<const N: usize, A: WDec, B: WDec>(
-    (ca, cb): (&[__m512i], &[__m512i]),
+    (pa, pb): (&[__m512i], &[__m512i]),
     wp: i64,
     c: __m512i,
 ) -> (__m512i, u32) {
@@ -59,9 +59,9 @@ pub fn block<const N: usize, A: WDec, B: WDec>(
         let c0 = _mm512_castsi512_ps(_mm512_maskz_mov_epi32(!c_inf, c));
         let mut lo = [Zmm::half_d(c0, 0), Zmm::half_d(c0, 1)];
         let mut hi = lo;
-        for e in (0..N).step_by(2) {
-            let (a0, a1) = A::values::<Zmm>(Zmm::pack16(ca[e], ca[e + 1]));
-            let (b0, b1) = B::values::<Zmm>(Zmm::pack16(cb[e], cb[e + 1]));
+        for (&wa, &wb) in pa.iter().zip(pb) {
+            let (a0, a1) = A::values::<Zmm>(wa);
+            let (b0, b1) = B::values::<Zmm>(wb);
             for (x, y) in [(a0, b0), (a1, b1)] {
                 for h in 0..2 {
                     let p = _mm512_mul_pd(Zmm::half_d(x, h), Zmm::half_d(y, h));
@@ -84,7 +84,7 @@ pub fn block<const N: usize, A: WDec, B: WDec>(
         );
         let decided = _mm512_cmpeq_epi32_mask(w_lo, w_hi) | exact | c_inf;
         if (not_finite | !decided) != 0 {
-            return short_block::<Zmm, N, A, B>((ca, cb), wp, c);
+            return short_block::<Zmm, N, A, B>((pa, pb), wp, c);
         }
         (_mm512_mask_mov_epi32(w_hi, c_inf, c), 0)
     }

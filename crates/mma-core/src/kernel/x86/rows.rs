@@ -30,11 +30,16 @@ impl<W: Word> Rows<'_, W> {
 
     /// The columns of a block of `N` elements from `k0` (as [`Rows::block_columns`]) in pairs,
     /// `out[m]` = [`Vector::pack16`] of columns `2m` and `2m + 1`: read directly in that
-    /// layout ([`Vector::pairs16`]) for rows of 16-bit words and `N >= 8`.
+    /// layout for rows of 16-bit words and `N >= 8` ([`Vector::pairs16`]), or `N = 4` and rows
+    /// of four that follow each other ([`Vector::pairs16_4`]).
     #[inline(always)]
     pub(super) fn block_pairs16<V: Vector, const N: usize>(&self, k0: usize) -> [V::I; 4] {
         if W::BYTES == 2 && N >= 8 {
             return V::pairs16(self, k0);
+        }
+        if W::BYTES == 2 && N == 4 && self.stride == 4 {
+            let [p0, p1] = V::pairs16_4(self, k0);
+            return [p0, p1, V::zero(), V::zero()];
         }
         let c = self.block_columns::<V, N>(k0);
         [

@@ -187,6 +187,9 @@ pub trait Vector: Copy + 'static {
     /// pairs of columns in the [`Vector::pack16`] layout: `out[m]` is `pack16(column 2m,
     /// column 2m + 1)` of [`Vector::columns`], read without the 32-bit columns in between.
     fn pairs16<W: Word>(r: &Rows<'_, W>, k0: usize) -> [Self::I; 4];
+    /// Elements `k0 .. k0 + 4` of rows of four 16-bit words that follow each other
+    /// (`W::BYTES == 2`, stride 4: asserted) as two pairs of columns, as [`Vector::pairs16`].
+    fn pairs16_4<W: Word>(r: &Rows<'_, W>, k0: usize) -> [Self::I; 2];
     /// Elements `k0 .. k0 + 4` in `out[..4]`; `out[4..]` zero.
     fn columns4<W: Word>(r: &Rows<'_, W>, k0: usize) -> [Self::I; 8];
     /// Elements `k0` and `k0 + 1` in `out[..2]`; `out[2..]` zero.
@@ -219,17 +222,18 @@ pub trait Vector: Copy + 'static {
     fn tr_late(t: &TrLanes, dot: Self::I, e_dot: Self::I, c: Self::I) -> Self::I {
         super::tr_late::int::<Self>(t, dot, e_dot, c)
     }
-    /// One E-FDPA block of `N <= 8` elements from its columns, C the fp32 word in each lane
-    /// of `c`: the results and the lanes to recompute. By default the `f64` sum with an a
+    /// One E-FDPA block of `N <= 8` elements from its columns in pairs ([`Vector::pack16`]
+    /// layout, `N / 2` per operand), C the fp32 word in each lane of `c`: the results and the
+    /// lanes to recompute. By default the `f64` sum with an a
     /// priori bracket (`e_fdpa.rs`); [`Zmm`] overrides it with sums rounded down and up
     /// (`e_fdpa_directed.rs`), which AVX-512's per-instruction rounding allows.
     #[inline(always)]
     fn efdpa_block<const N: usize, A: WDec, B: WDec>(
-        cols: (&[Self::I], &[Self::I]),
+        pairs: (&[Self::I], &[Self::I]),
         wp: i64,
         c: Self::I,
     ) -> (Self::I, u32) {
-        super::e_fdpa::short_block::<Self, N, A, B>(cols, wp, c)
+        super::e_fdpa::short_block::<Self, N, A, B>(pairs, wp, c)
     }
 }
 

@@ -80,6 +80,17 @@ unsafe fn load4x4<W: Word>(p: *const W, stride: usize) -> __m512i {
 /// `p` must point to 64 readable `W` (two-byte words).
 #[inline(always)]
 unsafe fn columns4_packed16<W: Word>(p: *const W) -> [__m512i; 8] {
+    // SAFETY: as the caller's.
+    super::split_pairs16::<Zmm, 2>(unsafe { row_pairs4_packed16(p) })
+}
+
+/// The pairs of elements of [`columns4_packed16`]'s rows: lane `j` of `out[m]` holds row
+/// `j`'s elements `2m` (low half) and `2m + 1` (high half).
+///
+/// # Safety
+/// As [`columns4_packed16`].
+#[inline(always)]
+unsafe fn row_pairs4_packed16<W: Word>(p: *const W) -> [__m512i; 2] {
     // SAFETY: two loads of 64 bytes from the 64 words the caller guarantees; the rest
     // is register-only.
     unsafe {
@@ -88,7 +99,7 @@ unsafe fn columns4_packed16<W: Word>(p: *const W) -> [__m512i; 8] {
         let odd = _mm512_add_epi32(even32(), _mm512_set1_epi32(1));
         let e01 = _mm512_permutex2var_epi32(lo, even32(), hi);
         let e23 = _mm512_permutex2var_epi32(lo, odd, hi);
-        super::split_pairs16::<Zmm, 2>([e01, e23])
+        [e01, e23]
     }
 }
 
@@ -507,6 +518,16 @@ impl Vector for Zmm {
     }
 
     #[inline(always)]
+    fn pairs16_4<W: Word>(r: &Rows<'_, W>, k0: usize) -> [__m512i; 2] {
+        assert!(W::BYTES == 2 && r.stride == 4 && r.n() >= 16 && k0 + 4 <= r.k());
+        // SAFETY: rows `j < 16` of stride 4 from `k0` are the words `k0 .. k0 + 64`, below
+        // `15·4 + k0 + 4 <= (n - 1)·stride + k <= words.len()` (asserted; `Rows::new` checks the
+        // length).
+        let x = unsafe { row_pairs4_packed16(r.words.as_ptr().add(k0)) };
+        [unzip16(x[0]), unzip16(x[1])]
+    }
+
+    #[inline(always)]
     fn columns4<W: Word>(r: &Rows<'_, W>, k0: usize) -> [__m512i; 8] {
         assert!(r.n() >= 16 && k0 + 4 <= r.k());
         let (words, stride) = (r.words, r.stride);
@@ -698,11 +719,11 @@ impl Vector for Zmm {
 
     #[inline(always)]
     fn efdpa_block<const N: usize, A: WDec, B: WDec>(
-        cols: (&[__m512i], &[__m512i]),
+        pairs: (&[__m512i], &[__m512i]),
         wp: i64,
         c: __m512i,
     ) -> (__m512i, u32) {
-        crate::kernel::x86::e_fdpa_directed::block::<N, A, B>(cols, wp, c)
+        crate::kernel::x86::e_fdpa_directed::block::<N, A, B>(pairs, wp, c)
     }
 
     #[inline(always)]
