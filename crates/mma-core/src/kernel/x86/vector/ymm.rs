@@ -78,17 +78,6 @@ pub(super) unsafe fn load4<W: Word>(p: *const W) -> __m128i {
 /// `p` must point to 32 readable `W` (two-byte words).
 #[inline(always)]
 unsafe fn columns4_packed16<W: Word>(p: *const W) -> [__m256i; 8] {
-    // SAFETY: as the caller's.
-    super::split_pairs16::<Ymm, 2>(unsafe { row_pairs4_packed16(p) })
-}
-
-/// The pairs of elements of [`columns4_packed16`]'s rows: lane `j` of `out[m]` holds row
-/// `j`'s elements `2m` (low half) and `2m + 1` (high half).
-///
-/// # Safety
-/// As [`columns4_packed16`].
-#[inline(always)]
-unsafe fn row_pairs4_packed16<W: Word>(p: *const W) -> [__m256i; 2] {
     // SAFETY: two loads of 32 bytes from the 32 words the caller guarantees; the rest
     // is register-only.
     unsafe {
@@ -100,7 +89,7 @@ unsafe fn row_pairs4_packed16<W: Word>(p: *const W) -> [__m256i; 2] {
         let e23 = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(lo, hi));
         let e01 = _mm256_permute4x64_epi64::<0b11_01_10_00>(e01);
         let e23 = _mm256_permute4x64_epi64::<0b11_01_10_00>(e23);
-        [e01, e23]
+        super::split_pairs16::<Ymm, 2>([e01, e23])
     }
 }
 
