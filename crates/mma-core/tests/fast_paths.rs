@@ -515,8 +515,10 @@ fn efdpa_fast_matches_plain() {
 /// lost p (p below half of its last place, 2^(m-53)) is the tie itself,
 /// which alone would round to even, 2^m: right for p < 0 by chance, wrong for p > 0. Swept
 /// over m, p's exponent and sign, lanes against the plain model: without the bound (every sum
-/// taken as exact) the far cases with p > 0 fail; the blocks of two settle these ties in the
-/// lanes by the sign of the additions' errors, which the p < 0 cases check the other way.
+/// taken as exact) the far cases with p > 0 fail. The blocks of two (`x86/e_fdpa_sum3.rs`)
+/// take the half-ulp product and p as an `f32` sum rounded to odd, which keeps it off the
+/// tie: without that rounding the cases with p > 0 fail there, and the cases with p < 0
+/// check the other direction of its step.
 #[test]
 fn efdpa_lanes_window_boundary() {
     let pow2 = |fmt: &Format, e: i32| ((e + fmt.bias) as u64) << fmt.man_bits << fmt.lsb;

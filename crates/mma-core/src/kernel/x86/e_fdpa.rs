@@ -38,17 +38,18 @@
 //! heavy cancellation), where the bracket holds a zero, or whose sum is not finite (an Inf or
 //! NaN input: the sum of finite products cannot overflow `f64`), is flagged and the caller
 //! recomputes it with the per-dot kernel (`kernel/scalar/e_fdpa.rs`), which also handles every
-//! special. In blocks of two, the commonest such lane, an `f64` sum exactly halfway between
-//! two fp32 numbers with a term too small to move it, is first settled in the lanes by the sign
-//! of the additions' exact errors ([`break_ties`]).
+//! special.
 //!
-//! Blocks of two (CDNA1 bf16) are taken in pairs from one four-column transpose.
+//! Blocks of two (CDNA1 bf16) take none of this: `e_fdpa_sum3.rs` sums C and two products in
+//! `f32` lanes, twice as many per vector, rounded correctly without a bracket; they come in
+//! pairs from one four-column transpose.
 //!
 //! Under AVX-512 a block of up to eight first goes through `e_fdpa_directed.rs`
 //! ([`Vector::efdpa_block`]: the sum bracketed by additions rounded down and up), which hands
 //! a block with an undecided lane back to [`short_block`] here.
 
 use super::batch::{Rows, Word};
+use super::e_fdpa_sum3;
 use super::stage::WDec;
 use super::vector::Vector;
 
@@ -191,86 +192,9 @@ fn finish<V: Vector, const N: usize>(s: &Sums<V>, wp: i64, c: V::I) -> (V::I, u3
     (V::select(c_inf, rounded, c), bad)
 }
 
-/// `(s, e)`: `s = x + y` rounded and `e = x + y - s` exactly (Knuth's TwoSum; no overflow).
-#[inline(always)]
-fn two_sum<V: Vector>(x: V::D, y: V::D) -> (V::D, V::D) {
-    let s = V::d_add(x, y);
-    let y_part = V::d_sub(s, x);
-    let x_part = V::d_sub(s, y_part);
-    (s, V::d_add(V::d_sub(x, x_part), V::d_sub(y, y_part)))
-}
-
-/// For a block of two (`s` from [`add_products`] of the column pairs `pa`, `pb`, and [`finish`]'s
-/// `(d, flag)`): settles the flagged lanes whose `f64` sum `s` is exactly the midpoint `M` of
-/// two adjacent fp32 numbers, the bracket's `lo` and `hi`, as when C and one product meet at
-/// half an fp32 ulp and the other product is far below (about one lane in 150 on random
-/// bf16 data, which the per-dot kernel cost 14% of the time). The exact sum is
-/// `T = s + e1 + e2`, `e1` and `e2` the errors of the two additions (TwoSum, exact); their
-/// rounded sum `r` has the sign of `e1 + e2 = T - M` (rounding to nearest keeps signs and
-/// gives 0 only for an exact 0). So `T` rounds to `hi` where `r > 0`, to `lo` where `r < 0`,
-/// and where `r = 0`, `T = M` is a tie, which the conversion of `s` rounds to even. The
-/// bracket (`|T - s| <= δ`) keeps `T` between `lo` and `hi`. A lane that is not exactly at
-/// such a midpoint, whose sum is not finite, or whose `lo` or `hi` is zero stays flagged; a
-/// lane in the exact window that is at a midpoint has `e1 = e2 = 0` and keeps its value; an
-/// infinite C keeps its word.
-#[inline(always)]
-fn break_ties<V: Vector, A: WDec, B: WDec>(
-    s: &Sums<V>,
-    (pa, pb): (&[V::I], &[V::I]),
-    wp: i64,
-    (d, flag): (V::I, u32),
-) -> (V::I, u32) {
-    let (a0, a1) = A::values::<V>(pa[0]);
-    let (b0, b1) = B::values::<V>(pb[0]);
-    // (No closures here: one would be compiled without the caller's target features.)
-    let zero = V::d_splat(0.0);
-    let mut r = [zero; 2];
-    let mut at_mid = [V::d_eq(zero, zero); 2];
-    let br = [
-        bracket::<V>(carry_bits(2), wp, (s.min[0], s.max[0], s.sum[0], s.c[0])),
-        bracket::<V>(carry_bits(2), wp, (s.min[1], s.max[1], s.sum[1], s.c[1])),
-    ];
-    let (lo_f, hi_f) = (V::join(br[0].lo, br[1].lo), V::join(br[0].hi, br[1].hi));
-    for h in 0..2 {
-        // The products and additions in `add_products`' order.
-        let p0 = V::d_mul(V::half_d(a0, h), V::half_d(b0, h));
-        let p1 = V::d_mul(V::half_d(a1, h), V::half_d(b1, h));
-        let (s1, e1) = two_sum::<V>(s.c[h], p0);
-        let (_, e2) = two_sum::<V>(s1, p1);
-        r[h] = V::d_add(e1, e2);
-        let mid = V::d_mul(
-            V::d_add(V::half_d(lo_f, h), V::half_d(hi_f, h)),
-            V::d_splat(0.5),
-        );
-        at_mid[h] = V::d_eq(s.sum[h], mid);
-    }
-    let [h0, h1] = &br;
-    let (lo, hi) = (V::as_i(lo_f), V::as_i(hi_f));
-    let adjacent = V::eq(V::abs(V::sub(hi, lo)), V::splat(1));
-    let mut tie = V::m_and(V::m_join(at_mid[0], at_mid[1]), adjacent);
-    for skip in [
-        V::eq(V::and(lo, V::splat(i32::MAX)), V::zero()),
-        V::eq(V::and(hi, V::splat(i32::MAX)), V::zero()),
-        V::m_join(h0.not_finite, h1.not_finite),
-        V::m_join(s.c_inf[0], s.c_inf[1]),
-    ] {
-        tie = V::m_andnot(skip, tie);
-    }
-    let r_zero = V::m_join(V::d_eq(r[0], zero), V::d_eq(r[1], zero));
-    let r_neg = V::m_join(
-        V::q_gt(V::q_splat(0), V::as_q(r[0])),
-        V::q_gt(V::q_splat(0), V::as_q(r[1])),
-    );
-    let down = V::m_andnot(r_zero, r_neg);
-    let up = V::m_andnot(V::m_or(r_zero, r_neg), V::eq(lo, lo));
-    let even = V::as_i(V::join(h0.sum, h1.sum));
-    let settled = V::select(up, V::select(down, even, lo), hi);
-    (V::select(tie, d, settled), flag & !V::bits(tie))
-}
-
 /// One block of `N <= 8` elements from its columns in pairs `pa` and `pb` (`N / 2` of each, as
 /// [`add_products`] takes them), C the fp32 word in each lane of `c`: the results and the
-/// flagged lanes, a block of two's ties settled by [`break_ties`].
+/// flagged lanes.
 #[inline(always)]
 pub(super) fn short_block<V: Vector, const N: usize, A: WDec, B: WDec>(
     (pa, pb): (&[V::I], &[V::I]),
@@ -279,11 +203,7 @@ pub(super) fn short_block<V: Vector, const N: usize, A: WDec, B: WDec>(
 ) -> (V::I, u32) {
     let mut s = start::<V>(c);
     add_products::<V, A, B>(&mut s, pa, pb);
-    let (d, flag) = finish::<V, N>(&s, wp, c);
-    if N == 2 && flag != 0 {
-        return break_ties::<V, A, B>(&s, (pa, pb), wp, (d, flag));
-    }
-    (d, flag)
+    finish::<V, N>(&s, wp, c)
 }
 
 /// A chain of E-FDPA blocks of `N` (2, 4 or a multiple of 8) over the group's rows of `k`
@@ -299,16 +219,25 @@ pub fn chain<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
     let wp = (A::MAN_BITS + B::MAN_BITS + 1) as i64;
     let mut acc = V::lanes(c);
     let mut bad = 0;
-    if N == 2 && a.k().is_multiple_of(4) {
-        // Blocks of two in pairs from one read of four columns, each block's pair at a fixed
-        // place, written out: taking two of four at a run-time place (as a loop over the two
-        // places also compiled) kept the columns in memory.
-        for k0 in (0..a.k()).step_by(4) {
+    if N == 2 {
+        // Blocks of two in f32 lanes (`e_fdpa_sum3.rs`), in pairs from one read of four
+        // columns where K allows, each block's pair at a fixed place, written out: taking two
+        // of four at a run-time place (as a loop over the two places also compiled) kept the
+        // columns in memory.
+        let mut k0 = 0;
+        while k0 + 4 <= a.k() {
             let (pa, pb) = (a.block_pairs16::<V, 4>(k0), b.block_pairs16::<V, 4>(k0));
-            let (d, flag) = V::efdpa_block::<N, A, B>((&pa[..1], &pb[..1]), wp, acc);
-            let (d, flag_2) = V::efdpa_block::<N, A, B>((&pa[1..2], &pb[1..2]), wp, d);
+            let (d, flag) = e_fdpa_sum3::block::<V, A, B>(pa[0], pb[0], acc);
+            let (d, flag_2) = e_fdpa_sum3::block::<V, A, B>(pa[1], pb[1], d);
             acc = d;
             bad |= flag | flag_2;
+            k0 += 4;
+        }
+        if k0 < a.k() {
+            let (pa, pb) = (a.block_pairs16::<V, 2>(k0), b.block_pairs16::<V, 2>(k0));
+            let (d, flag) = e_fdpa_sum3::block::<V, A, B>(pa[0], pb[0], acc);
+            acc = d;
+            bad |= flag;
         }
     } else if N == 4 && a.k().is_multiple_of(8) {
         // Blocks of four in pairs from one read of eight columns, as above.

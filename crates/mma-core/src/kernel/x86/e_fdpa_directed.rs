@@ -24,8 +24,9 @@
 //! least term magnitudes: about half the operations per block. A block with a lane that the
 //! two words leave undecided (a sum near an fp32 rounding boundary, about one lane in 150 on
 //! random bf16 data: C and a product meeting at half an ulp), or whose sum is not finite (an
-//! Inf or NaN input), is computed again by `short_block`, whose tie rule and flags take it
-//! from there; a lane with an infinite C and finite products keeps C, as there.
+//! Inf or NaN input), is computed again by `short_block`, whose flags take it from there; a
+//! lane with an infinite C and finite products keeps C, as there. Blocks of two come neither
+//! here nor there: `e_fdpa_sum3.rs` rounds them in `f32` lanes.
 //! `tests/fast_paths.rs` (`efdpa_*`) runs both forms against the plain model.
 
 #![allow(unused_unsafe)]

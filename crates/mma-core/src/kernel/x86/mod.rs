@@ -2,7 +2,7 @@
 //! F/BW/DQ/VL) in the project, and the only place with intrinsics: the lane routines that
 //! evaluate a group of dot products per vector (`lanes.rs` picks them; `vector.rs` is the
 //! vector widths, `Ymm` for AVX2 and `Zmm` for AVX-512, with the row loads; `batch.rs`,
-//! `stage.rs`, `simd.rs`, `fma.rs`, `e_fdpa.rs` and `gst.rs` are the arithmetic; `gemm.rs` the
+//! `stage.rs`, `simd.rs`, `fma.rs`, `e_fdpa*.rs` and `gst.rs` are the arithmetic; `gemm.rs` the
 //! matrix driver's lanes; `permute.rs` Sliced-FDPA's byte reordering), and the vector block of
 //! one dot product (`per_dot.rs`). The rest of
 //! the kernel reaches this module only through the names re-exported below, when a kernel is
@@ -22,6 +22,7 @@
 mod batch;
 mod e_fdpa;
 mod e_fdpa_directed;
+mod e_fdpa_sum3;
 mod fma;
 mod gemm;
 mod gst;

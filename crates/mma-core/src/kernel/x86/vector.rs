@@ -105,6 +105,7 @@ pub trait Vector: Copy + 'static {
     fn as_i(a: Self::F) -> Self::I;
     fn f_zero() -> Self::F;
     fn f_add(a: Self::F, b: Self::F) -> Self::F;
+    fn f_sub(a: Self::F, b: Self::F) -> Self::F;
     fn f_mul(a: Self::F, b: Self::F) -> Self::F;
     /// `a · b + c`, one rounding.
     fn f_fma(a: Self::F, b: Self::F, c: Self::F) -> Self::F;

@@ -279,6 +279,7 @@ impl Vector for Ymm {
         fn as_i(a: __m256) -> __m256i = _mm256_castps_si256(a);
         fn f_zero() -> __m256 = _mm256_setzero_ps();
         fn f_add(a: __m256, b: __m256) -> __m256 = _mm256_add_ps(a, b);
+        fn f_sub(a: __m256, b: __m256) -> __m256 = _mm256_sub_ps(a, b);
         fn f_mul(a: __m256, b: __m256) -> __m256 = _mm256_mul_ps(a, b);
         fn f_fma(a: __m256, b: __m256, c: __m256) -> __m256 = _mm256_fmadd_ps(a, b, c);
         fn f_trunc_i(a: __m256) -> __m256i = _mm256_cvttps_epi32(a);

@@ -310,6 +310,7 @@ impl Vector for Zmm {
         fn as_i(a: __m512) -> __m512i = _mm512_castps_si512(a);
         fn f_zero() -> __m512 = _mm512_setzero_ps();
         fn f_add(a: __m512, b: __m512) -> __m512 = _mm512_add_ps(a, b);
+        fn f_sub(a: __m512, b: __m512) -> __m512 = _mm512_sub_ps(a, b);
         fn f_mul(a: __m512, b: __m512) -> __m512 = _mm512_mul_ps(a, b);
         fn f_fma(a: __m512, b: __m512, c: __m512) -> __m512 = _mm512_fmadd_ps(a, b, c);
         fn f_trunc_i(a: __m512) -> __m512i = _mm512_cvttps_epi32(a);
