@@ -107,19 +107,19 @@ pub(in crate::kernel) fn sliced_dots(
                 &mut acc[..rows],
             );
             // The first block adds the instruction's C, a later one the previous block's D:
-            // `out` holds it, then D. The vector kernels take what they can (`left`: pairs
-            // with an Inf/NaN term), the rest goes through `LastAdd` or the plain model.
+            // `out` holds it, then D. The vector kernels take the leading multiples of eight,
+            // the rest goes through `LastAdd` or (an Inf/NaN term) the plain model.
             let c_fmt = if j == 0 { &f.c } else { &f.d };
             let out = &mut d[r0..r0 + rows];
             if j == 0 {
                 out.copy_from_slice(&c[r0..r0 + rows]);
             }
             let fast = last.filter(|_| *c_fmt == f.d);
-            let (done, left) = match fast.and_then(|l| l.lanes()) {
+            let done = match fast.and_then(|l| l.lanes()) {
                 Some(l) => crate::kernel::x86::last_add(kern.plan.isa, l, &acc[..rows], out),
-                None => (0, Vec::new()),
+                None => 0,
             };
-            for i in left.into_iter().chain(done..rows) {
+            for i in done..rows {
                 let (s, ci) = (acc[i], out[i]);
                 out[i] = match fast.and_then(|l| l.add(s, ci)) {
                     Some(w) => w,
@@ -164,11 +164,14 @@ pub(in crate::kernel) struct LastAdd {
 }
 
 /// A [`LastAdd`] the vector kernels compute as a native addition (`x86/last_add.rs`): D is
-/// IEEE fp16 or fp32 and the rounding is to D itself.
+/// IEEE fp16 or fp32, the rounding is to D itself, and the output encodes Inf as IEEE's Inf
+/// (so that the native addition's Inf is the model's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::kernel) struct LastLanes {
     pub width: LastWidth,
     pub zero: ZeroSign,
+    /// D's word for a NaN result (a NaN term, or Infs of opposite signs).
+    pub nan: u32,
 }
 
 /// D's word width for [`LastLanes`].
@@ -176,6 +179,19 @@ pub(in crate::kernel) struct LastLanes {
 pub(in crate::kernel) enum LastWidth {
     Half,
     Single,
+}
+
+impl LastWidth {
+    /// Whether `out` encodes ±Inf in `d` (of this width) as IEEE's Inf, which the native
+    /// addition gives.
+    fn ieee_inf(self, out: &Output, d: &Format) -> bool {
+        let (inf, sign) = match self {
+            LastWidth::Half => (0x7c00, 0x8000),
+            LastWidth::Single => (0x7f80_0000, 0x8000_0000),
+        };
+        out.encode(d, Value::Inf { neg: false }) == inf
+            && out.encode(d, Value::Inf { neg: true }) == inf | sign
+    }
 }
 
 /// The sign of an exact zero sum: IEEE's (-0 only for -0 + -0), or always +0 (the output
@@ -206,7 +222,7 @@ impl LastAdd {
             _ => None,
         };
         let lanes = width
-            .filter(|_| last.rho.fmt == f.d)
+            .filter(|w| last.rho.fmt == f.d && w.ieee_inf(&last, &f.d))
             .map(|width| LastLanes {
                 width,
                 zero: if last.neg_zero_to_pos {
@@ -214,6 +230,7 @@ impl LastAdd {
                 } else {
                     ZeroSign::Keep
                 },
+                nan: last.encode(&f.d, Value::Nan) as u32,
             });
         Some(LastAdd {
             round: FastRound::new(&last, &f.d)?,

@@ -18,30 +18,31 @@
 //! 3. A zero sum: IEEE gives -0 only for (-0) + (-0), which is `LastAdd`'s rule; with the
 //!    output convention "-0 to +0" every zero becomes +0. A non-zero sum never rounds to zero
 //!    (both terms are multiples of the smallest subnormal).
-//! 4. A pair with an Inf or NaN term is left as it was and reported; the caller adds it with
-//!    the plain model, which owns the specials.
+//! 4. Inf and NaN, as the plain model's `add_c_last` takes them (IEEE): a NaN term, or Infs of
+//!    opposite signs, give the unit's NaN word ([`LastLanes::nan`]), which the lanes put
+//!    where the f32 sum is a NaN; an Inf with a finite term or the same Inf gives that Inf,
+//!    which the native addition gives (and the conversion to fp16 keeps). `LastLanes` exists
+//!    only where the output encodes Inf as IEEE's Inf.
 //!
 //! `kernel/tests.rs` compares this with `LastAdd` and the plain model's `add_c_last` on every
-//! fp16 word against a set of partners and on random fp32 pairs.
+//! fp16 word (Inf and NaN included) against a set of partners and on random fp32 pairs.
 
 use std::arch::x86_64::*;
 
 use crate::kernel::scalar::sliced::{LastLanes, LastWidth, ZeroSign};
 
 /// `cd[i] = acc[i] + cd[i]` (C in, D out) for the leading multiple of eight of the pairs, as
-/// the module docs say. Returns how many pairs were taken and, among them, the indices left
-/// as they were (an Inf or NaN term).
+/// the module docs say. Returns how many pairs were taken.
 /// # Safety
 /// The CPU must have AVX2 and F16C.
 #[target_feature(enable = "avx2,f16c")]
-pub(super) unsafe fn add(l: LastLanes, acc: &[u64], cd: &mut [u64]) -> (usize, Vec<usize>) {
+pub(super) unsafe fn add(l: LastLanes, acc: &[u64], cd: &mut [u64]) -> usize {
     let n = acc.len().min(cd.len()) / 8 * 8;
-    let mut left = Vec::new();
-    let ones = _mm256_set1_epi32(-1);
+    let nan = _mm256_set1_epi32(l.nan as i32);
     for i in (0..n).step_by(8) {
         // SAFETY: words `i .. i + 8` lie within both slices (`i + 8 <= n`).
         let (s, c) = unsafe { (low32(acc.as_ptr().add(i)), low32(cd.as_ptr().add(i))) };
-        let (sum, special) = match l.width {
+        let (sum, is_nan) = match l.width {
             LastWidth::Half => half(s, c),
             LastWidth::Single => single(s, c),
         };
@@ -51,23 +52,18 @@ pub(super) unsafe fn add(l: LastLanes, acc: &[u64], cd: &mut [u64]) -> (usize, V
             (ZeroSign::Positive, LastWidth::Single) => positive_zero(sum, 0x7fff_ffff),
         };
         // SAFETY: as above.
-        unsafe { store_where(sum, _mm256_xor_si256(special, ones), cd.as_mut_ptr().add(i)) };
-        let mut bits = _mm256_movemask_ps(_mm256_castsi256_ps(special)) as u32;
-        while bits != 0 {
-            left.push(i + bits.trailing_zeros() as usize);
-            bits &= bits - 1;
-        }
+        unsafe { store(_mm256_blendv_epi8(sum, nan, is_nan), cd.as_mut_ptr().add(i)) };
     }
-    (n, left)
+    n
 }
 
-/// fp16 words (their low 16 bits): the sums as words and the lanes with an Inf/NaN term.
+/// fp16 words (their low 16 bits): the sums as words and the lanes whose sum is a NaN.
 #[target_feature(enable = "avx2,f16c")]
 #[inline]
 fn half(s: __m256i, c: __m256i) -> (__m256i, __m256i) {
     let sum = _mm256_add_ps(half_to_f32(s), half_to_f32(c));
     let words = _mm256_cvtepu16_epi32(_mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(sum));
-    (words, either_all_ones(s, c, 0x7c00))
+    (words, is_nan(sum))
 }
 
 /// The low 16 bits of the lanes as binary16, converted (exactly) to f32.
@@ -81,22 +77,19 @@ fn half_to_f32(x: __m256i) -> __m256 {
     ))
 }
 
-/// fp32 words: the sums as words and the lanes with an Inf/NaN term.
+/// fp32 words: the sums as words and the lanes whose sum is a NaN.
 #[target_feature(enable = "avx2")]
 #[inline]
 fn single(s: __m256i, c: __m256i) -> (__m256i, __m256i) {
     let sum = _mm256_add_ps(_mm256_castsi256_ps(s), _mm256_castsi256_ps(c));
-    (_mm256_castps_si256(sum), either_all_ones(s, c, 0x7f80_0000))
+    (_mm256_castps_si256(sum), is_nan(sum))
 }
 
-/// Lanes where `s` or `c` has every bit of `exp` (the exponent field) set.
+/// All-ones lanes where `x` is a NaN.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn either_all_ones(s: __m256i, c: __m256i, exp: i32) -> __m256i {
-    let e = _mm256_set1_epi32(exp);
-    let s_top = _mm256_cmpeq_epi32(_mm256_and_si256(s, e), e);
-    let c_top = _mm256_cmpeq_epi32(_mm256_and_si256(c, e), e);
-    _mm256_or_si256(s_top, c_top)
+fn is_nan(x: __m256) -> __m256i {
+    _mm256_castps_si256(_mm256_cmp_ps::<_CMP_UNORD_Q>(x, x))
 }
 
 /// A zero lane (every bit of `body`, all but the sign, clear) made +0.
@@ -128,24 +121,19 @@ unsafe fn low32(p: *const u64) -> __m256i {
     _mm256_permute4x64_epi64::<0xd8>(_mm256_castps_si256(mixed))
 }
 
-/// The lanes of `v` where `keep` is set, zero-extended, as the words at `p`; the other words
-/// are not written.
+/// The lanes of `v`, zero-extended, as the eight words at `p`.
 /// # Safety
 /// `p` points to eight writable words; the CPU has AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn store_where(v: __m256i, keep: __m256i, p: *mut u64) {
-    let (k_lo, k_hi) = (
-        _mm256_cvtepi32_epi64(_mm256_castsi256_si128(keep)),
-        _mm256_cvtepi32_epi64(_mm256_extracti128_si256::<1>(keep)),
-    );
-    let (v_lo, v_hi) = (
+unsafe fn store(v: __m256i, p: *mut u64) {
+    let (lo, hi) = (
         _mm256_cvtepu32_epi64(_mm256_castsi256_si128(v)),
         _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(v)),
     );
-    // SAFETY: the caller's contract: two masked stores within eight words.
+    // SAFETY: the caller's contract: two stores within eight words.
     unsafe {
-        _mm256_maskstore_epi64(p.cast(), k_lo, v_lo);
-        _mm256_maskstore_epi64(p.add(4).cast(), k_hi, v_hi);
+        _mm256_storeu_si256(p.cast(), lo);
+        _mm256_storeu_si256(p.add(4).cast(), hi);
     }
 }

@@ -298,11 +298,10 @@ pub(super) fn permute_bytes(
 }
 
 /// Sliced-FDPA's last addition eight dot products at a time ([`last_add::add`]) where `isa` is
-/// a vector instruction set: `(pairs taken, indices among them left as they were)`; `(0, [])`
-/// elsewhere.
-pub(super) fn last_add(isa: Isa, l: LastLanes, acc: &[u64], cd: &mut [u64]) -> (usize, Vec<usize>) {
+/// a vector instruction set: the pairs taken (0 elsewhere).
+pub(super) fn last_add(isa: Isa, l: LastLanes, acc: &[u64], cd: &mut [u64]) -> usize {
     if !vector_here(isa) {
-        return (0, Vec::new());
+        return 0;
     }
     // SAFETY: `vector_here` holds, so this CPU has AVX2 and F16C (the AVX2 set includes F16C).
     unsafe { last_add::add(l, acc, cd) }
