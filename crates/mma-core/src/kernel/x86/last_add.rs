@@ -21,8 +21,8 @@
 //! 4. Inf and NaN, as the plain model's `add_c_last` takes them (IEEE): a NaN term, or Infs of
 //!    opposite signs, give the unit's NaN word ([`LastLanes::nan`]), which the lanes put
 //!    where the f32 sum is a NaN; an Inf with a finite term or the same Inf gives that Inf,
-//!    which the native addition gives (and the conversion to fp16 keeps). `LastLanes` exists
-//!    only where the output encodes Inf as IEEE's Inf.
+//!    which the native addition gives (and the conversion to fp16 keeps); the model encodes
+//!    Inf in fp16 and fp32 D as IEEE does.
 //!
 //! `kernel/tests.rs` compares this with `LastAdd` and the plain model's `add_c_last` on every
 //! fp16 word (Inf and NaN included) against a set of partners and on random fp32 pairs.
