@@ -10,7 +10,8 @@ impl<W: Word> Rows<'_, W> {
     /// The columns of a block of `N` elements from `k0` for a group of `V::LANES` rows: eight
     /// ([`Vector::columns`]), or the four of a block of four ([`Vector::columns4`]), or the two
     /// of a block of two (two of the four columns around them where the rows have four,
-    /// which transposes in registers; else [`Vector::columns2`], word by word).
+    /// which transposes in registers; else [`Vector::columns2`]: one load where the rows are
+    /// pairs of 16-bit words that follow each other, word by word otherwise).
     #[inline(always)]
     pub(super) fn block_columns<V: Vector, const N: usize>(&self, k0: usize) -> [V::I; 8] {
         if N <= 2 {

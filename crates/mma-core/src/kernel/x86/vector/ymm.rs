@@ -495,28 +495,26 @@ impl Vector for Ymm {
     #[inline(always)]
     fn columns2<W: Word>(r: &Rows<'_, W>, k0: usize) -> [__m256i; 8] {
         assert!(r.n() >= 8 && k0 + 2 <= r.k());
-        let w = |j: usize, e: usize| -> i32 {
-            let x: u64 = r.row(j)[k0 + e].into();
-            x as i32
-        };
-        // The words were read through checked slices; the rest is register-only.
-        // SAFETY: register-only (module docs of `vector.rs`).
-        unsafe {
-            let col = |e: usize| {
-                _mm256_setr_epi32(
-                    w(0, e),
-                    w(1, e),
-                    w(2, e),
-                    w(3, e),
-                    w(4, e),
-                    w(5, e),
-                    w(6, e),
-                    w(7, e),
-                )
-            };
-            let z = _mm256_setzero_si256();
-            [col(0), col(1), z, z, z, z, z, z]
+        let z = Ymm::zero();
+        if W::BYTES == 2 && r.stride == 2 {
+            // Rows of two 16-bit words that follow each other: row `j`'s pair is the 32-bit
+            // word `j` of one load.
+            // SAFETY: the words `k0 .. k0 + 16`, below `7·2 + k0 + 2 <= (n - 1)·stride + k
+            // <= words.len()` (`n >= 8` and `k0 + 2 <= k` asserted; `Rows::new` checks the
+            // length).
+            let x = unsafe { _mm256_loadu_si256(r.words.as_ptr().add(k0).cast()) };
+            let [c0, c1, ..] = super::split_pairs16::<Ymm, 1>([x]);
+            return [c0, c1, z, z, z, z, z, z];
         }
+        // Word by word through checked slices, with plain loops rather than closures (a
+        // closure need not be inlined into the entry point compiled for AVX2).
+        let (mut e0, mut e1) = ([0i32; 8], [0i32; 8]);
+        for j in 0..8 {
+            let row = &r.row(j)[k0..k0 + 2];
+            let (x, y): (u64, u64) = (row[0].into(), row[1].into());
+            (e0[j], e1[j]) = (x as i32, y as i32);
+        }
+        [Ymm::load(&e0), Ymm::load(&e1), z, z, z, z, z, z]
     }
 
     #[inline(always)]

@@ -557,6 +557,17 @@ impl Vector for Zmm {
     #[inline(always)]
     fn columns2<W: Word>(r: &Rows<'_, W>, k0: usize) -> [__m512i; 8] {
         assert!(r.n() >= 16 && k0 + 2 <= r.k());
+        let z = Zmm::zero();
+        if W::BYTES == 2 && r.stride == 2 {
+            // Rows of two 16-bit words that follow each other: row `j`'s pair is the 32-bit
+            // word `j` of one load.
+            // SAFETY: the words `k0 .. k0 + 32`, below `15·2 + k0 + 2 <= (n - 1)·stride + k
+            // <= words.len()` (`n >= 16` and `k0 + 2 <= k` asserted; `Rows::new` checks the
+            // length).
+            let x = unsafe { _mm512_loadu_si512(r.words.as_ptr().add(k0).cast()) };
+            let [c0, c1, ..] = super::split_pairs16::<Zmm, 1>([x]);
+            return [c0, c1, z, z, z, z, z, z];
+        }
         let mut e0 = [0i32; 16];
         let mut e1 = [0i32; 16];
         for j in 0..16 {
@@ -564,7 +575,6 @@ impl Vector for Zmm {
             let (x, y): (u64, u64) = (row[0].into(), row[1].into());
             (e0[j], e1[j]) = (x as i32, y as i32);
         }
-        let z = Zmm::zero();
         [Zmm::load(&e0), Zmm::load(&e1), z, z, z, z, z, z]
     }
 
