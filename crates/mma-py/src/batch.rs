@@ -161,25 +161,87 @@ impl Word for u64 {
     }
 }
 
-/// What each byte of an operand held in bytes means: its element's code, `None` where the
-/// byte is not a valid element in the layout.
-struct ByteCodes {
-    code: [Option<u8>; 256],
+/// What each byte of an operand held in bytes means: whether it is a valid element in the
+/// layout, and which code it holds.
+enum ByteMap {
+    /// Valid where `w & zero == 0`; the code is `w >> shift`. Every layout of the catalogs
+    /// takes this form: fp4 in bits 5:2 of a byte (`kind::f8f6f4`), fp6 in bits 5:0, and an
+    /// 8-bit format all of whose 256 encodings are valid (`zero == 0`, the byte its own code).
+    Mask { zero: u8, shift: u32 },
+    /// Any other format: each byte's code, `None` where the byte is no valid element.
+    Table(Box<[Option<u8>; 256]>),
 }
 
-impl ByteCodes {
-    fn new(fmt: &Format, layout: Layout) -> ByteCodes {
-        let mut code = [None; 256];
-        for (w, c) in code.iter_mut().enumerate() {
-            let w = w as u8;
-            *c = match (layout, fmt.width()) {
-                // fp4 in bits 5:2, fp6 in bits 5:0 (`kind::f8f6f4`).
-                (Layout::Byte, 4) => (w & !0x3C == 0).then_some(w >> 2),
-                (Layout::Byte, 6) => (w >> 6 == 0).then_some(w),
-                _ => fmt.is_valid_encoding(u64::from(w)).then_some(w),
-            };
+impl ByteMap {
+    fn new(fmt: &Format, layout: Layout) -> ByteMap {
+        match (layout, fmt.width()) {
+            (Layout::Byte, 4) => ByteMap::Mask {
+                zero: !0x3C,
+                shift: 2,
+            },
+            (Layout::Byte, 6) => ByteMap::Mask {
+                zero: 0xC0,
+                shift: 0,
+            },
+            _ if (0..=255u64).all(|w| fmt.is_valid_encoding(w)) => {
+                ByteMap::Mask { zero: 0, shift: 0 }
+            }
+            _ => {
+                let mut code = Box::new([None; 256]);
+                for (w, c) in code.iter_mut().enumerate() {
+                    *c = fmt.is_valid_encoding(w as u64).then_some(w as u8);
+                }
+                ByteMap::Table(code)
+            }
         }
-        ByteCodes { code }
+    }
+
+    /// The index of the first byte of `x` that is no valid element.
+    fn first_bad(&self, x: &[u8]) -> Option<usize> {
+        match self {
+            ByteMap::Mask { zero, .. } => {
+                // One pass that vectorizes; the position only where there is a bad byte.
+                if or_masked(x, *zero) == 0 {
+                    return None;
+                }
+                x.iter().position(|&w| w & zero != 0)
+            }
+            ByteMap::Table(code) => x.iter().position(|&w| code[w as usize].is_none()),
+        }
+    }
+
+    /// Appends the codes of `x`, every byte of which is valid ([`ByteMap::first_bad`]).
+    fn extend_codes(&self, x: &[u8], out: &mut Vec<u8>) {
+        match self {
+            ByteMap::Mask { shift: 0, .. } => out.extend_from_slice(x),
+            ByteMap::Mask { shift, .. } => shift_right(x, *shift, out),
+            ByteMap::Table(code) => out.extend(x.iter().map(|&w| code[w as usize].unwrap_or(0))),
+        }
+    }
+}
+
+// These loops run over every operand byte of a call, so they are written to vectorize and
+// compiled once more for AVX2 (chosen at run time, like the widening above): 32 bytes per
+// instruction. A table lookup per byte, as before, cost about as much as the kernel's
+// dot products of 8-bit and narrower formats.
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn or_masked(x: &[u8], mask: u8) -> u8 {
+    x.iter().fold(0, |m, &w| m | (w & mask))
+}
+
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn shift_right(x: &[u8], shift: u32, out: &mut Vec<u8>) {
+    out.extend(x.iter().map(|&w| w >> shift));
+}
+
+/// Two fp4 codes per byte, element `2i` in the high nibble: every byte is valid.
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn unpack_fp4(x: &[u8], out: &mut Vec<u8>) {
+    let start = out.len();
+    out.resize(start + 2 * x.len(), 0);
+    for (pair, &w) in out[start..].chunks_exact_mut(2).zip(x) {
+        pair[0] = w >> 4;
+        pair[1] = w & 0xF;
     }
 }
 
@@ -336,54 +398,75 @@ impl Job<'_> {
     }
 
     /// As [`Job::load`] for operands held in bytes (the 8-bit and narrower formats, every
-    /// layout), into one byte per element: the engine reads bytes directly, and `codes` (the
-    /// operand's table, made once per chunk) says for each byte whether it is valid and which
-    /// code it holds.
+    /// layout), into one byte per element: the engine reads bytes directly, and `map` (the
+    /// operand's, made once per chunk) says for each byte whether it is valid and which code
+    /// it holds. Whole rows are one run of bytes, checked and converted in one pass.
     fn load_bytes(
         &self,
         which: &'static str,
-        codes: &ByteCodes,
+        map: &ByteMap,
         (r0, r1): (usize, usize),
         (e0, e1): (usize, usize),
         out: &mut Vec<u8>,
     ) -> Result<(), Bad> {
-        let (src, fmt) = self.operand(which);
+        let (src, _) = self.operand(which);
         let Src::U8(x) = *src else {
             unreachable!("load_bytes on {} words (checked: Job::bytes)", src.bits())
         };
         let rw = self.row_words();
-        if self.layout == Layout::PackedFp4 {
-            // Two fp4 codes per byte, element 2i high: every byte is valid.
-            for r in r0..r1 {
-                let row = &x[r * rw + e0 / 2..r * rw + e1 / 2];
-                out.extend(row.iter().flat_map(|&w| [w >> 4, w & 0xF]));
-            }
-            return Ok(());
+        // Two fp4 per byte in the packed layout: element `e` is in byte `e / 2` of its row.
+        let per_byte = if self.layout == Layout::PackedFp4 {
+            2
+        } else {
+            1
+        };
+        if (e0, e1) == (0, self.k) {
+            return self.load_run(which, map, x, (r0 * rw, r1 * rw), out);
         }
         for r in r0..r1 {
-            let row = &x[r * rw + e0..r * rw + e1];
-            if let Some(j) = row.iter().position(|&w| codes.code[w as usize].is_none()) {
-                let msg = match (self.layout, fmt.width()) {
-                    (Layout::Byte, 4) => {
-                        "an fp4 element in a byte must sit in bits 5:2 with the other bits zero"
-                            .into()
-                    }
-                    (Layout::Byte, 6) => {
-                        "an fp6 element must sit in bits 5:0 with bits 7:6 zero".into()
-                    }
-                    _ => format!("not a valid {} encoding", fmt.name),
-                };
-                let index = r * rw + e0 + j;
-                return Err(Bad {
-                    field: which,
-                    index,
-                    word: u64::from(row[j]),
-                    msg,
-                });
-            }
-            out.extend(row.iter().map(|&w| codes.code[w as usize].unwrap_or(0)));
+            let run = (r * rw + e0 / per_byte, r * rw + e1 / per_byte);
+            self.load_run(which, map, x, run, out)?;
         }
         Ok(())
+    }
+
+    /// Bytes `from..to` of operand `which` (`x`) for [`Job::load_bytes`].
+    fn load_run(
+        &self,
+        which: &'static str,
+        map: &ByteMap,
+        x: &[u8],
+        (from, to): (usize, usize),
+        out: &mut Vec<u8>,
+    ) -> Result<(), Bad> {
+        let run = &x[from..to];
+        if self.layout == Layout::PackedFp4 {
+            unpack_fp4(run, out);
+            return Ok(());
+        }
+        if let Some(j) = map.first_bad(run) {
+            return Err(self.bad_byte(which, from + j, run[j]));
+        }
+        map.extend_codes(run, out);
+        Ok(())
+    }
+
+    /// The error for byte `index` of operand `which`, `word`, which is no valid element.
+    fn bad_byte(&self, which: &'static str, index: usize, word: u8) -> Bad {
+        let (_, fmt) = self.operand(which);
+        let msg = match (self.layout, fmt.width()) {
+            (Layout::Byte, 4) => {
+                "an fp4 element in a byte must sit in bits 5:2 with the other bits zero".into()
+            }
+            (Layout::Byte, 6) => "an fp6 element must sit in bits 5:0 with bits 7:6 zero".into(),
+            _ => format!("not a valid {} encoding", fmt.name),
+        };
+        Bad {
+            field: which,
+            index,
+            word: u64::from(word),
+            msg,
+        }
     }
 
     /// Whether A and B are both held in bytes (see [`Job::load_bytes`]).
@@ -391,7 +474,8 @@ impl Job<'_> {
         matches!((self.a, self.b), (Src::U8(_), Src::U8(_)))
     }
 
-    /// Scale bytes of rows `r0..r1`, scales `s0..s1` of each (of `s` per row).
+    /// Scale bytes of rows `r0..r1`, scales `s0..s1` of each (of `s` per row), checked and
+    /// widened; whole rows are one run of bytes.
     fn load_scales(
         &self,
         which: &'static str,
@@ -407,19 +491,28 @@ impl Job<'_> {
         } else {
             self.scale_b
         };
-        for r in r0..r1 {
-            for (i, &byte) in x.iter().enumerate().take(r * s + s1).skip(r * s + s0) {
-                let w = u64::from(byte);
-                if !fmt.is_valid_encoding(w) {
-                    return Err(Bad {
-                        field: which,
-                        index: i,
-                        word: w,
-                        msg: format!("not a valid {} encoding", fmt.name),
-                    });
-                }
-                out.push(w);
+        let mut valid = [false; 256];
+        for (w, v) in valid.iter_mut().enumerate() {
+            *v = fmt.is_valid_encoding(w as u64);
+        }
+        let mut run = |from: usize, to: usize| -> Result<(), Bad> {
+            let bytes = &x[from..to];
+            if let Some(j) = bytes.iter().position(|&w| !valid[usize::from(w)]) {
+                return Err(Bad {
+                    field: which,
+                    index: from + j,
+                    word: u64::from(bytes[j]),
+                    msg: format!("not a valid {} encoding", fmt.name),
+                });
             }
+            widen8(bytes, out);
+            Ok(())
+        };
+        if (s0, s1) == (0, s) {
+            return run(r0 * s, r1 * s);
+        }
+        for r in r0..r1 {
+            run(r * s + s0, r * s + s1)?;
         }
         Ok(())
     }
@@ -493,10 +586,10 @@ impl Job<'_> {
         let (mut a8, mut b8) = (Vec::new(), Vec::new());
         let (mut sa, mut sb) = (Vec::new(), Vec::new());
         let f = &self.kernel.unit.formats;
-        let codes = self.bytes().then(|| {
+        let maps = self.bytes().then(|| {
             (
-                ByteCodes::new(&f.a, self.layout),
-                ByteCodes::new(&f.b, self.layout),
+                ByteMap::new(&f.a, self.layout),
+                ByteMap::new(&f.b, self.layout),
             )
         });
         for t in 0..steps {
@@ -506,13 +599,13 @@ impl Job<'_> {
             sb.clear();
             self.load_scales("scale_a", rows, sc, &mut sa)?;
             self.load_scales("scale_b", rows, sc, &mut sb)?;
-            let done = if let Some((ca, cb)) = &codes {
+            let done = if let Some((ma, mb)) = &maps {
                 for v in [&mut a8, &mut b8] {
                     v.clear();
                     v.reserve(cap);
                 }
-                self.load_bytes("a", ca, rows, el, &mut a8)?;
-                self.load_bytes("b", cb, rows, el, &mut b8)?;
+                self.load_bytes("a", ma, rows, el, &mut a8)?;
+                self.load_bytes("b", mb, rows, el, &mut b8)?;
                 self.kernel.dots(self.k_step, &a8, &b8, &acc, &sa, &sb, d)
             } else {
                 for v in [&mut a, &mut b] {

@@ -371,7 +371,10 @@ fn catalog<'py>(
         )));
     }
     let (nv_arch, amd_arch) = match arch {
-        Some(a) => (mma::nvidia::parse_arch(a).ok(), mma::amd::parse_arch(a).ok()),
+        Some(a) => (
+            mma::nvidia::parse_arch(a).ok(),
+            mma::amd::parse_arch(a).ok(),
+        ),
         None => (None, None),
     };
     if let (Some(a), None, None) = (arch, nv_arch, amd_arch) {
