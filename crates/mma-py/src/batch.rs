@@ -161,8 +161,8 @@ impl Word for u64 {
     }
 }
 
-/// What each byte of an operand held in bytes means: whether it is a valid element in the
-/// layout, and which code it holds.
+/// What each byte of an operand held in bytes, or of a scale factor, means: whether it is a
+/// valid element in the layout, and which code it holds.
 enum ByteMap {
     /// Valid where `w & zero == 0`; the code is `w >> shift`. Every layout of the catalogs
     /// takes this form: fp4 in bits 5:2 of a byte (`kind::f8f6f4`), fp6 in bits 5:0, and an
@@ -474,16 +474,18 @@ impl Job<'_> {
         matches!((self.a, self.b), (Src::U8(_), Src::U8(_)))
     }
 
-    /// Scale bytes of rows `r0..r1`, scales `s0..s1` of each (of `s` per row), checked and
-    /// widened; whole rows are one run of bytes.
+    /// Scale bytes of rows `r0..r1`, scales `s0..s1` of each (of `s` per row), checked by
+    /// `map` (the scale format's, made once per chunk) and widened; whole rows are one run of
+    /// bytes. Nothing without block scaling.
     fn load_scales(
         &self,
         which: &'static str,
+        map: Option<&ByteMap>,
         (r0, r1): (usize, usize),
         (s0, s1, s): (usize, usize, usize),
         out: &mut Vec<u64>,
     ) -> Result<(), Bad> {
-        let Some((fmt, _)) = self.kernel.unit.formats.scale else {
+        let (Some((fmt, _)), Some(map)) = (self.kernel.unit.formats.scale, map) else {
             return Ok(());
         };
         let x = if which == "scale_a" {
@@ -491,13 +493,9 @@ impl Job<'_> {
         } else {
             self.scale_b
         };
-        let mut valid = [false; 256];
-        for (w, v) in valid.iter_mut().enumerate() {
-            *v = fmt.is_valid_encoding(w as u64);
-        }
         let mut run = |from: usize, to: usize| -> Result<(), Bad> {
             let bytes = &x[from..to];
-            if let Some(j) = bytes.iter().position(|&w| !valid[usize::from(w)]) {
+            if let Some(j) = map.first_bad(bytes) {
                 return Err(Bad {
                     field: which,
                     index: from + j,
@@ -586,6 +584,7 @@ impl Job<'_> {
         let (mut a8, mut b8) = (Vec::new(), Vec::new());
         let (mut sa, mut sb) = (Vec::new(), Vec::new());
         let f = &self.kernel.unit.formats;
+        let scale_map = f.scale.map(|(fmt, _)| ByteMap::new(&fmt, Layout::Plain));
         let maps = self.bytes().then(|| {
             (
                 ByteMap::new(&f.a, self.layout),
@@ -597,8 +596,8 @@ impl Job<'_> {
             let sc = (t * s_step, (t + 1) * s_step, s_row);
             sa.clear();
             sb.clear();
-            self.load_scales("scale_a", rows, sc, &mut sa)?;
-            self.load_scales("scale_b", rows, sc, &mut sb)?;
+            self.load_scales("scale_a", scale_map.as_ref(), rows, sc, &mut sa)?;
+            self.load_scales("scale_b", scale_map.as_ref(), rows, sc, &mut sb)?;
             let done = if let Some((ma, mb)) = &maps {
                 for v in [&mut a8, &mut b8] {
                     v.clear();
