@@ -215,7 +215,7 @@ pub fn find(
     let arch = parse_arch(arch)?;
     let op = match op {
         Some(o) => Some(Op::parse(o).ok_or_else(|| CatalogError::UnknownOp {
-            input: o.to_string(),
+            input: mma_core::catalog::clip(o),
         })?),
         None => None,
     };

@@ -40,7 +40,7 @@ pub fn parse_arch(input: &str) -> Result<Arch, CatalogError> {
     }
     let names: Vec<&str> = ARCH_NAMES.iter().map(|(n, _)| *n).collect();
     Err(CatalogError::UnknownArch {
-        input: input.to_string(),
+        input: mma_core::catalog::clip(input),
         suggestions: close_matches(key, &names),
     })
 }
@@ -153,7 +153,7 @@ pub fn find_in(
     }
     Err(CatalogError::UnknownInstruction {
         arch: arch.name(),
-        input: input.to_string(),
+        input: mma_core::catalog::clip(input),
         suggestions,
     })
 }
@@ -196,7 +196,7 @@ fn lookup(arch: Arch, input: &str) -> Result<Option<&'static Instruction>, Catal
             _ => {
                 return Err(CatalogError::Ambiguous {
                     arch: arch.name(),
-                    input: input.to_string(),
+                    input: mma_core::catalog::clip(input),
                     candidates: hits.iter().map(|i| i.mnemonic.clone()).collect(),
                 })
             }
@@ -223,6 +223,10 @@ fn distance(a: &str, b: &str) -> usize {
 /// Up to five candidates close to `input`: small edit distance (ignoring underscores) first,
 /// then long shared prefixes.
 fn close_matches(input: &str, candidates: &[&str]) -> Vec<String> {
+    // No name is that long: an edit distance to a huge input would only cost time.
+    if input.len() > 200 {
+        return Vec::new();
+    }
     let ci = compact(input);
     let mut scored: Vec<(usize, &str)> = candidates
         .iter()

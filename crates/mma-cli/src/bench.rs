@@ -381,14 +381,30 @@ fn native_rate(d: &Data, seconds: f64) -> f64 {
 }
 
 pub fn run(o: &Opts) -> Result<bool> {
+    let chosen = targets(o.all);
+    if let (Some(f), None) = (o.filter.as_deref(), o.gemm) {
+        // As `mma list --filter`: a filter that selects nothing is an error, not an empty run
+        // (with --gemm it leaves the GEMMs alone, which is a run).
+        if !chosen.iter().any(|t| t.name.contains(f)) {
+            anyhow::bail!(
+                "--filter: no benchmarked instruction contains {:?} (`mma list --filter` shows names)",
+                mma::core::catalog::clip(f)
+            );
+        }
+    }
     let mut rows = Vec::new();
     if !o.json {
-        println!(
+        mma_cli::outln!(
             "{:<14} {:<62} {:>4} {:>13} {:>13} {:>7}",
-            "arch", "instruction", "K", "dot/s", "native dot/s", "native/model"
+            "arch",
+            "instruction",
+            "K",
+            "dot/s",
+            "native dot/s",
+            "native/model"
         );
     }
-    for (i, t) in targets(o.all).into_iter().enumerate() {
+    for (i, t) in chosen.into_iter().enumerate() {
         let (vendor, arch, op, name) = (t.vendor, &t.arch, &t.op, &t.name);
         if o.filter.as_deref().is_some_and(|f| !name.contains(f)) {
             continue;
@@ -397,7 +413,7 @@ pub fn run(o: &Opts) -> Result<bool> {
             Ok(x) => x,
             Err(e) => {
                 if !o.json {
-                    println!("{arch:<14} {name:<62} not available: {e}");
+                    mma_cli::outln!("{arch:<14} {name:<62} not available: {e}");
                 }
                 rows.push(
                     json!({"vendor": vendor, "arch": arch, "op": op, "instr": name,
@@ -420,7 +436,7 @@ pub fn run(o: &Opts) -> Result<bool> {
         };
         let ratio = nat / model;
         if !o.json {
-            println!(
+            mma_cli::outln!(
                 "{arch:<14} {name:<62} {k:>4} {model:>13.3e} {nat:>13.3e} {ratio:>7.2}{} ({})",
                 match (kern.is_batched_for(k), kern.is_fast()) {
                     (true, _) => "  lanes",
@@ -458,11 +474,11 @@ pub fn run(o: &Opts) -> Result<bool> {
                     g["instr"].as_str().unwrap_or("")
                 );
                 if g["run"] != json!(true) {
-                    println!("{what}: not run: {}", g["why"].as_str().unwrap_or(""));
+                    mma_cli::outln!("{what}: not run: {}", g["why"].as_str().unwrap_or(""));
                     continue;
                 }
                 let sec = |key: &str| g[key].as_f64().unwrap_or(0.0);
-                println!(
+                mma_cli::outln!(
                     "{what}: 1 thread {:.3} s, {} threads {:.3} s (speed-up {:.2}), native \
                      sgemm 1 thread {:.3} s (model/native {:.1}), identical: {}",
                     sec("seconds_1"),
@@ -474,16 +490,106 @@ pub fn run(o: &Opts) -> Result<bool> {
                     g["identical"]
                 );
             }
-            serde_json::Value::Array(gs)
+            let lib = library_gemm(size)?;
+            if !o.json && lib["run"] != json!(true) {
+                mma_cli::outln!(
+                    "library GEMM {size}³ RTX 4060: not run: {}",
+                    lib["why"].as_str().unwrap_or("")
+                );
+            } else if !o.json {
+                let sec = |key: &str| lib[key].as_f64().unwrap_or(0.0);
+                mma_cli::outln!(
+                    "library GEMM {size}³ RTX 4060 e4m3 -> bf16, 1 thread: DotUnit::gemm {:.3} s; \
+                     scaled_mm fast {:.3} s ({:.2}x), slow {:.3} s ({:.2}x), slow split 3 pairwise {:.3} s ({:.2}x)",
+                    sec("dotunit_gemm_seconds"),
+                    sec("fast_seconds"),
+                    sec("fast_over_gemm"),
+                    sec("slow_seconds"),
+                    sec("slow_over_gemm"),
+                    sec("split3_seconds"),
+                    sec("split3_over_gemm"),
+                );
+            }
+            json!({"instructions": serde_json::Value::Array(gs), "library": lib})
         }
         None => serde_json::Value::Null,
     };
     if o.json {
         let doc = json!({"threads": o.threads, "seconds": o.seconds, "batch": o.dots,
                          "dots": rows, "gemm": gemm});
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        mma_cli::outln!("{}", serde_json::to_string_pretty(&doc)?);
     }
     Ok(ok)
+}
+
+/// A `size³` library GEMM (`torch._scaled_mm` on the RTX 4060: e4m3 × e4m3 → bf16, scales 1)
+/// on one thread, fast, slow (promotion every 128) and slow with a 3-way pairwise split,
+/// against `DotUnit::gemm` of the same instruction over the same operands (the ratio the
+/// library path adds to the instruction chain).
+fn library_gemm(size: usize) -> Result<serde_json::Value> {
+    use mma::core::library::{Order, Scales, Split};
+    use mma::nvidia::library::{platform, ScaledMm};
+    let p = platform("RTX 4060")?;
+    let ins = p
+        .instruction(&format::E4M3, &format::E4M3)
+        .ok_or_else(|| anyhow::anyhow!("the RTX 4060 platform has no e4m3 kernel"))?;
+    if !size.is_multiple_of(ins.k) {
+        return Ok(json!({"gpu": "RTX 4060", "run": false,
+                         "why": format!("{size} is not a multiple of K = {}", ins.k)}));
+    }
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4060);
+    let a: Vec<u64> = (0..size * size)
+        .map(|_| finite(&format::E4M3, &mut rng))
+        .collect();
+    let b: Vec<u64> = (0..size * size)
+        .map(|_| finite(&format::E4M3, &mut rng))
+        .collect();
+    let zeros = vec![0u64; size * size];
+    let mut d = vec![0u64; size * size];
+    let x = GemmIn {
+        a: &a,
+        b_cols: &b,
+        c: &zeros,
+        scale_a: &[],
+        scale_b: &[],
+    };
+    let t = Instant::now();
+    ins.unit.gemm((size, size, size), ins.k, &x, &mut d, 1)?;
+    let base = t.elapsed().as_secs_f64();
+    let time = |fast: bool, split: Split| -> Result<f64> {
+        let call = ScaledMm {
+            m: size,
+            n: size,
+            k: size,
+            a: &a,
+            b_cols: &b,
+            fmt_a: format::E4M3,
+            fmt_b: format::E4M3,
+            scales: Scales::ONE,
+            bias: None,
+            out: format::BF16,
+            fast_accum: fast,
+            split,
+        };
+        let t = Instant::now();
+        black_box(p.scaled_mm(&call, 1).map_err(|e| anyhow::anyhow!("{e}"))?);
+        Ok(t.elapsed().as_secs_f64())
+    };
+    let fast = time(true, Split::NONE)?;
+    let slow = time(false, Split::NONE)?;
+    let split3 = time(
+        false,
+        Split {
+            parts: 3,
+            order: Order::Pairwise,
+        },
+    )?;
+    Ok(
+        json!({"gpu": "RTX 4060", "run": true, "m": size, "n": size, "k": size, "threads": 1,
+              "dotunit_gemm_seconds": base, "fast_seconds": fast, "slow_seconds": slow,
+              "split3_seconds": split3, "fast_over_gemm": fast / base,
+              "slow_over_gemm": slow / base, "split3_over_gemm": split3 / base}),
+    )
 }
 
 /// The matrix products `--gemm` times: vendor, architecture, operation, instruction.

@@ -2,6 +2,7 @@
 
 use anyhow::{Context, Result};
 use mma::cases::{self, Case, CaseError, LineError};
+use mma_io::out::{stdout_error, OutFile};
 use mma_io::{Line, Lines};
 use std::fs;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -64,17 +65,14 @@ fn eval_line(
 }
 
 /// The output line of a refused input line: its fields (if it was a JSON object) with
-/// `"error"` set and no `"d"`, or `{"line": n, "error": ...}`.
+/// `"line"` (its number) and `"error"` set and no `"d"`, or `{"line": n, "error": ...}`.
 fn refused_line(text: Option<&str>, n: usize, error: &CaseError) -> String {
     let mut m = match text.and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok()) {
         Some(serde_json::Value::Object(m)) => m,
-        _ => {
-            let mut m = serde_json::Map::new();
-            m.insert("line".into(), n.into());
-            m
-        }
+        _ => serde_json::Map::new(),
     };
     m.remove("d");
+    m.insert("line".into(), n.into());
     m.insert("error".into(), error.to_string().into());
     serde_json::Value::Object(m).to_string()
 }
@@ -85,19 +83,77 @@ fn refused_line(text: Option<&str>, n: usize, error: &CaseError) -> String {
 pub fn eval(input: &Path, output: Option<&Path>, fixed: Fixed) -> Result<bool> {
     let lines = open_lines(input)?;
     let file = input.display().to_string();
-    let mut out: Box<dyn Write> = match output {
-        Some(p) => Box::new(BufWriter::new(
-            fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        )),
-        None => Box::new(BufWriter::new(std::io::stdout().lock())),
-    };
+    // The output never is the input, and replaces the old file only once complete.
+    let target = output.map(|p| OutFile::create(p, &[input])).transpose()?;
+    let mut sink = Sink::new(target);
+    let ok = eval_into(lines, &file, fixed, &mut sink)?;
+    sink.commit()?;
+    Ok(ok)
+}
+
+/// Where `mma eval` writes: a file (atomically) or standard output, with the failed write
+/// named in the error.
+enum Sink {
+    File(OutFile),
+    Stdout(BufWriter<std::io::StdoutLock<'static>>),
+}
+
+impl Sink {
+    fn new(file: Option<OutFile>) -> Sink {
+        match file {
+            Some(f) => Sink::File(f),
+            None => Sink::Stdout(BufWriter::new(std::io::stdout().lock())),
+        }
+    }
+
+    /// Writes one line; a failure names the output.
+    fn line(&mut self, text: &[u8]) -> Result<()> {
+        let r = self.write_all(text).and_then(|_| self.write_all(b"\n"));
+        r.map_err(|e| match self {
+            Sink::File(f) => f.error(e).into(),
+            Sink::Stdout(_) => stdout_error(e).into(),
+        })
+    }
+
+    fn commit(self) -> Result<()> {
+        match self {
+            Sink::File(f) => f.commit()?,
+            Sink::Stdout(mut w) => w.flush().map_err(stdout_error)?,
+        }
+        Ok(())
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sink::File(f) => f.write(buf),
+            Sink::Stdout(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::File(f) => f.flush(),
+            Sink::Stdout(w) => w.flush(),
+        }
+    }
+}
+
+/// The lines of `mma eval` into `out`; `Ok(false)` when a line was refused (each costs only
+/// its own line), `Err` when the input could not be read or the output not written.
+fn eval_into(
+    lines: Lines<Box<dyn BufRead>>,
+    file: &str,
+    fixed: Fixed,
+    out: &mut Sink,
+) -> Result<bool> {
     let mut ok = true;
     for item in lines {
         let (n, line) = item.with_context(|| format!("cannot read {file}"))?;
         let text = match case_text(&line) {
             None => {
-                out.write_all(line.bytes())?;
-                out.write_all(b"\n")?;
+                out.line(line.bytes())?;
                 continue;
             }
             Some(t) => t,
@@ -105,25 +161,23 @@ pub fn eval(input: &Path, output: Option<&Path>, fixed: Fixed) -> Result<bool> {
         let as_text = text.as_ref().ok().copied();
         let result = text
             .map_err(|error| LineError {
-                file: file.clone(),
+                file: file.to_string(),
                 line: n,
                 error,
             })
-            .and_then(|t| eval_line(&file, n, t, fixed));
+            .and_then(|t| eval_line(file, n, t, fixed));
         match result {
-            Ok((case, t, d)) => writeln!(
-                out,
-                "{}",
-                cases::with_d(&case, cases::hex(d, &t.unit.formats.d))
-            )?,
+            Ok((case, t, d)) => {
+                let text = cases::with_d(&case, cases::hex(d, &t.unit.formats.d));
+                out.line(text.as_bytes())?
+            }
             Err(e) => {
                 eprintln!("error: {e}");
-                writeln!(out, "{}", refused_line(as_text, n, &e.error))?;
+                out.line(refused_line(as_text, n, &e.error).as_bytes())?;
                 ok = false;
             }
         }
     }
-    out.flush()?;
     Ok(ok)
 }
 
@@ -193,30 +247,30 @@ pub fn check(
                 Ok((false, want, got)) => {
                     f += 1;
                     if shown < show {
-                        println!("  {file}:{n}: expected d = {want}, model gives {got}");
+                        mma_cli::outln!("  {file}:{n}: expected d = {want}, model gives {got}");
                         shown += 1;
                     }
                 }
                 Err(e) => {
                     f += 1;
                     if shown < show {
-                        println!("  {e}");
+                        mma_cli::outln!("  {e}");
                         shown += 1;
                     }
                 }
             }
         }
         if p + f == 0 {
-            println!("{file}: no cases to check (every line is blank or a comment)");
+            mma_cli::outln!("{file}: no cases to check (every line is blank or a comment)");
             tf += 1;
             continue;
         }
-        println!("{file}: {p} passed, {f} failed");
+        mma_cli::outln!("{file}: {p} passed, {f} failed");
         tp += p;
         tf += f;
     }
     if files.len() > 1 {
-        println!("total: {tp} passed, {tf} failed");
+        mma_cli::outln!("total: {tp} passed, {tf} failed");
     }
     Ok(tf == 0)
 }
@@ -228,7 +282,7 @@ pub fn unit_file(arch: &str, instr: &str) -> Result<bool> {
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut file = mma::core::UnitFile::from(t.unit);
     file.k = Some(t.k);
-    println!("{}", serde_json::to_string_pretty(&file)?);
+    mma_cli::outln!("{}", serde_json::to_string_pretty(&file)?);
     Ok(true)
 }
 
@@ -343,8 +397,7 @@ pub fn list(
                 serde_json::Value::Object(m)
             })
             .collect();
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", serde_json::Value::Array(items));
+        mma_cli::outln!("{}", serde_json::Value::Array(items));
         return Ok(true);
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
@@ -357,13 +410,12 @@ pub fn list(
         "PTX/ISA",
         "model",
     ];
+    // A reader that goes away (`mma list | head`) ends the process through SIGPIPE; any
+    // other failed write (a full disk) is an error.
     for row in std::iter::once(header.map(String::from)).chain(rows) {
-        if writeln!(out, "{}", row.join("\t")).is_err() {
-            // The reader went away (`mma list | head`): not an error.
-            return Ok(true);
-        }
+        writeln!(out, "{}", row.join("\t")).map_err(stdout_error)?;
     }
-    let _ = out.flush();
+    out.flush().map_err(stdout_error)?;
     Ok(true)
 }
 
@@ -376,7 +428,7 @@ pub fn hw_check(dir: &Path, show: usize) -> Result<bool> {
     let (mut tp, mut tf) = (0usize, 0usize);
     for s in &sets {
         let r = hw::check_set(s);
-        println!(
+        mma_cli::outln!(
             "{} {} -> {} ({} {}): {} passed, {} failed",
             s.gpu,
             s.input.name,
@@ -389,15 +441,15 @@ pub fn hw_check(dir: &Path, show: usize) -> Result<bool> {
         for (line, want, got) in r.failures.iter().take(show) {
             let w = cases::hex(*want, &s.output);
             let g = cases::hex(*got, &s.output);
-            println!("  line {line}: GPU {w}, model {g}");
+            mma_cli::outln!("  line {line}: GPU {w}, model {g}");
         }
         tp += r.passed;
         tf += r.failures.len();
     }
     if errors.is_empty() {
-        println!("total: {tp} passed, {tf} failed");
+        mma_cli::outln!("total: {tp} passed, {tf} failed");
     } else {
-        println!(
+        mma_cli::outln!(
             "total: {tp} passed, {tf} failed, {} records or folders unreadable (above)",
             errors.len()
         );

@@ -249,7 +249,7 @@ pub fn dot(target: DotTarget, x: &DotArgs) -> Result<bool> {
                 "error_ulps".into(),
                 ulps.map_or(serde_json::Value::Null, serde_json::Value::from),
             );
-            println!("{}", serde_json::Value::Object(fields));
+            mma_cli::outln!("{}", serde_json::Value::Object(fields));
         }
         Output::Text => {
             let full = ex.decimal();
@@ -258,15 +258,15 @@ pub fn dot(target: DotTarget, x: &DotArgs) -> Result<bool> {
             } else {
                 format!("≈ {}", approx(&ex))
             };
-            println!("d = {} ({d_dec})", cases::hex(d, fd));
+            mma_cli::outln!("d = {} ({d_dec})", cases::hex(d, fd));
             match ex.hex() {
                 // inf, -inf, nan: one spelling.
-                h if h == shown => println!("exact = {h}"),
-                h => println!("exact = {h} ({shown})"),
+                h if h == shown => mma_cli::outln!("exact = {h}"),
+                h => mma_cli::outln!("exact = {h} ({shown})"),
             }
             match ulps {
-                Some(u) => println!("error = {u} ulp of {} (d − exact)", fd.name),
-                None => println!("error = infinite (d and the exact result differ in kind)"),
+                Some(u) => mma_cli::outln!("error = {u} ulp of {} (d − exact)", fd.name),
+                None => mma_cli::outln!("error = infinite (d and the exact result differ in kind)"),
             }
         }
     }

@@ -66,11 +66,11 @@ pub fn explain(target: DotTarget, x: &Operands, output: Output, color: Color) ->
             // which the writer prints as integers and `Value` cannot hold.
             let head = serde_json::Value::Object(m).to_string();
             let steps = serde_json::to_string(&e.steps)?;
-            println!("{},\"steps\":{steps}}}", &head[..head.len() - 1]);
+            mma_cli::outln!("{},\"steps\":{steps}}}", &head[..head.len() - 1]);
         }
         Output::Text => {
             let title = format!("{} on {}", t.name, case.arch);
-            print!("{}", render(&title, &e, &Style::new(color.on())));
+            mma_cli::out!("{}", render(&title, &e, &Style::new(color.on())));
         }
     }
     Ok(true)

@@ -9,6 +9,154 @@ use mma_cli::npy::{self, Input, Matrix};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
+/// The arguments of `mma gemm` (its documentation is the subcommand's in `main.rs`).
+#[derive(clap::Args)]
+pub struct GemmCmd {
+    /// nvidia or amd (default: whichever catalog knows the architecture).
+    #[arg(long)]
+    pub vendor: Option<String>,
+    /// Architecture: name (Hopper), PTX target (sm_90) or product (H100, MI300X).
+    #[arg(long, required_unless_present_any = ["unit", "gpu", "recipe"])]
+    pub arch: Option<String>,
+    /// NVIDIA operation, needed only when the instruction name alone is ambiguous.
+    #[arg(long)]
+    pub op: Option<String>,
+    /// Instruction, as `mma list` names it (or a PTX spelling or AMD mnemonic).
+    #[arg(long, required_unless_present_any = ["unit", "gpu", "recipe"])]
+    pub instr: Option<String>,
+    /// A library GEMM on this GPU's library platform ("RTX 4060", "H100 PCIe").
+    #[arg(long, conflicts_with_all = ["arch", "instr", "vendor", "op", "unit", "recipe", "c", "c_bits", "scale_bits", "report"])]
+    pub gpu: Option<String>,
+    /// A library GEMM on the platform of this file (the schema of the shipped platforms).
+    #[arg(long, conflicts_with_all = ["arch", "instr", "vendor", "op", "unit", "c", "c_bits", "scale_bits", "report"])]
+    pub recipe: Option<PathBuf>,
+    /// The library (with --gpu or --recipe): cublaslt.
+    #[arg(long, default_value = "cublaslt")]
+    pub library: String,
+    /// FP8 format of A (library GEMMs): e4m3 or e5m2.
+    #[arg(long, default_value = "e4m3")]
+    pub a_format: String,
+    /// FP8 format of B (library GEMMs).
+    #[arg(long, default_value = "e4m3")]
+    pub b_format: String,
+    /// Output dtype (library GEMMs): f32, bf16, f16, e4m3 or e5m2.
+    #[arg(long, default_value = "f32")]
+    pub out_dtype: String,
+    /// scale_result, a binary32 value multiplying FP8 outputs (library GEMMs).
+    #[arg(long, allow_hyphen_values = true)]
+    pub scale_result: Option<String>,
+    /// The order of the split-K parts' sum (library GEMMs): serial or pairwise.
+    #[arg(long)]
+    pub split_order: Option<String>,
+    /// use_fast_accum=True (library GEMMs): one chain over K, no promotion.
+    #[arg(long)]
+    pub fast_accum: bool,
+    /// Print the plan of the library GEMM (unit, promotion, split-K, epilogue, evidence).
+    #[arg(long)]
+    pub explain: bool,
+    /// A unit file instead of --arch and --instr (its "k" is the instruction's K).
+    #[arg(long, conflicts_with_all = ["arch", "instr", "vendor", "op"])]
+    pub unit: Option<PathBuf>,
+    /// A, M×K (.npy).
+    #[arg(long)]
+    pub a: PathBuf,
+    /// B, K×N (.npy).
+    #[arg(long)]
+    pub b: PathBuf,
+    /// C, M×N (.npy; default all +0).
+    #[arg(long)]
+    pub c: Option<PathBuf>,
+    /// Where to write D, M×N (.npy).
+    #[arg(short, long, required_unless_present = "explain")]
+    pub output: Option<PathBuf>,
+    /// --a holds raw encodings of A's format (an unsigned-integer array).
+    #[arg(long)]
+    pub a_bits: bool,
+    /// --b holds raw encodings of B's format.
+    #[arg(long)]
+    pub b_bits: bool,
+    /// --c holds raw encodings of C's format.
+    #[arg(long)]
+    pub c_bits: bool,
+    /// Block scales of A, M×(K/block) (.npy, block-scaled instructions); with --gpu, the
+    /// tensor-wise scale of A, a binary32 value (default 1).
+    #[arg(long, allow_hyphen_values = true)]
+    pub scale_a: Option<String>,
+    /// Block scales of B, (K/block)×N (.npy); with --gpu, B's binary32 scale (default 1).
+    #[arg(long, allow_hyphen_values = true)]
+    pub scale_b: Option<String>,
+    /// --scale-a and --scale-b hold raw encodings of the scale format (uint8).
+    #[arg(long)]
+    pub scale_bits: bool,
+    /// Cut K into this many slices, reduced in D's format in slice order (see above).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub split_k: u32,
+    /// Threads (default: all available; at most 1024).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
+    /// Print the max and mean error of D against the exact product, in ulps of D's format
+    /// (needs the oracle feature).
+    #[arg(long)]
+    pub report: bool,
+}
+
+impl GemmCmd {
+    /// Runs the product: a library GEMM with `--gpu`/`--recipe`, else the instruction's.
+    pub fn run(self) -> Result<bool> {
+        let g = self;
+        if g.gpu.is_some() || g.recipe.is_some() {
+            return crate::gemm_library::run(&crate::gemm_library::LibraryArgs {
+                gpu: g.gpu.as_deref(),
+                recipe: g.recipe.as_deref(),
+                library: &g.library,
+                a: &g.a,
+                b: &g.b,
+                output: g.output.as_deref(),
+                a_format: &g.a_format,
+                b_format: &g.b_format,
+                a_bits: g.a_bits,
+                b_bits: g.b_bits,
+                scale_a: g.scale_a.as_deref().unwrap_or("1"),
+                scale_b: g.scale_b.as_deref().unwrap_or("1"),
+                scale_result: g.scale_result.as_deref(),
+                out_dtype: &g.out_dtype,
+                split_k: g.split_k as usize,
+                split_order: g.split_order.as_deref(),
+                fast_accum: g.fast_accum,
+                explain: g.explain,
+                threads: g.threads.map_or(0, usize::from),
+            });
+        }
+        if g.explain {
+            bail!("--explain explains library GEMMs: give --gpu NAME or --recipe FILE");
+        }
+        let Some(output) = g.output.clone() else {
+            bail!("-o: give the file to write D to");
+        };
+        let fixed = crate::unit_target(g.unit.as_deref())?;
+        let target = crate::dot_target(&fixed, &g.vendor, &g.arch, &g.op, &g.instr);
+        let input = |bits: bool| if bits { Input::Bits } else { Input::Values };
+        gemm(
+            target,
+            &GemmArgs {
+                a: g.a.clone(),
+                b: g.b.clone(),
+                c: g.c.clone(),
+                output,
+                a_input: input(g.a_bits),
+                b_input: input(g.b_bits),
+                c_input: input(g.c_bits),
+                scale_a: g.scale_a.as_ref().map(PathBuf::from),
+                scale_b: g.scale_b.as_ref().map(PathBuf::from),
+                scale_input: input(g.scale_bits),
+                split_k: g.split_k as usize,
+                threads: g.threads.map_or(0, usize::from),
+                report: if g.report { Report::Yes } else { Report::No },
+            },
+        )
+    }
+}
+
 /// Whether `--report` compares D with the exact product.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Report {
@@ -52,8 +200,31 @@ pub fn gemm(target: DotTarget, x: &GemmArgs) -> Result<bool> {
             sf.name
         );
     }
+    // Every output file is refused before any work if it is one of the inputs.
+    let inputs: Vec<&std::path::Path> = [
+        Some(&x.a),
+        Some(&x.b),
+        x.c.as_ref(),
+        x.scale_a.as_ref(),
+        x.scale_b.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(PathBuf::as_path)
+    .collect();
+    for i in &inputs {
+        if mma_io::out::same_file(&x.output, i) {
+            bail!(
+                "-o: {} is the same file as the input {}: write D elsewhere",
+                x.output.display(),
+                i.display()
+            );
+        }
+    }
+    // A row-major, B column by column (as the drivers take it), each read straight into its
+    // words: 8 bytes per element, no decoded or transposed copy.
     let a = npy::read(&x.a, "--a", &f.a, x.a_input)?;
-    let b = npy::read(&x.b, "--b", &f.b, x.b_input)?;
+    let b = npy::read_as(&x.b, "--b", &f.b, x.b_input, npy::Layout::ColMajor)?;
     let (m, k, n) = (a.rows, a.cols, b.cols);
     if b.rows != k {
         bail!(
@@ -96,25 +267,28 @@ pub fn gemm(target: DotTarget, x: &GemmArgs) -> Result<bool> {
         }
         None => vec![0; m * n],
     };
-    let b_cols = transpose(&b);
+    let b_cols = b.words;
     let s = u.scales_for(k);
     let (sa, sb) = match (f.scale, &x.scale_a, &x.scale_b) {
         (None, None, None) => (Vec::new(), Vec::new()),
         (None, _, _) => bail!("--scale-a/--scale-b: {} takes no block scales", t.name),
         (Some((sf, per)), Some(pa), Some(pb)) => {
             let sa = npy::read(pa, "--scale-a", &sf, x.scale_input)?;
-            let sbm = npy::read(pb, "--scale-b", &sf, x.scale_input)?;
+            let sbm = npy::read_as(pb, "--scale-b", &sf, x.scale_input, npy::Layout::ColMajor)?;
             if (sa.rows, sa.cols) != (m, s) {
                 bail!("--scale-a: expected {m}×{s} (one {} per {per} elements of a row of A), got {}×{}", sf.name, sa.rows, sa.cols);
             }
             if (sbm.rows, sbm.cols) != (s, n) {
                 bail!("--scale-b: expected {s}×{n} (one {} per {per} elements of a column of B), got {}×{}", sf.name, sbm.rows, sbm.cols);
             }
-            (sa.words, transpose(&sbm))
+            (sa.words, sbm.words)
         }
         (Some(_), _, _) => unreachable!("checked above"),
     };
-    let mut d = vec![0u64; m * n];
+    let mut d = Vec::new();
+    d.try_reserve_exact(m * n)
+        .map_err(|_| anyhow::anyhow!("D: {m}×{n} elements (8 bytes each) do not fit in memory"))?;
+    d.resize(m * n, 0u64);
     let rows_per_chunk = if m * n * k >= PROGRESS_WORK && std::io::stderr().is_terminal() {
         m.div_ceil(100).max(1)
     } else {
@@ -128,6 +302,14 @@ pub fn gemm(target: DotTarget, x: &GemmArgs) -> Result<bool> {
         );
         pb
     });
+    // One pool for the whole product (not one per progress chunk), never more threads than
+    // tasks of eight rows; the drivers run inside it (threads 0: the current pool).
+    let nt = x.threads.min(m.div_ceil(8).max(1));
+    let pool = match nt {
+        0 | 1 => None,
+        nt => rayon::ThreadPoolBuilder::new().num_threads(nt).build().ok(),
+    };
+    let inner = if nt == 1 { 1 } else { 0 };
     for r0 in (0..m).step_by(rows_per_chunk) {
         let r1 = (r0 + rows_per_chunk).min(m);
         let xin = GemmIn {
@@ -137,14 +319,12 @@ pub fn gemm(target: DotTarget, x: &GemmArgs) -> Result<bool> {
             scale_a: &sa[r0 * s..r1 * s],
             scale_b: &sb,
         };
-        u.gemm_split_k(
-            (r1 - r0, n, k),
-            t.k,
-            x.split_k,
-            &xin,
-            &mut d[r0 * n..r1 * n],
-            x.threads,
-        )
+        let dr = &mut d[r0 * n..r1 * n];
+        let mut call = || u.gemm_split_k((r1 - r0, n, k), t.k, x.split_k, &xin, dr, inner);
+        match &pool {
+            Some(p) => p.install(call),
+            None => call(),
+        }
         .map_err(|e| anyhow::anyhow!("{}: {e}", t.name))?;
         if let Some(pb) = &bar {
             pb.set_position(r1 as u64);
@@ -158,8 +338,8 @@ pub fn gemm(target: DotTarget, x: &GemmArgs) -> Result<bool> {
         cols: n,
         words: d,
     };
-    npy::write(&x.output, "-o", &f.d, &dm)?;
-    println!(
+    npy::write_checked(&x.output, "-o", &f.d, &dm, &inputs)?;
+    mma_cli::outln!(
         "D: {m}×{n} {} written to {} ({}, K = {k} in steps of {}{})",
         f.d.name,
         x.output.display(),
@@ -173,20 +353,9 @@ pub fn gemm(target: DotTarget, x: &GemmArgs) -> Result<bool> {
     );
     #[cfg(feature = "oracle")]
     if x.report == Report::Yes {
-        report(u, (m, n, k), &a.words, &b_cols, &c, (&sa, &sb), &dm.words);
+        report(u, (m, n, k), &a.words, &b_cols, &c, (&sa, &sb), &dm.words)?;
     }
     Ok(true)
-}
-
-/// Column-major copy of a row-major matrix (B's columns as rows, as the drivers take them).
-fn transpose(x: &Matrix) -> Vec<u64> {
-    let mut out = vec![0u64; x.words.len()];
-    for r in 0..x.rows {
-        for c in 0..x.cols {
-            out[c * x.rows + r] = x.words[r * x.cols + c];
-        }
-    }
-    out
 }
 
 /// Max and mean error of every element of D against the exact product (MPFR oracle), in ulps
@@ -200,7 +369,7 @@ fn report(
     c: &[u64],
     (sa, sb): (&[u64], &[u64]),
     d: &[u64],
-) {
+) -> Result<()> {
     use rayon::prelude::*;
     let s = u.scales_for(k);
     let errs: Vec<f64> = (0..m * n)
@@ -220,8 +389,9 @@ fn report(
         .collect();
     let max = errs.iter().copied().fold(0.0, f64::max);
     let mean = errs.iter().sum::<f64>() / errs.len().max(1) as f64;
-    println!(
+    mma_cli::outln!(
         "error against the exact product: max {max} ulp, mean {mean} ulp over {} elements",
         errs.len()
     );
+    Ok(())
 }

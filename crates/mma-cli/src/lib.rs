@@ -21,3 +21,24 @@ pub mod exact;
 pub mod npy;
 pub mod operand;
 pub mod values;
+
+/// `println!` that turns a failed write to standard output (a full disk, a closed file) into
+/// an error of the enclosing function (`mma_io::out::OutError`, which the tool reports and
+/// exits 1 for) instead of a panic. A reader that went away ends the process quietly through
+/// SIGPIPE, as Unix tools do.
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*).map_err(mma_io::out::stdout_error)?
+    }};
+}
+
+/// `print!` with the error handling of [`outln!`].
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout(), $($arg)*).map_err(mma_io::out::stdout_error)?
+    }};
+}

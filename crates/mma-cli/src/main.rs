@@ -8,6 +8,7 @@ mod dot;
 mod error_report;
 mod explain;
 mod gemm;
+mod gemm_library;
 mod probe;
 
 use anyhow::Result;
@@ -196,63 +197,17 @@ enum Cmd {
     /// narrower formats, one element per byte in its low bits, uint16 for f16/bf16, uint32 for
     /// f32/tf32). D is written as float16/float32/float64 when its format is one of those, else
     /// as raw encodings.
-    Gemm {
-        /// nvidia or amd (default: whichever catalog knows the architecture).
-        #[arg(long)]
-        vendor: Option<String>,
-        /// Architecture: name (Hopper), PTX target (sm_90) or product (H100, MI300X).
-        #[arg(long, required_unless_present = "unit")]
-        arch: Option<String>,
-        /// NVIDIA operation, needed only when the instruction name alone is ambiguous.
-        #[arg(long)]
-        op: Option<String>,
-        /// Instruction, as `mma list` names it (or a PTX spelling or AMD mnemonic).
-        #[arg(long, required_unless_present = "unit")]
-        instr: Option<String>,
-        /// A unit file instead of --arch and --instr (its "k" is the instruction's K).
-        #[arg(long, conflicts_with_all = ["arch", "instr", "vendor", "op"])]
-        unit: Option<PathBuf>,
-        /// A, M×K (.npy).
-        #[arg(long)]
-        a: PathBuf,
-        /// B, K×N (.npy).
-        #[arg(long)]
-        b: PathBuf,
-        /// C, M×N (.npy; default all +0).
-        #[arg(long)]
-        c: Option<PathBuf>,
-        /// Where to write D, M×N (.npy).
-        #[arg(short, long)]
-        output: PathBuf,
-        /// --a holds raw encodings of A's format (an unsigned-integer array).
-        #[arg(long)]
-        a_bits: bool,
-        /// --b holds raw encodings of B's format.
-        #[arg(long)]
-        b_bits: bool,
-        /// --c holds raw encodings of C's format.
-        #[arg(long)]
-        c_bits: bool,
-        /// Block scales of A, M×(K/block) (block-scaled instructions).
-        #[arg(long)]
-        scale_a: Option<PathBuf>,
-        /// Block scales of B, (K/block)×N (block-scaled instructions).
-        #[arg(long)]
-        scale_b: Option<PathBuf>,
-        /// --scale-a and --scale-b hold raw encodings of the scale format (uint8).
-        #[arg(long)]
-        scale_bits: bool,
-        /// Cut K into this many slices, reduced in D's format in slice order (see above).
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
-        split_k: u32,
-        /// Threads (default: all available).
-        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=4096))]
-        threads: Option<u16>,
-        /// Print the max and mean error of D against the exact product, in ulps of D's format
-        /// (needs the oracle feature).
-        #[arg(long)]
-        report: bool,
-    },
+    ///
+    /// Library GEMMs: with --gpu NAME (or --recipe FILE), `torch._scaled_mm` as that GPU's
+    /// cuBLASLt computes it: A is mat1 (M×K), B is mat2 (K×N), FP8 of --a-format and
+    /// --b-format; --scale-a and --scale-b are binary32 values (tensor-wise scales); the
+    /// output is --out-dtype; promotion every 128 elements unless --fast-accum; split-K as the
+    /// GPU took it (--split-k S --split-order serial|pairwise). Calls the GPU rejects are
+    /// errors naming the reason. --explain prints the plan and where each part comes from.
+    ///
+    /// Example: mma gemm --gpu "RTX 4060" --a A.npy --b B.npy --a-bits --b-bits
+    /// --scale-a 0.5 --scale-b 2 --out-dtype bf16 --split-k 3 --split-order pairwise -o D.npy
+    Gemm(Box<gemm::GemmCmd>),
     /// One dot product step by step, as the model computes it.
     ///
     /// Decoded operands, each product's exponent and significand, e_max, every term after
@@ -404,8 +359,8 @@ enum Cmd {
         /// Print one JSON document instead of the table.
         #[arg(long)]
         json: bool,
-        /// Threads for the GEMM (default: all available).
-        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=4096))]
+        /// Threads for the GEMM (default: all available; at most 1024).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
         threads: Option<u16>,
         /// Seconds spent measuring each instruction and each baseline (0 < S <= 3600).
         #[arg(long, default_value_t = 1.0, value_parser = values::seconds)]
@@ -485,9 +440,9 @@ enum ProbeCmd {
         /// Elements per block scale.
         #[arg(long, requires = "scale_format")]
         block: Option<usize>,
-        /// Number of random records.
-        #[arg(long, default_value_t = 2000)]
-        records: usize,
+        /// Number of random records (at most 10^9; they are streamed to the file).
+        #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
+        records: u64,
         /// Seed of the random records.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -562,7 +517,7 @@ fn main() -> ExitCode {
             k,
             scale: scale_format,
             block,
-            records,
+            records: records as usize,
             seed,
             out: output,
         }),
@@ -611,57 +566,7 @@ fn main() -> ExitCode {
                 },
             )
         }),
-        Cmd::Gemm {
-            vendor,
-            arch,
-            op,
-            instr,
-            unit,
-            a,
-            b,
-            c,
-            output,
-            a_bits,
-            b_bits,
-            c_bits,
-            scale_a,
-            scale_b,
-            scale_bits,
-            split_k,
-            threads,
-            report,
-        } => unit_target(unit.as_deref()).and_then(|fixed| {
-            let target = dot_target(&fixed, &vendor, &arch, &op, &instr);
-            let input = |bits: bool| {
-                if bits {
-                    mma_cli::npy::Input::Bits
-                } else {
-                    mma_cli::npy::Input::Values
-                }
-            };
-            gemm::gemm(
-                target,
-                &gemm::GemmArgs {
-                    a,
-                    b,
-                    c,
-                    output,
-                    a_input: input(a_bits),
-                    b_input: input(b_bits),
-                    c_input: input(c_bits),
-                    scale_a,
-                    scale_b,
-                    scale_input: input(scale_bits),
-                    split_k: split_k as usize,
-                    threads: threads.map_or(0, usize::from),
-                    report: if report {
-                        gemm::Report::Yes
-                    } else {
-                        gemm::Report::No
-                    },
-                },
-            )
-        }),
+        Cmd::Gemm(g) => g.run(),
         Cmd::Explain {
             vendor,
             arch,
@@ -764,6 +669,14 @@ fn main() -> ExitCode {
             gemm,
         }),
     };
+    // What is still buffered for standard output must reach it, or be an error.
+    let r = r.and_then(|ok| {
+        use std::io::Write as _;
+        std::io::stdout()
+            .flush()
+            .map_err(mma_io::out::stdout_error)?;
+        Ok(ok)
+    });
     match r {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
@@ -771,9 +684,18 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             // Exit 2: the input was wrong (arguments, files, shapes, values); exit 1: the
             // command could not finish on good input (its output could not be written).
-            match e.downcast_ref::<mma_cli::npy::NpyError>() {
-                Some(mma_cli::npy::NpyError::Write { .. }) => ExitCode::FAILURE,
-                _ => ExitCode::from(2),
+            let write_failed = e.chain().any(|c| {
+                matches!(
+                    c.downcast_ref::<mma_cli::npy::NpyError>(),
+                    Some(mma_cli::npy::NpyError::Write { .. })
+                ) || c
+                    .downcast_ref::<mma_io::out::OutError>()
+                    .is_some_and(|o| !o.is_usage())
+            });
+            if write_failed {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::from(2)
             }
         }
     }

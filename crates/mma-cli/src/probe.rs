@@ -5,7 +5,8 @@
 
 use anyhow::{bail, Context, Result};
 use mma::core::{Format, Formats};
-use mma_probe::emit::{random, targeted, Spec};
+use mma_io::out::OutFile;
+use mma_probe::emit::{random_iter, targeted, Spec};
 use mma_probe::infer::{fit_is, Fit, Inference};
 use mma_probe::records::{self, Record, RecordSet};
 use mma_probe::report::{self, FitGroup};
@@ -44,46 +45,81 @@ pub fn emit(o: &EmitOpts) -> Result<bool> {
     if o.k == 0 || o.k > 4096 {
         bail!("--k must be between 1 and 4096");
     }
+    if let Some((s, per)) = scale {
+        if s.signed {
+            bail!(
+                "--scale-format: {} is not a scale format (ue8m0 or ue4m3)",
+                s.name
+            );
+        }
+        if !o.k.is_multiple_of(per) {
+            bail!(
+                "--block {per} does not divide --k {}: every scale factor covers whole blocks",
+                o.k
+            );
+        }
+    }
+    let element = |flag: &str, name: &str| -> Result<Format> {
+        let f = format(name)?;
+        if !f.signed {
+            bail!(
+                "{flag}: {} is a scale format, not an element format",
+                f.name
+            );
+        }
+        Ok(f)
+    };
     let spec = Spec {
         formats: Formats {
-            a,
+            a: element("--a-format", &o.a)?,
             b: match &o.b {
-                Some(b) => format(b)?,
+                Some(b) => element("--b-format", b)?,
                 None => a,
             },
-            c: format(&o.c)?,
-            d: format(&o.d)?,
+            c: element("--c-format", &o.c)?,
+            d: element("--d-format", &o.d)?,
             scale,
         },
         k: o.k,
     };
     fs::create_dir_all(&o.out).with_context(|| format!("cannot create {}", o.out.display()))?;
-    let write = |name: &str, header: &str, recs: &[Record], field: &str| -> Result<usize> {
-        let path = o.out.join(name);
-        let mut f = std::io::BufWriter::new(
-            fs::File::create(&path).with_context(|| format!("cannot create {}", path.display()))?,
-        );
-        writeln!(f, "# {header}")?;
-        for r in recs {
-            let extra = [(field, Json::String(r.label.clone()))];
-            writeln!(f, "{}", records::write_line(&spec.formats, r, None, &extra))?;
-        }
-        f.flush()?;
-        Ok(recs.len())
+    // Both files are written in full before either replaces an old one (`OutFile`): a failure
+    // (a full disk) leaves the folder as it was.
+    let write = |name: &str,
+                 header: &str,
+                 recs: &mut dyn Iterator<Item = Record>,
+                 field: &str|
+     -> Result<(OutFile, usize)> {
+        let mut f = OutFile::create(&o.out.join(name), &[])?;
+        let mut n = 0usize;
+        let mut put = |line: &str| writeln!(f, "{line}");
+        let r: std::io::Result<()> = (|| {
+            put(&format!("# {header}"))?;
+            for r in recs {
+                let extra = [(field, Json::String(r.label.clone()))];
+                put(&records::write_line(&spec.formats, &r, None, &extra))?;
+                n += 1;
+            }
+            Ok(())
+        })();
+        r.map_err(|e| f.error(e))?;
+        Ok((f, n))
     };
-    let t = write(
+    let (pf, t) = write(
         "probes.jsonl",
         "Targeted probes (mma probe emit): run each line on the device, set \"d\", then `mma infer`.",
-        &targeted(&spec),
+        &mut targeted(&spec).into_iter(),
         "probe",
     )?;
-    let r = write(
+    let (rf, r) = write(
         "random.jsonl",
         "Random records (mma probe emit): run each line on the device, set \"d\", then `mma infer`.",
-        &random(&spec, o.records, o.seed),
+        &mut random_iter(&spec, o.records, o.seed),
         "sampler",
     )?;
-    println!(
+    pf.commit()?;
+    rf.commit()?;
+    mma_cli::outln!(
         "{}: {t} targeted probes (probes.jsonl), {r} random records (random.jsonl)",
         o.out.display()
     );
@@ -221,11 +257,17 @@ fn format_dir(dir: &Path) -> Result<Vec<RecordSet>> {
 /// The record sets of a path: a case file, a `<fmt>` folder, a GPU folder of them, or a
 /// folder of GPU folders.
 pub fn load(path: &Path) -> Result<Vec<RecordSet>> {
-    if path.is_file() {
+    // The real reason a path cannot be read (a symbolic-link loop, no permission), and no
+    // endless read of a device such as /dev/zero.
+    let meta = fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if meta.is_file() {
         return case_file(path);
     }
-    if !path.is_dir() {
-        bail!("{}: no such file or folder", path.display());
+    if !meta.is_dir() {
+        bail!(
+            "{}: not a case file or a folder of records (a device, pipe or socket)",
+            path.display()
+        );
     }
     if has_record_files(path) {
         return format_dir(path);
@@ -343,6 +385,14 @@ pub struct InferOpts {
 
 /// `mma infer`: every record set of every path, its fits or best fits, and the architectures.
 pub fn infer(o: &InferOpts) -> Result<bool> {
+    // Never over a file being read (`--suggest -o m.jsonl` on m.jsonl would replace the
+    // measured records): refused before any work.
+    let inputs: Vec<&Path> = o.paths.iter().map(PathBuf::as_path).collect();
+    let suggest_file = o
+        .suggest
+        .as_deref()
+        .map(|p| OutFile::create(p, &inputs))
+        .transpose()?;
     let mut sets = Vec::new();
     for p in &o.paths {
         sets.extend(load(p)?);
@@ -360,10 +410,10 @@ pub fn infer(o: &InferOpts) -> Result<bool> {
         if o.json {
             all_json.push(set_json(set, &inf, &archs));
         } else {
-            print_text(set, &inf, &archs);
+            print_text(set, &inf, &archs)?;
         }
         if let Some(dir) = &o.write_units {
-            write_units(dir, si, set.k, &inf)?;
+            write_units(dir, si, set.k, &inf, &inputs)?;
         }
         if o.suggest.is_some() {
             for r in mma_probe::suggest::separating(set, &inf.fits, 64, 4000) {
@@ -373,9 +423,9 @@ pub fn infer(o: &InferOpts) -> Result<bool> {
         }
     }
     if o.json {
-        println!("{}", serde_json::to_string_pretty(&all_json)?);
+        mma_cli::outln!("{}", serde_json::to_string_pretty(&all_json)?);
     }
-    if let Some(path) = &o.suggest {
+    if let Some(mut f) = suggest_file {
         let mut text = String::from(
             "# Inputs on which the remaining fits disagree (mma infer --suggest): run them, set \"d\", infer again.\n",
         );
@@ -383,27 +433,31 @@ pub fn infer(o: &InferOpts) -> Result<bool> {
             text.push_str(l);
             text.push('\n');
         }
-        fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
-        eprintln!(
-            "{}: {} separating inputs",
-            path.display(),
-            suggestions.len()
-        );
+        f.write_all(text.as_bytes()).map_err(|e| f.error(e))?;
+        let shown = f.shown().to_string();
+        f.commit()?;
+        eprintln!("{shown}: {} separating inputs", suggestions.len());
     }
     Ok(any_fit)
 }
 
-fn print_text(set: &RecordSet, inf: &Inference, archs: &[String]) {
+fn print_text(set: &RecordSet, inf: &Inference, archs: &[String]) -> Result<()> {
     let f = &set.formats;
-    println!(
+    mma_cli::outln!(
         "{}: {}.{} -> {} (C {}), K = {}, {} records",
-        set.source, f.a.name, f.b.name, f.d.name, f.c.name, set.k, inf.records
+        set.source,
+        f.a.name,
+        f.b.name,
+        f.d.name,
+        f.c.name,
+        set.k,
+        inf.records
     );
     if inf.fits.is_empty() {
-        println!("  no candidate explains every record; the best:");
+        mma_cli::outln!("  no candidate explains every record; the best:");
         for b in &inf.best {
             let g = &report::group(std::slice::from_ref(b))[0];
-            println!(
+            mma_cli::outln!(
                 "    {} explains {} of {}; first misses: {}",
                 report::describe(g),
                 b.explains,
@@ -412,28 +466,31 @@ fn print_text(set: &RecordSet, inf: &Inference, archs: &[String]) {
             );
         }
     } else {
-        println!("  fits explaining every record:");
+        mma_cli::outln!("  fits explaining every record:");
         for g in report::group(&inf.fits) {
-            println!("    {}", report::describe(&g));
+            mma_cli::outln!("    {}", report::describe(&g));
         }
     }
     if archs.is_empty() {
-        println!("  catalog architectures: none");
+        mma_cli::outln!("  catalog architectures: none");
     } else {
-        println!("  catalog architectures: {}", archs.join(", "));
+        mma_cli::outln!("  catalog architectures: {}", archs.join(", "));
     }
+    Ok(())
 }
 
 /// Writes each fit as a unit file `DIR/set<i>_fit<j>.json` with the set's K (the first 16 of
 /// a set).
-fn write_units(dir: &Path, si: usize, k: usize, inf: &Inference) -> Result<()> {
+fn write_units(dir: &Path, si: usize, k: usize, inf: &Inference, inputs: &[&Path]) -> Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     for (j, f) in inf.fits.iter().take(16).enumerate() {
         let path = dir.join(format!("set{si}_fit{j}.json"));
         let mut file = mma::core::UnitFile::from(&f.unit);
         file.k = Some(k);
-        fs::write(&path, serde_json::to_string_pretty(&file)?)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        let mut out = OutFile::create(&path, inputs)?;
+        let text = serde_json::to_string_pretty(&file)?;
+        out.write_all(text.as_bytes()).map_err(|e| out.error(e))?;
+        out.commit()?;
     }
     Ok(())
 }

@@ -57,7 +57,7 @@ fn bench_gemm_reports_each_product_against_native() {
     let (code, out, err) = mma(&args);
     assert_eq!(code, 0, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&out).expect("JSON");
-    let g = doc["gemm"].as_array().expect("gemm");
+    let g = doc["gemm"]["instructions"].as_array().expect("gemm");
     assert_eq!(g.len(), 3);
     for (row, k) in g.iter().zip([16, 32, 8]) {
         if 16 % k == 0 {
@@ -72,5 +72,22 @@ fn bench_gemm_reports_each_product_against_native() {
             assert_eq!(row["run"], false, "{row}");
             assert!(row["why"].as_str().unwrap().contains("K = 32"), "{row}");
         }
+    }
+    // The library GEMM (RTX 4060 scaled_mm, K = 32 instructions): not run at 16, said so.
+    let lib = &doc["gemm"]["library"];
+    assert_eq!(lib["run"], false, "{lib}");
+    assert!(lib["why"].as_str().unwrap().contains("K = 32"), "{lib}");
+    // At 64 it runs: fast, slow and split against the instruction chain it is built of.
+    let (code, out, err) = mma(&["bench", "--gemm", "64", "--json", "--filter", "none"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let lib = &doc["gemm"]["library"];
+    for key in [
+        "dotunit_gemm_seconds",
+        "fast_seconds",
+        "slow_seconds",
+        "split3_seconds",
+    ] {
+        assert!(lib[key].as_f64().unwrap() > 0.0, "{key}: {lib}");
     }
 }

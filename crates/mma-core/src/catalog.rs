@@ -84,3 +84,14 @@ impl<A, O> Instruction<A, O> {
         self.unit.dot(a, b, c, &[], &[])
     }
 }
+
+/// A user's text as a message shows it: whole up to 60 characters, else its first 60 followed
+/// by `…` and its length in bytes, so that an error never grows with its input (a 5 MB
+/// architecture name gives a one-line message).
+pub fn clip(s: &str) -> String {
+    const MAX: usize = 60;
+    match s.char_indices().nth(MAX) {
+        None => s.to_string(),
+        Some((i, _)) => format!("{}… ({} bytes)", &s[..i], s.len()),
+    }
+}

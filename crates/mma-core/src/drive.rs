@@ -144,7 +144,9 @@ pub(crate) fn run(
 ) {
     use rayon::prelude::*;
     let par = |d: &mut [u64]| d.par_chunks_mut(chunk).enumerate().for_each(&f);
-    match threads {
+    // Never more threads than tasks: a pool of 4096 threads for one chunk costs seconds.
+    let tasks = d.len().div_ceil(chunk.max(1));
+    match threads.min(tasks.max(1)) {
         1 => d.chunks_mut(chunk).enumerate().for_each(&f),
         0 => par(d),
         t => match rayon::ThreadPoolBuilder::new().num_threads(t).build() {

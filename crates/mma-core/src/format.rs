@@ -99,6 +99,29 @@ impl Format {
         self.emin() - self.man_bits as i32
     }
 
+    /// Whether every finite value of `self` is also a value of `other` (no wider precision,
+    /// range or subnormal reach, and signed only where `other` is), so that a result rounded
+    /// to `self` can be stored exactly in `other`'s words (E8M13 in f32 words, say).
+    pub const fn values_within(&self, other: &Format) -> bool {
+        if self.man_bits > other.man_bits
+            || self.min_lsb_exp() < other.min_lsb_exp()
+            || (self.signed && !other.signed)
+        {
+            return false;
+        }
+        // Largest finite values, both as significands over `other`'s quantum at `other.emax`.
+        let e = self.emax() - self.man_bits as i32;
+        let eo = other.emax() - other.man_bits as i32;
+        let (s, o) = (self.max_sig(), other.max_sig());
+        if e >= eo {
+            let shift = (e - eo) as u32;
+            shift < 64 && (s << shift) >> shift == s && s << shift <= o
+        } else {
+            let shift = (eo - e) as u32;
+            shift >= 64 || (o << shift) >> shift != o || s <= o << shift
+        }
+    }
+
     pub const fn has_inf(&self) -> bool {
         matches!(self.specials, Specials::Ieee)
     }
@@ -340,19 +363,21 @@ pub const ALL: &[Format] = &[
     FP64, FP32, TF32, FP16, BF16, E5M2, E4M3, E4M3_FNUZ, E5M2_FNUZ, E3M2, E2M3, E2M1, UE8M0, UE4M3,
 ];
 
-/// Looks a format up by its name or a common alias (case-insensitive).
+/// Looks a format up by its name or a common alias (case-insensitive), PyTorch's and NumPy's
+/// dtype names included (`float32`, `float8_e4m3fn`, `torch.bfloat16`).
 pub fn by_name(name: &str) -> Option<Format> {
     let n = name.to_ascii_lowercase();
-    let canonical = match n.as_str() {
-        "fp64" | "f64" | "binary64" => "f64",
-        "fp32" | "f32" | "binary32" => "f32",
+    let n = n.strip_prefix("torch.").unwrap_or(&n);
+    let canonical = match n {
+        "fp64" | "f64" | "binary64" | "float64" | "double" => "f64",
+        "fp32" | "f32" | "binary32" | "float32" | "float" => "f32",
         "tf32" | "xf32" => "tf32",
-        "fp16" | "f16" | "binary16" | "half" => "f16",
+        "fp16" | "f16" | "binary16" | "half" | "float16" => "f16",
         "bf16" | "bfloat16" => "bf16",
-        "e5m2" | "fp8_e5m2" => "e5m2",
-        "e4m3" | "fp8_e4m3" | "e4m3fn" => "e4m3",
-        "e4m3fnuz" | "fp8" | "e4m3_fnuz" => "e4m3fnuz",
-        "e5m2fnuz" | "bf8" | "e5m2_fnuz" => "e5m2fnuz",
+        "e5m2" | "fp8_e5m2" | "float8_e5m2" => "e5m2",
+        "e4m3" | "fp8_e4m3" | "e4m3fn" | "float8_e4m3fn" => "e4m3",
+        "e4m3fnuz" | "fp8" | "e4m3_fnuz" | "float8_e4m3fnuz" => "e4m3fnuz",
+        "e5m2fnuz" | "bf8" | "e5m2_fnuz" | "float8_e5m2fnuz" => "e5m2fnuz",
         "e3m2" | "fp6_e3m2" => "e3m2",
         "e2m3" | "fp6_e2m3" => "e2m3",
         "e2m1" | "fp4" | "fp4_e2m1" => "e2m1",

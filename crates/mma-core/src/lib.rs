@@ -16,7 +16,8 @@
 //! - [`catalog`](mod@catalog): the row type every vendor catalog is a list of.
 //! - [`drive`]: the drivers built from one unit's dot products: [`DotUnit::mma`],
 //!   [`DotUnit::gemm`], [`Kernel::dots_threaded`]; [`split_k`]: split-K and its IEEE
-//!   reduction in D's format.
+//!   reduction in D's format; [`library`]: what a GPU library's GEMM returns (promotion,
+//!   split-K parts and their order, the epilogue), as a recipe of data.
 //! - [`unit`](mod@unit): a whole instruction (formats, block length, model) with the
 //!   K-chaining.
 //! - [`Kernel`]: a unit prepared once, with per-dot and lane paths bit-identical to the models
@@ -67,6 +68,7 @@ pub mod catalog;
 pub mod drive;
 pub mod format;
 mod kernel;
+pub mod library;
 pub mod model;
 pub mod models;
 pub mod round;

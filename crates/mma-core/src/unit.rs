@@ -335,11 +335,36 @@ impl DotUnit {
     /// # Panics
     /// As [`DotUnit::dot`], when the lengths do not fit.
     pub fn explain(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> Explanation {
+        self.explain_by_instruction(a.len().max(1), a, b, c, sa, sb)
+    }
+
+    /// As [`DotUnit::explain`] for `a.len() / k_step` instructions of K = `k_step` issued one
+    /// after another, each one's D fed back as the next one's C (a kernel's K loop): blocks
+    /// of `L_max` restart at every instruction boundary, so an instruction whose K is shorter
+    /// than its block (Hopper `m16n8k8` f16: K 8, `L_max` 16) ends a block early, as the
+    /// hardware does. `k_step >= a.len()` is [`DotUnit::explain`]. The result equals the
+    /// instructions' [`DotUnit::dot`]s chained by hand.
+    ///
+    /// # Panics
+    /// As [`DotUnit::dot`], when the lengths do not fit; when `k_step` is 0.
+    pub fn explain_by_instruction(
+        &self,
+        k_step: usize,
+        a: &[u64],
+        b: &[u64],
+        c: u64,
+        sa: &[u64],
+        sb: &[u64],
+    ) -> Explanation {
         self.assert_lengths(a, b, sa, sb);
+        assert!(
+            k_step > 0,
+            "explain_by_instruction: the instruction's K is 0"
+        );
         let f = &self.formats;
         let mut t = Trace::default();
         let (mut index, mut k0) = (0, 0);
-        let d = self.chain(a, b, c, sa, sb, |x| {
+        let d = self.chain_in(k_step, a, b, c, sa, sb, |x| {
             let k1 = k0 + x.a.len();
             let nums = |ws: &[u64], fmt: &Format| ws.iter().map(|&w| Num::word(w, fmt)).collect();
             let sf = f.scale.map_or(f.a, |(s, _)| s);
@@ -391,16 +416,36 @@ impl DotUnit {
         c: u64,
         sa: &[u64],
         sb: &[u64],
+        block: impl FnMut(&BlockIn<'_>) -> u64,
+    ) -> u64 {
+        self.chain_in(usize::MAX, a, b, c, sa, sb, block)
+    }
+
+    /// [`DotUnit::chain`] within instructions of K = `k_step`: a block never crosses a
+    /// multiple of `k_step` (`usize::MAX`: one instruction over the whole K).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn chain_in(
+        &self,
+        k_step: usize,
+        a: &[u64],
+        b: &[u64],
+        c: u64,
+        sa: &[u64],
+        sb: &[u64],
         mut block: impl FnMut(&BlockIn<'_>) -> u64,
     ) -> u64 {
         debug_assert_eq!(a.len(), b.len());
+        debug_assert!(k_step > 0);
         let f = &self.formats;
         let per_scale = f.scale.map_or(usize::MAX, |(_, n)| n);
         let mut acc = c;
         let mut c_fmt = &f.c;
         let mut k0 = 0;
         while k0 < a.len() || k0 == 0 {
-            let k1 = (k0 + self.block).min(a.len());
+            // The end of the instruction that holds k0 (saturating: `usize::MAX` is one).
+            let instr_end = (k0 / k_step).saturating_add(1).saturating_mul(k_step);
+            let k1 = (k0 + self.block).min(a.len()).min(instr_end);
             let (s0, s1) = if f.scale.is_some() {
                 (k0 / per_scale, k1.div_ceil(per_scale))
             } else {

@@ -506,6 +506,26 @@ impl TryFrom<&UnitFile> for DotUnit {
             };
         r.finish()?;
         check_ranges(&model)?;
+        check_output_formats(&model, &formats)?;
+        // The fused models form each product exactly in 64 bits (`term.rs`): the two
+        // significands must fit together (f64 × f64 does not; FMA and FTZ-MulAdd round it).
+        let sig_bits = formats.a.man_bits + formats.b.man_bits + 2;
+        if !matches!(model, Model::Fma(_) | Model::FtzMulAdd(_)) && sig_bits > 64 {
+            return Err(UnitFileError::Shape(format!(
+                "{}: {} × {} products need {sig_bits} significand bits; the fused models form them exactly in 64 (use FMA for f64)",
+                model.name(),
+                formats.a.name,
+                formats.b.name
+            )));
+        }
+        if let Some(k) = u.k {
+            let per = formats.scale.map_or(1, |(_, per)| per);
+            if k == 0 || !k.is_multiple_of(per) {
+                return Err(UnitFileError::Shape(format!(
+                    "\"k\" = {k} must be a positive multiple of the elements per scale factor ({per})"
+                )));
+            }
+        }
         Ok(DotUnit {
             formats,
             block: u.l_max,
@@ -513,6 +533,9 @@ impl TryFrom<&UnitFile> for DotUnit {
         })
     }
 }
+
+/// Largest magnitude of an exponent parameter (`e_zero` and the like).
+const MAX_EXP_PARAM: i32 = 4096;
 
 /// Parameter ranges the models' exact arithmetic is written for: a unit outside them would
 /// overflow the fixed-point sums, so it is refused when read rather than computed wrongly.
@@ -524,6 +547,31 @@ fn check_ranges(m: &Model) -> Result<(), UnitFileError> {
         msg: msg.into(),
     };
     let f_ok = |f: u32| (1..=60).contains(&f);
+    // Exponent parameters far beyond every format's range (f64 products reach 2^-2148) would
+    // overflow the shifts of the exact sums.
+    let exps: Vec<(&str, i32)> = match m {
+        Model::TFdpa(TFdpa { e_zero, .. })
+        | Model::StFdpa(StFdpa { e_zero, .. })
+        | Model::GstFdpa(GstFdpa { e_zero, .. })
+        | Model::SlicedFdpa(SlicedFdpa {
+            pass: TFdpa { e_zero, .. },
+            ..
+        }) => vec![("e_zero", *e_zero)],
+        Model::TrFdpa(t) => {
+            let mut v = vec![("e_zero_c", t.e_zero_c), ("e_norm_min", t.e_norm_min)];
+            v.extend(t.product_inf_exp.map(|x| ("product_inf_exp", x)));
+            v
+        }
+        Model::GtrFdpa(t) => vec![("e_zero_c", t.e_zero_c), ("e_norm_min", t.e_norm_min)],
+        _ => Vec::new(),
+    };
+    if let Some((key, v)) = exps.into_iter().find(|(_, v)| v.abs() > MAX_EXP_PARAM) {
+        return Err(bad(
+            key,
+            i64::from(v),
+            &format!("must be between -{MAX_EXP_PARAM} and {MAX_EXP_PARAM}"),
+        ));
+    }
     match m {
         Model::TFdpa(TFdpa { f, .. })
         | Model::StFdpa(StFdpa { f, .. })
@@ -548,8 +596,44 @@ fn check_ranges(m: &Model) -> Result<(), UnitFileError> {
         }
         Model::TrFdpa(t) if t.f2 > 60 => Err(bad("F2", i64::from(t.f2), "must be at most 60")),
         Model::GtrFdpa(t) if t.f2 > 60 => Err(bad("F2", i64::from(t.f2), "must be at most 60")),
+        Model::GtrFdpa(t) if t.c_drop > MAX_EXP_PARAM as u32 => Err(bad(
+            "c_drop",
+            i64::from(t.c_drop),
+            &format!("must be at most {MAX_EXP_PARAM}"),
+        )),
         _ => Ok(()),
     }
+}
+
+/// The format a model rounds to (`rho`, or FTZ-MulAdd's `acc`) must hold only values D can
+/// store: a result rounded to a wider format would be encoded into a word wider than D's.
+fn check_output_formats(m: &Model, f: &Formats) -> Result<(), UnitFileError> {
+    let (key, fmt) = match m {
+        Model::Fma(_) => return Ok(()),
+        Model::FtzMulAdd(p) => ("acc", p.acc),
+        Model::EFdpa(EFdpa { out })
+        | Model::TFdpa(TFdpa { out, .. })
+        | Model::StFdpa(StFdpa { out, .. })
+        | Model::GstFdpa(GstFdpa { out, .. })
+        | Model::TrFdpa(TrFdpa { out, .. })
+        | Model::GtrFdpa(GtrFdpa { out, .. })
+        | Model::SlicedFdpa(SlicedFdpa {
+            pass: TFdpa { out, .. },
+            ..
+        }) => ("rho", out.rho.fmt),
+    };
+    if fmt.values_within(&f.d) {
+        return Ok(());
+    }
+    Err(UnitFileError::Value {
+        model: m.name().into(),
+        key: key.into(),
+        value: fmt.name.into(),
+        msg: format!(
+            "{} holds values that D ({}) cannot store; use D's format or a narrower one",
+            fmt.name, f.d.name
+        ),
+    })
 }
 
 impl TryFrom<UnitFile> for DotUnit {

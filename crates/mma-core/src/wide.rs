@@ -49,78 +49,7 @@ impl WideSum {
 
     /// Adds `(-1)^neg · sig · 2^lsb`.
     pub fn add(&mut self, neg: bool, sig: u128, lsb: i32) {
-        if sig == 0 {
-            return;
-        }
-        let mut sig = sig;
-        let mut pos = lsb - self.lsb_exp;
-        if pos < 0 {
-            let drop = (-pos) as u32;
-            if drop >= 128 || sig & ((1u128 << drop) - 1) != 0 {
-                self.lost = true;
-            }
-            sig = if drop >= 128 { 0 } else { sig >> drop };
-            pos = 0;
-            if sig == 0 {
-                return;
-            }
-        }
-        let top = pos + (128 - sig.leading_zeros() as i32);
-        if top > Self::SPAN {
-            // Beyond the accumulator: no model forms such a term (their ranges are documented
-            // above); record the loss instead of wrapping around.
-            debug_assert!(false, "term 2^{lsb} beyond the accumulator");
-            self.lost = true;
-            return;
-        }
-        let limb = (pos / 64) as usize;
-        let off = (pos % 64) as u32;
-        // The term spread over up to three limbs.
-        let lo = (sig << off) as u64;
-        let mid = if off == 0 {
-            (sig >> 64) as u64
-        } else {
-            (sig >> (64 - off)) as u64
-        };
-        let hi = if off == 0 {
-            0
-        } else {
-            (sig >> (128 - off)) as u64
-        };
-        let parts = [lo, mid, hi];
-        if neg {
-            self.sub_parts(limb, &parts);
-        } else {
-            self.add_parts(limb, &parts);
-        }
-    }
-
-    fn add_parts(&mut self, limb: usize, parts: &[u64; 3]) {
-        let mut carry = 0u64;
-        for i in limb..LIMBS {
-            let p = if i - limb < 3 { parts[i - limb] } else { 0 };
-            let (s1, c1) = self.limbs[i].overflowing_add(p);
-            let (s2, c2) = s1.overflowing_add(carry);
-            self.limbs[i] = s2;
-            carry = (c1 | c2) as u64;
-            if carry == 0 && i - limb >= 2 {
-                break;
-            }
-        }
-    }
-
-    fn sub_parts(&mut self, limb: usize, parts: &[u64; 3]) {
-        let mut borrow = 0u64;
-        for i in limb..LIMBS {
-            let p = if i - limb < 3 { parts[i - limb] } else { 0 };
-            let (s1, b1) = self.limbs[i].overflowing_sub(p);
-            let (s2, b2) = s1.overflowing_sub(borrow);
-            self.limbs[i] = s2;
-            borrow = (b1 | b2) as u64;
-            if borrow == 0 && i - limb >= 2 {
-                break;
-            }
-        }
+        self.lost |= add_to(&mut self.limbs, self.lsb_exp, neg, sig, lsb);
     }
 
     pub fn is_zero(&self) -> bool {
@@ -129,64 +58,165 @@ impl WideSum {
 
     /// The sum as sign, top 128 significant bits, their exponent, and a sticky bit for the rest.
     pub fn to_exact(&self) -> Exact {
-        let neg = self.limbs[LIMBS - 1] >> 63 == 1;
-        let mut mag = self.limbs;
+        exact_of(self.limbs, self.lsb_exp, self.lost)
+    }
+}
+
+/// An exact sum as [`WideSum`], sized for the span of its terms when that exceeds
+/// [`WideSum::SPAN`] (f64 products, say, span 4,200 bits): the rare case, allocated.
+#[derive(Clone, Debug)]
+pub struct BigSum {
+    limbs: Vec<u64>,
+    lost: bool,
+    lsb_exp: i32,
+}
+
+impl BigSum {
+    /// An accumulator for terms whose bits lie in `[2^lsb_exp, 2^top_exp)`, with room for the
+    /// carries of up to 256 terms.
+    pub fn spanning(lsb_exp: i32, top_exp: i32) -> BigSum {
+        let bits = (top_exp - lsb_exp).max(0) as usize + 8 + 1;
+        BigSum {
+            limbs: vec![0; bits.div_ceil(64)],
+            lost: false,
+            lsb_exp,
+        }
+    }
+
+    pub fn add(&mut self, neg: bool, sig: u128, lsb: i32) {
+        self.lost |= add_to(&mut self.limbs, self.lsb_exp, neg, sig, lsb);
+    }
+
+    pub fn to_exact(&self) -> Exact {
+        exact_of(self.limbs.clone(), self.lsb_exp, self.lost)
+    }
+}
+
+/// Adds `(-1)^neg · sig · 2^lsb` into two's-complement `limbs` whose least significant bit
+/// weighs `2^lsb_exp`; returns whether bits were lost (below the anchor, or beyond the top).
+fn add_to(limbs: &mut [u64], lsb_exp: i32, neg: bool, sig: u128, lsb: i32) -> bool {
+    if sig == 0 {
+        return false;
+    }
+    let mut lost = false;
+    let mut sig = sig;
+    let mut pos = lsb - lsb_exp;
+    if pos < 0 {
+        let drop = (-pos) as u32;
+        if drop >= 128 || sig & ((1u128 << drop) - 1) != 0 {
+            lost = true;
+        }
+        sig = if drop >= 128 { 0 } else { sig >> drop };
+        pos = 0;
+        if sig == 0 {
+            return lost;
+        }
+    }
+    let span = 64 * limbs.len() as i32 - 8;
+    let top = pos + (128 - sig.leading_zeros() as i32);
+    if top > span {
+        // Beyond the accumulator: no model forms such a term (their ranges are documented
+        // above); record the loss instead of wrapping around.
+        debug_assert!(false, "term 2^{lsb} beyond the accumulator");
+        return true;
+    }
+    let limb = (pos / 64) as usize;
+    let off = (pos % 64) as u32;
+    // The term spread over up to three limbs.
+    let lo = (sig << off) as u64;
+    let mid = if off == 0 {
+        (sig >> 64) as u64
+    } else {
+        (sig >> (64 - off)) as u64
+    };
+    let hi = if off == 0 {
+        0
+    } else {
+        (sig >> (128 - off)) as u64
+    };
+    let parts = [lo, mid, hi];
+    let n = limbs.len();
+    let mut carry = 0u64;
+    for i in limb..n {
+        let p = if i - limb < 3 { parts[i - limb] } else { 0 };
+        let (s1, c1, s2, c2);
         if neg {
-            // Two's complement negation.
-            let mut carry = 1u64;
-            for l in mag.iter_mut() {
-                let (s, c) = (!*l).overflowing_add(carry);
-                *l = s;
-                carry = c as u64;
-            }
+            (s1, c1) = limbs[i].overflowing_sub(p);
+            (s2, c2) = s1.overflowing_sub(carry);
+        } else {
+            (s1, c1) = limbs[i].overflowing_add(p);
+            (s2, c2) = s1.overflowing_add(carry);
         }
-        let Some(top) = (0..LIMBS).rev().find(|&i| mag[i] != 0) else {
-            return Exact {
-                neg,
-                mag: 0,
-                exp: self.lsb_exp,
-                sticky: self.lost,
-            };
-        };
-        // Take two limbs below and including the top one, normalised to 128 bits.
-        let lz = mag[top].leading_zeros();
-        let bit_top = top as i32 * 64 + 63 - lz as i32; // index of the leading one
-        let lo_bit = bit_top - 127; // index of the lowest bit kept
-        let mut m: u128 = 0;
-        let mut sticky = self.lost;
-        for (i, &limb) in mag.iter().enumerate().take(top + 1) {
-            let base = i as i32 * 64;
-            if base + 64 <= lo_bit {
-                sticky |= limb != 0;
-                continue;
-            }
-            let rel = base - lo_bit;
-            if rel >= 0 {
-                m |= (limb as u128) << rel;
-            } else {
-                let cut = (-rel) as u32;
-                sticky |= limb & ((1u64 << cut) - 1) != 0;
-                m |= (limb >> cut) as u128;
-            }
+        limbs[i] = s2;
+        carry = (c1 | c2) as u64;
+        if carry == 0 && i - limb >= 2 {
+            break;
         }
-        if lo_bit < 0 {
-            // Fewer than 128 significant bits in all: the value is exact as an integer.
-            let mut v: u128 = 0;
-            for i in (0..=top).rev() {
-                v = (v << 64) | mag[i] as u128;
-            }
-            return Exact {
-                neg,
-                mag: v,
-                exp: self.lsb_exp,
-                sticky: self.lost,
-            };
+    }
+    lost
+}
+
+/// The value of two's-complement `mag` (least significant bit `2^lsb_exp`) as sign, top 128
+/// significant bits, their exponent, and a sticky bit for the rest (and `lost`).
+fn exact_of<L: AsMut<[u64]> + AsRef<[u64]>>(mut limbs: L, lsb_exp: i32, lost: bool) -> Exact {
+    let mag = limbs.as_mut();
+    let n = mag.len();
+    let neg = mag[n - 1] >> 63 == 1;
+    if neg {
+        // Two's complement negation.
+        let mut carry = 1u64;
+        for l in mag.iter_mut() {
+            let (s, c) = (!*l).overflowing_add(carry);
+            *l = s;
+            carry = c as u64;
         }
-        Exact {
+    }
+    let Some(top) = (0..n).rev().find(|&i| mag[i] != 0) else {
+        return Exact {
             neg,
-            mag: m,
-            exp: self.lsb_exp + lo_bit,
-            sticky,
+            mag: 0,
+            exp: lsb_exp,
+            sticky: lost,
+        };
+    };
+    // Take two limbs below and including the top one, normalised to 128 bits.
+    let lz = mag[top].leading_zeros();
+    let bit_top = top as i32 * 64 + 63 - lz as i32; // index of the leading one
+    let lo_bit = bit_top - 127; // index of the lowest bit kept
+    let mut m: u128 = 0;
+    let mut sticky = lost;
+    for (i, &limb) in mag.iter().enumerate().take(top + 1) {
+        let base = i as i32 * 64;
+        if base + 64 <= lo_bit {
+            sticky |= limb != 0;
+            continue;
         }
+        let rel = base - lo_bit;
+        if rel >= 0 {
+            m |= (limb as u128) << rel;
+        } else {
+            let cut = (-rel) as u32;
+            sticky |= limb & ((1u64 << cut) - 1) != 0;
+            m |= (limb >> cut) as u128;
+        }
+    }
+    if lo_bit < 0 {
+        // Fewer than 128 significant bits in all: the value is exact as an integer.
+        let mut v: u128 = 0;
+        for i in (0..=top).rev() {
+            v = (v << 64) | mag[i] as u128;
+        }
+        return Exact {
+            neg,
+            mag: v,
+            exp: lsb_exp,
+            sticky: lost,
+        };
+    }
+    Exact {
+        neg,
+        mag: m,
+        exp: lsb_exp + lo_bit,
+        sticky,
     }
 }

@@ -164,6 +164,62 @@ fn e_fdpa_rounds_the_exact_sum_once() {
     );
 }
 
+/// E-FDPA with an f64 C (a unit file may have one): with zero products and a C far below the
+/// fixed anchor of 2^-352 the exact sum is C itself, so D is C, in the plain model, its trace
+/// and the kernel alike. Before, the plain model's window stayed anchored for the products and
+/// folded C's bits below 2^-352 into a sticky bit (D 0 in RNE, 2^-1074 in RU), while the kernel
+/// returned C: `explain` and `dot` disagreed.
+#[test]
+fn e_fdpa_sums_a_tiny_f64_c_exactly() {
+    let out = |mode| Output {
+        rho: OutputRounding {
+            fmt: format::FP64,
+            mode,
+            opts: RoundOpts::IEEE,
+        },
+        nan: NanStyle::DefaultQuiet,
+        neg_zero_to_pos: false,
+    };
+    for mode in [Rounding::NearestEven, Rounding::Up, Rounding::TowardZero] {
+        let u = DotUnit {
+            formats: Formats {
+                a: format::FP16,
+                b: format::FP16,
+                c: format::FP64,
+                d: format::FP64,
+                scale: None,
+            },
+            block: 4,
+            model: Model::EFdpa(EFdpa { out: out(mode) }),
+        };
+        // 2^-1000 = 0x0170000000000000 (biased exponent 23); 3·2^-1070 is subnormal
+        // (0x0000000000000018: 24·2^-1074).
+        for c in [
+            0x0170_0000_0000_0000u64,
+            0x0000_0000_0000_0018,
+            0x8170_0000_0000_0000,
+        ] {
+            let (a, b) = ([0u64; 4], [ONE; 4]);
+            assert_eq!(u.dot_plain(&a, &b, c, &[], &[]), c, "{mode:?} {c:#x}");
+            assert_eq!(u.dot(&a, &b, c, &[], &[]), c, "{mode:?} {c:#x}");
+            assert_eq!(u.explain(&a, &b, c, &[], &[]).d, c, "{mode:?} {c:#x}");
+            // With a product of 1: 1 + 2^-1000 rounds to 1 (RNE, RZ) or to 1 + 2^-52 (RU).
+            let (a1, b1) = ([ONE, 0, 0, 0], [ONE; 4]);
+            let want = match (mode, c >> 63) {
+                (Rounding::Up, 0) => 0x3FF0_0000_0000_0001,
+                (Rounding::TowardZero, 1) => 0x3FEF_FFFF_FFFF_FFFF,
+                _ => 0x3FF0_0000_0000_0000,
+            };
+            assert_eq!(
+                u.dot_plain(&a1, &b1, c, &[], &[]),
+                want,
+                "{mode:?} 1 + {c:#x}"
+            );
+            assert_eq!(u.dot(&a1, &b1, c, &[], &[]), want, "{mode:?} 1 + {c:#x}");
+        }
+    }
+}
+
 #[test]
 fn fma_chain_rounds_after_every_step() {
     // fp32: c = fma(1, 1, 2^-24) = 1 + 2^-24 -> RNE 1.0 (tie, even); then fma(2^-24·1) + 1 ->

@@ -9,6 +9,9 @@
 //!   checked against the NVIDIA catalog.
 //! - [`errors`] (feature `oracle`): error reports of catalog instructions against the exact
 //!   oracle.
+//! - [`hw_lib`] (feature `nvidia`): library-level recordings laid out like `shared/hw-lib`
+//!   (whole `torch._scaled_mm` calls), read and checked against a GPU library platform.
+//! - [`out`]: files the tools write, never one of their inputs and never half written.
 //!
 //! The facade `mma` re-exports these modules as `mma::cases`, `mma::hw` and `mma::errors`; the
 //! arithmetic crates (`mma-core`, the catalogs) read no files.
@@ -28,9 +31,13 @@ mod lines;
 pub use lines::{Line, Lines, MAX_LINE};
 
 pub mod cases;
+pub mod out;
 
 #[cfg(feature = "nvidia")]
 pub mod hw;
+
+#[cfg(feature = "nvidia")]
+pub mod hw_lib;
 
 #[cfg(feature = "oracle")]
 pub mod errors;

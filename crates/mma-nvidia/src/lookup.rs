@@ -135,7 +135,7 @@ fn op_of_ptx(name: &str) -> Option<Op> {
 /// (`H100`), case-insensitive, ignoring spaces, dashes and underscores.
 pub fn parse_arch(name: &str) -> Result<Arch, CatalogError> {
     arch_named(name).ok_or_else(|| CatalogError::UnknownArch {
-        name: name.to_string(),
+        name: mma_core::catalog::clip(name),
         known: closest(name, known_arch_names().map(str::to_string)).join(", "),
     })
 }
@@ -151,7 +151,7 @@ pub fn find(
     let op = match op {
         Some(o) => Some(Op::parse(o).ok_or_else(|| {
             CatalogError::UnknownOp {
-                name: o.to_string(),
+                name: mma_core::catalog::clip(o),
                 near: closest(o, Op::ALL.iter().map(|op| op.name().to_string()))
                     .into_iter()
                     .take(1)
@@ -195,7 +195,7 @@ pub fn find_in(
         if !others.is_empty() {
             return Err(CatalogError::UnknownInstruction {
                 arch: arch.name().to_string(),
-                name: format!("{name} (op {})", op.name()),
+                name: format!("{} (op {})", mma_core::catalog::clip(name), op.name()),
                 hint: format!(
                     "; it is a {} instruction there: use op {} or leave op out",
                     others.join("/"),
@@ -224,7 +224,7 @@ pub fn find_in(
     };
     Err(CatalogError::UnknownInstruction {
         arch: arch.name().to_string(),
-        name: name.to_string(),
+        name: mma_core::catalog::clip(name),
         hint,
     })
 }
@@ -235,6 +235,10 @@ pub fn find_in(
 /// exist only they are offered; otherwise names missing fewer parts come first, then by edit
 /// distance.
 pub(crate) fn closest(key: &str, names: impl Iterator<Item = String>) -> Vec<String> {
+    // No name is that long: an edit distance to a huge input would only cost time.
+    if key.len() > 200 {
+        return Vec::new();
+    }
     let key = key.to_ascii_lowercase();
     let parts: Vec<&str> = key.split('.').filter(|p| !p.is_empty()).collect();
     let mut scored: Vec<(usize, usize, String)> = names

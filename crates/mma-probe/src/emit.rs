@@ -366,6 +366,12 @@ pub const SAMPLERS: [&str; 6] = ["bits", "narrow", "wide", "cancel", "zeros", "s
 /// `n` random records, drawn in turn from the [`SAMPLERS`]; a function of `seed`, the formats
 /// and K.
 pub fn random(spec: &Spec, n: usize, seed: u64) -> Vec<Record> {
+    random_iter(spec, n, seed).collect()
+}
+
+/// As [`random`], one record at a time, the same records in the same order: `mma probe emit`
+/// streams them to its file, so that any count costs constant memory.
+pub fn random_iter(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Record> + '_ {
     let f = spec.formats;
     let mut h = seed ^ (spec.k as u64).rotate_left(17);
     for x in [f.a.name, f.b.name, f.c.name, f.d.name] {
@@ -374,12 +380,10 @@ pub fn random(spec: &Spec, n: usize, seed: u64) -> Vec<Record> {
         }
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(h);
-    (0..n)
-        .map(|i| {
-            let s = SAMPLERS[i % SAMPLERS.len()];
-            sample(spec, s, &mut rng)
-        })
-        .collect()
+    (0..n).map(move |i| {
+        let s = SAMPLERS[i % SAMPLERS.len()];
+        sample(spec, s, &mut rng)
+    })
 }
 
 fn sample(spec: &Spec, sampler: &str, rng: &mut Xoshiro256PlusPlus) -> Record {

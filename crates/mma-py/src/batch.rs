@@ -4,6 +4,7 @@
 //! formats, `Job::load_bytes`) or widened to the engine's `u64` words (`Job::load`), checking
 //! every encoding on the way.
 
+use crate::run;
 use mma::core::{Format, Kernel};
 use numpy::PyReadonlyArrayDyn;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -517,14 +518,20 @@ impl Job<'_> {
 
     /// Rows `r0..r1` straight from the caller's words, without widening or copying: where A
     /// and B hold one element per word, every word of their width is a valid encoding (nothing
-    /// to check), they have the same width, and there are no scale factors (so the unit's own
-    /// K-chaining over the whole row, block results fed on as C, is the instruction chain).
-    /// `false` (nothing written) otherwise.
+    /// to check), they have the same width, there are no scale factors, and the unit's own
+    /// K-chaining over the whole row (blocks of `L_max`, each result fed on as C) is the
+    /// instruction chain: one instruction, or instructions whose K is a whole number of
+    /// blocks. An instruction whose K is shorter than its block (Hopper `m16n8k8` f16, K 8 and
+    /// `L_max` 16) ends a block early at every instruction boundary, which the whole-row
+    /// chaining would not. `false` (nothing written) otherwise.
     fn direct(&self, (r0, r1): (usize, usize), c: &[u64], d: &mut [u64]) -> bool {
-        let f = &self.kernel.unit.formats;
+        let unit = &self.kernel.unit;
+        let f = &unit.formats;
         let valid =
             |src: &Src<'_>, fmt: &Format| fmt.is_valid_encoding(u64::MAX >> (64 - src.bits()));
-        if self.layout != Layout::Plain
+        let chains_alike = self.k == self.k_step || self.k_step.is_multiple_of(unit.block);
+        if !chains_alike
+            || self.layout != Layout::Plain
             || f.scale.is_some()
             || !valid(&self.a, &f.a)
             || !valid(&self.b, &f.b)
@@ -629,33 +636,19 @@ impl Job<'_> {
         Ok(())
     }
 
-    /// Every row; the first bad word (in row-chunk order, so the same for any thread count)
-    /// is the error.
-    pub fn run<T: Word>(&self, threads: usize) -> Result<Vec<T>, Bad> {
-        use rayon::prelude::*;
+    /// Every row, in chunks over threads (`run::chunked`: Ctrl-C stops it between rounds);
+    /// the first bad word (in row-chunk order, so the same for any thread count) is the error.
+    /// Call it with the GIL released.
+    pub fn run<T: Word>(&self, threads: usize) -> PyResult<Vec<T>> {
         let n = self.c.len();
         let chunk = (CHUNK_ELEMENTS / self.k_step.max(1)).max(64) / 8 * 8;
-        let mut d = vec![T::default(); n];
-        let work = |d: &mut [T]| -> Result<(), Bad> {
-            let results: Vec<Result<(), Bad>> = d
-                .par_chunks_mut(chunk)
-                .enumerate()
-                .map(|(i, ch)| self.chunk(i * chunk, ch))
-                .collect();
-            results.into_iter().collect()
-        };
-        match threads {
-            1 => {
-                for (i, ch) in d.chunks_mut(chunk).enumerate() {
-                    self.chunk(i * chunk, ch)?;
-                }
-            }
-            0 => work(&mut d)?,
-            t => match rayon::ThreadPoolBuilder::new().num_threads(t).build() {
-                Ok(pool) => pool.install(|| work(&mut d))?,
-                Err(_) => work(&mut d)?,
+        let mut d = run::zeroed::<T>(n, "d")?;
+        run::chunked(&mut d, chunk, threads, |r0, out| self.chunk(r0, out)).map_err(
+            |e| match e {
+                run::Stop::Failed(bad) => bad.into_py_err(),
+                run::Stop::Python(e) => e,
             },
-        }
+        )?;
         Ok(d)
     }
 }

@@ -9,6 +9,8 @@
 //! `DotUnit` (`kernel`, `gemm`, `scales_for`), `Kernel::dots` and `Format`.
 
 mod batch;
+mod library;
+mod run;
 mod values;
 
 use mma::core::{DotUnit, Format, Kernel};
@@ -57,6 +59,8 @@ fn fmt_info<'py>(py: Python<'py>, f: &Format) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("name", f.name)?;
     d.set_item("storage_bits", f.storage_bits)?;
     d.set_item("width", f.width())?;
+    d.set_item("exp_bits", f.exp_bits)?;
+    d.set_item("man_bits", f.man_bits)?;
     d.set_item("lsb", f.lsb)?;
     Ok(d)
 }
@@ -173,21 +177,18 @@ impl PyUnit {
             k_step,
         };
         job.check()?;
-        let err = |e: batch::Bad| e.into_py_err();
+        let threads = run::threads(threads)?;
         Ok(match self.unit.formats.d.storage_bits {
             16 => py
-                .detach(|| job.run::<u16>(threads))
-                .map_err(err)?
+                .detach(|| job.run::<u16>(threads))?
                 .into_pyarray(py)
                 .into_any(),
             32 => py
-                .detach(|| job.run::<u32>(threads))
-                .map_err(err)?
+                .detach(|| job.run::<u32>(threads))?
                 .into_pyarray(py)
                 .into_any(),
             _ => py
-                .detach(|| job.run::<u64>(threads))
-                .map_err(err)?
+                .detach(|| job.run::<u64>(threads))?
                 .into_pyarray(py)
                 .into_any(),
         })
@@ -226,10 +227,9 @@ impl PyUnit {
             b: bv,
             c: cv,
         };
-        let d = py
-            .detach(|| job.run(threads))
-            .map_err(PyValueError::new_err)?;
-        Ok(words_array(py, d, &self.unit.formats.d))
+        let threads = run::threads(threads)?;
+        let d = py.detach(|| job.run(threads))?;
+        words_array(py, d, &self.unit.formats.d)
     }
 
     fn __repr__(&self) -> String {
@@ -251,28 +251,25 @@ fn view<'a>(x: &'a PyReadonlyArray2<'_, f64>, what: &str) -> PyResult<&'a [f64]>
         .map_err(|e| PyValueError::new_err(format!("{what}: {e}")))
 }
 
-/// D's words as a NumPy array of the storage width (uint8/16/32/64).
-fn words_array<'py>(py: Python<'py>, d: Vec<u64>, f: &Format) -> Bound<'py, PyAny> {
+/// D's words as a NumPy array of the storage width (uint8/16/32/64); the narrow copy is
+/// allocated fallibly (a `MemoryError`, not an abort).
+fn words_array<'py>(py: Python<'py>, d: Vec<u64>, f: &Format) -> PyResult<Bound<'py, PyAny>> {
+    fn narrow<'py, T: Copy + Default + numpy::Element>(
+        py: Python<'py>,
+        d: &[u64],
+        cast: impl Fn(u64) -> T,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut out = run::zeroed::<T>(d.len(), "D")?;
+        for (o, &x) in out.iter_mut().zip(d) {
+            *o = cast(x);
+        }
+        Ok(out.into_pyarray(py).into_any())
+    }
     match f.storage_bits {
-        8 => d
-            .into_iter()
-            .map(|x| x as u8)
-            .collect::<Vec<_>>()
-            .into_pyarray(py)
-            .into_any(),
-        16 => d
-            .into_iter()
-            .map(|x| x as u16)
-            .collect::<Vec<_>>()
-            .into_pyarray(py)
-            .into_any(),
-        32 => d
-            .into_iter()
-            .map(|x| x as u32)
-            .collect::<Vec<_>>()
-            .into_pyarray(py)
-            .into_any(),
-        _ => d.into_pyarray(py).into_any(),
+        8 => narrow(py, &d, |x| x as u8),
+        16 => narrow(py, &d, |x| x as u16),
+        32 => narrow(py, &d, |x| x as u32),
+        _ => Ok(d.into_pyarray(py).into_any()),
     }
 }
 
@@ -367,7 +364,8 @@ fn catalog<'py>(
     let vendor = vendor.map(str::to_ascii_lowercase);
     if let Some(v) = vendor.as_deref().filter(|v| *v != "nvidia" && *v != "amd") {
         return Err(PyKeyError::new_err(format!(
-            "vendor {v:?} is unknown; expected \"nvidia\" or \"amd\""
+            "vendor: {} is unknown; expected \"nvidia\" or \"amd\"",
+            short(v)
         )));
     }
     let (nv_arch, amd_arch) = match arch {
@@ -379,8 +377,22 @@ fn catalog<'py>(
     };
     if let (Some(a), None, None) = (arch, nv_arch, amd_arch) {
         return Err(PyKeyError::new_err(format!(
-            "unknown architecture {a:?}; expected an NVIDIA or AMD architecture, PTX target or product (e.g. Hopper, sm_90, H100, CDNA3, MI300X)"
+            "arch: unknown architecture {}; expected an NVIDIA or AMD architecture, PTX target or product (e.g. Hopper, sm_90, H100, CDNA3, MI300X)",
+            short(a)
         )));
+    }
+    // An architecture of the other vendor is an error, not an empty list.
+    let known_to = |v: &str| match v {
+        "nvidia" => nv_arch.is_some(),
+        _ => amd_arch.is_some(),
+    };
+    if let (Some(a), Some(v)) = (arch, vendor.as_deref()) {
+        if !known_to(v) {
+            return Err(PyKeyError::new_err(format!(
+                "arch: {} is not among the {v} architectures",
+                short(a)
+            )));
+        }
     }
     let want = |v: &str| vendor.as_deref().is_none_or(|w| w == v);
     let mut out = Vec::new();
@@ -522,6 +534,16 @@ fn amd_known_difference(
     Ok(mma::amd::known_difference(i, &a, &b, c).map(|d| format!("{d:?}")))
 }
 
+/// A user's text quoted for a message, cut to 60 characters (a 5 MB name gives a short
+/// error, not a 5 MB one).
+fn short(s: &str) -> String {
+    const MAX: usize = 60;
+    match s.char_indices().nth(MAX) {
+        None => format!("{s:?}"),
+        Some((i, _)) => format!("{:?}... ({} bytes)", &s[..i], s.len()),
+    }
+}
+
 #[pymodule]
 fn _mma(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyUnit>()?;
@@ -530,5 +552,7 @@ fn _mma(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(amd_known_difference, m)?)?;
+    m.add_function(wrap_pyfunction!(library::scaled_mm, m)?)?;
+    m.add_function(wrap_pyfunction!(library::platform_info, m)?)?;
     Ok(())
 }

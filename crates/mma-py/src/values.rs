@@ -1,8 +1,11 @@
 //! `Unit.matmul`: real values to storage words (exactly, or an error naming the element), then
 //! the engine's matrix driver (`DotUnit::gemm`: instruction-K steps, D fed back as C).
 
+use crate::run;
 use mma::core::GemmIn;
 use mma::core::{DotUnit, Format, Value};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
 
 /// The word of `fmt` that holds `x` exactly; `None` when no word does.
 pub fn encode_exact(fmt: &Format, x: f64) -> Option<u64> {
@@ -82,34 +85,40 @@ fn words(
     xs: &[f64],
     cols: usize,
     order: impl Fn(usize) -> usize,
-) -> Result<Vec<u64>, String> {
-    let mut out = vec![0u64; xs.len()];
+) -> PyResult<Vec<u64>> {
+    let mut out = run::zeroed::<u64>(xs.len(), name)?;
     for (i, &x) in xs.iter().enumerate() {
         match encode_exact(fmt, x) {
             Some(w) => out[order(i)] = w,
             None => {
-                return Err(format!(
+                return Err(PyValueError::new_err(format!(
                     "{name}[{}, {}] = {x:?} is not exactly representable in {} (the instruction's {} format)",
                     i / cols.max(1),
                     i % cols.max(1),
                     fmt.name,
                     name
-                ))
+                )))
             }
         }
     }
     Ok(out)
 }
 
+/// Multiply-adds per round of rows (`Matmul::run`): a round is one `DotUnit::gemm` call over
+/// all threads, after which Ctrl-C is checked; B's decoding, once per call, stays a small
+/// share of a round.
+const ROUND_WORK: usize = 1 << 28;
+
 impl Matmul<'_> {
-    pub fn run(&self, threads: usize) -> Result<Vec<u64>, String> {
+    /// D's words, row-major. Call it with the GIL released.
+    pub fn run(&self, threads: usize) -> PyResult<Vec<u64>> {
         let f = &self.unit.formats;
         let (m, n, k) = (self.m, self.n, self.k);
         if k == 0 || k % self.k_step != 0 {
-            return Err(format!(
+            return Err(PyValueError::new_err(format!(
                 "K = {k} is not a positive multiple of the instruction's K = {}",
                 self.k_step
-            ));
+            )));
         }
         let a = words("A", &f.a, self.a, k, |i| i)?;
         // B row-major k×n to columns (n rows of k).
@@ -117,21 +126,43 @@ impl Matmul<'_> {
         let c = words("C", &f.c, self.c, n, |i| i)?;
         let s = self.unit.scales_for(k);
         let one = match &f.scale {
-            Some((sf, _)) => encode_exact(sf, 1.0).ok_or("scale format cannot hold 1")?,
+            Some((sf, _)) => encode_exact(sf, 1.0)
+                .ok_or_else(|| PyValueError::new_err("the scale format cannot hold 1"))?,
             None => 0,
         };
-        let (sa, sb) = (vec![one; m * s], vec![one; n * s]);
-        let mut d = vec![0u64; m * n];
-        let x = GemmIn {
-            a: &a,
-            b_cols: &b,
-            c: &c,
-            scale_a: &sa,
-            scale_b: &sb,
-        };
-        self.unit
-            .gemm((m, n, k), self.k_step, &x, &mut d, threads)
-            .map_err(|e| e.to_string())?;
+        let mut sa = run::zeroed::<u64>(m * s, "scale_a")?;
+        let mut sb = run::zeroed::<u64>(n * s, "scale_b")?;
+        sa.fill(one);
+        sb.fill(one);
+        let mut d = run::zeroed::<u64>(m * n, "D")?;
+        if m == 0 || n == 0 {
+            return Ok(d);
+        }
+        // Rows in rounds; one pool for the whole call.
+        let rows = (ROUND_WORK / n.saturating_mul(k).max(1)).clamp(8, m.max(8));
+        let t = threads.min(m.div_ceil(8));
+        let pool = (t > 1)
+            .then(|| rayon::ThreadPoolBuilder::new().num_threads(t).build().ok())
+            .flatten();
+        let inner = if t == 1 { 1 } else { 0 };
+        for r0 in (0..m).step_by(rows) {
+            let r1 = (r0 + rows).min(m);
+            let x = GemmIn {
+                a: &a[r0 * k..r1 * k],
+                b_cols: &b,
+                c: &c[r0 * n..r1 * n],
+                scale_a: &sa[r0 * s..r1 * s],
+                scale_b: &sb,
+            };
+            let dr = &mut d[r0 * n..r1 * n];
+            let mut call = || self.unit.gemm((r1 - r0, n, k), self.k_step, &x, dr, inner);
+            match &pool {
+                Some(p) => p.install(call),
+                None => call(),
+            }
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            Python::attach(|py| py.check_signals())?;
+        }
         Ok(d)
     }
 }

@@ -46,7 +46,9 @@ def test_catalog_rows():
     assert cdna3 and all(r["arch"] == "CDNA3" and r["mnemonic"] for r in cdna3)
     assert set(rows[0]) == {"vendor", "arch", "op", "instr", "k", "ptx", "mnemonic", "model",
                             "parameters", "note"}
-    assert mma.catalog(vendor="amd", arch="Hopper") == []
+    # An architecture of the other vendor is an error naming the argument, not an empty list.
+    with pytest.raises(KeyError, match="arch: .*Hopper.* is not among the amd architectures"):
+        mma.catalog(vendor="amd", arch="Hopper")
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 //! `cargo xtask fuzz`: bounded random testing of every input boundary and every model, on
 //! stable Rust (no cargo-fuzz, which needs nightly and LLVM's libFuzzer).
 //!
-//! Four targets share the time given:
+//! Five targets share the time given:
 //! - `models`: every distinct unit of both catalogs over arbitrary operand words (random bits,
 //!   special values, near-cancelling values, scales), the per-dot kernel, the lane batch
 //!   (`Kernel::dots`) and the plain model compared bit for bit, at K = the instruction's K
@@ -9,7 +9,9 @@
 //! - `cases`: case-file lines mutated byte by byte and field by field through the parser,
 //!   the instruction look-up, the operand checks and the evaluation;
 //! - `hw`: hardware-record folders with mutated files through the reader and the checker;
-//! - `values`: the command line's value parsers and name look-ups over arbitrary strings.
+//! - `values`: the command line's value parsers and name look-ups over arbitrary strings;
+//! - `units`: unit files, valid and not, through the loader, and every accepted unit through
+//!   the kernel, the plain model, the trace and the matrix driver.
 //!
 //! A finding is a panic, or (models) a disagreement between the paths; each is printed with
 //! what reproduces it (target, seed, iteration, the input), and the run exits non-zero. A
@@ -17,6 +19,7 @@
 
 mod inputs;
 mod models;
+mod units;
 
 use anyhow::{bail, Result};
 use rand::{Rng, SeedableRng};
@@ -30,11 +33,11 @@ pub struct Opts {
     /// Wall-clock budget for all targets together.
     pub seconds: f64,
     pub seed: u64,
-    /// The targets to run (all four when empty).
+    /// The targets to run (all of them when empty).
     pub targets: Vec<String>,
 }
 
-pub const TARGETS: [&str; 4] = ["models", "cases", "hw", "values"];
+pub const TARGETS: [&str; 5] = ["models", "cases", "hw", "values", "units"];
 
 /// One problem found.
 #[derive(Debug)]
@@ -141,6 +144,7 @@ pub fn run(root: &Path, o: &Opts) -> Result<Outcome> {
                     "models" => model_state.step(ctx),
                     "cases" => inputs::case_step(ctx, &seeds),
                     "hw" => inputs::hw_step(ctx, &seeds),
+                    "units" => units::step(ctx),
                     _ => inputs::values_step(ctx),
                 }
             }

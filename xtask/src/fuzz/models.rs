@@ -51,6 +51,21 @@ impl State {
     pub fn step(&mut self, ctx: &mut Ctx) {
         let s = &self.subjects[self.next % self.subjects.len()];
         self.next += 1;
+        check(ctx, &s.name, &s.unit, &s.kernel, s.k);
+    }
+}
+
+/// One batch of random dot products on `unit` (its instruction's K is `k`): the lane batch,
+/// the per-dot kernel and the plain model compared bit for bit, every call guarded.
+pub fn check(ctx: &mut Ctx, name: &str, unit: &DotUnit, kernel: &Kernel, k: usize) {
+    {
+        let s = Subject {
+            name: name.to_string(),
+            unit: *unit,
+            kernel: *kernel,
+            k,
+        };
+        let s = &s;
         let f = s.unit.formats;
         // K: the instruction's, or a chain of two to four of them.
         let k = s.k * [1, 1, 2, 4][ctx.below(4)];

@@ -21,6 +21,7 @@ mod dots;
 mod isa;
 mod plan;
 mod round;
+pub(crate) use round::FastRound;
 mod scalar;
 mod table;
 // The one gate of machine-specific code: `x86/` on x86-64, a stand-in without routines

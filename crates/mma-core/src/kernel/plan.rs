@@ -345,7 +345,14 @@ fn per_dot_path(unit: &DotUnit, isa: Isa) -> Path {
                 round: FastRound::new(&m.out, &f.d),
             })
         }
-        (Model::GstFdpa(m), Some(Decs::T8(ta, tb))) if m.f <= MAX_FAST_F && m.g <= 16 => {
+        // The per-dot GST block holds at most `MAX_BLOCK / 4 + 1` group terms
+        // (`scalar/gst.rs`): groups shorter than four in a long block go to the plain model.
+        (Model::GstFdpa(m), Some(Decs::T8(ta, tb)))
+            if m.f <= MAX_FAST_F
+                && m.g <= 16
+                && m.g > 0
+                && unit.block.div_ceil(m.g) <= MAX_BLOCK / 4 =>
+        {
             match f.scale.and_then(|(s, _)| Table8::of(&s)) {
                 Some(ts) if f.a.width() <= 4 && f.b.width() <= 4 => Path::Gst(GPath {
                     ta,

@@ -6,9 +6,10 @@
 //! Cores", CDNA1 section).
 
 use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
+use crate::round::Exact;
 use crate::term::Term;
 use crate::trace::{labelled, Labels, NoTrace, Step, Tracer};
-use crate::wide::WideSum;
+use crate::wide::{BigSum, WideSum};
 
 /// Parameters of an exact fused unit: only the output conventions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -40,20 +41,45 @@ impl ZeroSigns {
 }
 
 /// The exact sum of the terms, with what is needed for the sign of an exact zero.
-pub fn exact_sum(terms: &[Term]) -> (WideSum, ZeroSigns) {
-    let mut acc = WideSum::new();
+///
+/// The accumulator is anchored at the lowest last-bit place of the non-zero terms (not at a
+/// fixed place), so that a tiny f64 C (2^-1000) beside zero products is summed exactly rather
+/// than folded into a sticky bit; terms spanning more than [`WideSum::SPAN`] bits (f64
+/// products) go to an accumulator sized for their span ([`BigSum`]). The sum is always exact.
+pub fn exact_sum(terms: &[Term]) -> (Exact, ZeroSigns) {
+    let nonzero = || terms.iter().filter(|t| t.sig != 0);
+    let low = nonzero()
+        .map(|t| t.lsb)
+        .min()
+        .unwrap_or(crate::wide::LSB_EXP);
+    let top = nonzero()
+        .map(|t| t.lsb + (64 - t.sig.leading_zeros() as i32))
+        .max()
+        .unwrap_or(low);
     let mut z = ZeroSigns {
         all_neg: true,
         any_neg: false,
         any_nonzero: false,
     };
     for t in terms {
-        acc.add(t.neg, t.sig as u128, t.lsb);
         z.all_neg &= t.neg;
         z.any_neg |= t.neg;
         z.any_nonzero |= t.sig != 0;
     }
-    (acc, z)
+    let sum = if top - low <= WideSum::SPAN {
+        let mut acc = WideSum::anchored(low);
+        for t in terms {
+            acc.add(t.neg, t.sig as u128, t.lsb);
+        }
+        acc.to_exact()
+    } else {
+        let mut acc = BigSum::spanning(low, top + 8);
+        for t in terms {
+            acc.add(t.neg, t.sig as u128, t.lsb);
+        }
+        acc.to_exact()
+    };
+    (sum, z)
 }
 
 impl BlockModel for EFdpa {
@@ -81,7 +107,6 @@ impl EFdpa {
         });
         let (sum, signs) = exact_sum(&terms[..=n]);
         let zero_neg = signs.zero_is_neg(self.out.rho.mode);
-        self.out
-            .round_encode_traced(&f.d, sum.to_exact(), zero_neg, t)
+        self.out.round_encode_traced(&f.d, sum, zero_neg, t)
     }
 }

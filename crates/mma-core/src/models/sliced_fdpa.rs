@@ -150,7 +150,7 @@ impl SlicedFdpa {
                     ..*out
                 };
                 let zero_neg = signs.zero_is_neg(self.last);
-                last.round_encode_traced(&f.d, sum.to_exact(), zero_neg, t)
+                last.round_encode_traced(&f.d, sum, zero_neg, t)
             }
         }
     }

@@ -16,11 +16,16 @@ import numpy as np
 
 from . import _mma
 
-__all__ = ["Unit", "find", "catalog", "decode", "encode", "formats"]
+__all__ = ["Unit", "find", "catalog", "decode", "encode", "formats", "scaled_mm", "platform",
+           "GpuRejectsError", "NotModelledError", "SplitUnknownError", "MAX_THREADS"]
 
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 _SINT = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 _FLOAT = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+
+
+#: The most threads a call may ask for (more would spend the call building the pool).
+MAX_THREADS = 1024
 
 
 def _threads(threads: Optional[int]) -> int:
@@ -28,8 +33,8 @@ def _threads(threads: Optional[int]) -> int:
         return 0
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
         raise TypeError(f"threads: expected None or a positive int, got {threads!r}")
-    if threads < 1:
-        raise ValueError(f"threads: expected None or a positive int, got {threads}")
+    if threads < 1 or threads > MAX_THREADS:
+        raise ValueError(f"threads: expected None or 1 to {MAX_THREADS}, got {threads}")
     return int(threads)
 
 
@@ -283,7 +288,25 @@ def _as_f64(x: Any, name: str) -> np.ndarray:
         raise TypeError(
             f"{name}: expected float16, float32, float64 or an ml_dtypes floating type, got {dt}"
         )
-    return np.ascontiguousarray(x.astype(np.float64))
+    out = np.ascontiguousarray(x.astype(np.float64))
+    if not is_ml and dt.itemsize > 8:
+        _check_exact_f64(x, out, name)
+    return out
+
+
+def _check_exact_f64(x: np.ndarray, as_f64: np.ndarray, name: str) -> None:
+    """A ValueError naming the first element of ``x`` (a longdouble or an integer array) that
+    float64 did not hold exactly: rounding it silently would give wrong bits."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        back = as_f64.astype(x.dtype)
+        same = (back == x) | (np.isnan(as_f64) & (x != x))
+    if not np.all(same):
+        where = np.unravel_index(int(np.argmin(same.reshape(-1))), x.shape)
+        idx = ", ".join(str(int(i)) for i in where)
+        raise ValueError(
+            f"{name}[{idx}] = {x[where]!r} is not exactly a float64 value (every format the "
+            "instructions take is a subset of float64; round it first if that is intended)"
+        )
 
 
 def _words_arg(x: Any, name: str, want: Any) -> np.ndarray:
@@ -401,9 +424,12 @@ def find(arch: str, instr: str, vendor: Optional[str] = None, *, op: Optional[st
         KeyError: an unknown architecture, vendor, operation or instruction (the message
             lists the closest valid names).
     """
-    for val, name in ((arch, "arch"), (instr, "instr"), (vendor, "vendor"), (op, "op")):
-        if val is not None and not isinstance(val, str):
+    for val, name in ((arch, "arch"), (instr, "instr")):
+        if not isinstance(val, str):
             raise TypeError(f"{name}: expected a string, got {type(val).__name__}")
+    for val, name in ((vendor, "vendor"), (op, "op")):
+        if val is not None and not isinstance(val, str):
+            raise TypeError(f"{name}: expected None or a string, got {type(val).__name__}")
     return Unit(_mma.find(arch, instr, vendor, op))
 
 
@@ -444,6 +470,36 @@ def decode(fmt: str, words: Any) -> np.ndarray:
 def encode(fmt: str, values: Any) -> np.ndarray:
     """The storage words (uint64) of ``values`` in format ``fmt``; every value must be exactly
     representable (NaN becomes the format's default NaN), else ValueError naming the first
-    one that is not."""
-    v = np.asarray(values, dtype=np.float64)
+    one that is not. Values that float64 itself cannot hold (the integer 2**53 + 1, a
+    longdouble 1 + 2**-60) are such values: they are never rounded on the way."""
+    raw = np.asarray(values)
+    if raw.dtype == object or raw.dtype.kind in "iub" or raw.dtype.itemsize > 8:
+        if raw.dtype == object:
+            flat = raw.reshape(-1)
+            for i, x in enumerate(flat):
+                try:
+                    exact = float(x) == x and not isinstance(x, complex)
+                except (TypeError, ValueError, OverflowError):
+                    exact = False
+                if not exact and x == x:
+                    where = ", ".join(str(int(j)) for j in np.unravel_index(i, raw.shape))
+                    raise ValueError(
+                        f"values[{where}] = {x!r} is not exactly representable in {fmt}"
+                    )
+            v = np.asarray(raw.tolist(), dtype=np.float64)
+        else:
+            v = raw.astype(np.float64)
+            if raw.dtype.kind != "b":
+                _check_exact_f64(raw, v, "values")
+    else:
+        v = np.asarray(raw, dtype=np.float64)
     return _mma.encode(fmt, np.ascontiguousarray(v.reshape(-1))).reshape(v.shape)
+
+
+from .library import (  # noqa: E402  (needs _threads above)
+    GpuRejectsError,
+    NotModelledError,
+    SplitUnknownError,
+    platform,
+    scaled_mm,
+)

@@ -1,0 +1,243 @@
+"""Library GEMMs: what a GPU's library returns for ``torch._scaled_mm``, bit for bit.
+
+``scaled_mm`` takes the arguments of ``torch._scaled_mm`` (PyTorch 2.7.1) plus ``gpu=`` and
+``splitk=``, on NumPy arrays of ml_dtypes' float8 types or on torch tensors, and returns what
+that GPU's cuBLASLt returns: PyTorch's argument checks and the library's rejections raise
+(:class:`GpuRejectsError`), promotion without ``use_fast_accum``, split-K as the GPU takes it,
+and the epilogue. See the package README, "Library GEMMs".
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple, Union
+
+import numpy as np
+
+from . import _mma
+
+__all__ = [
+    "scaled_mm",
+    "platform",
+    "GpuRejectsError",
+    "NotModelledError",
+    "SplitUnknownError",
+]
+
+
+class GpuRejectsError(ValueError):
+    """The GPU (its library, or PyTorch before it) rejects this call: the same call raises
+    there. The message names the reason."""
+
+
+class NotModelledError(NotImplementedError):
+    """The call is valid on the GPU but its bits are not modelled (no recordings decide them),
+    e.g. a bias epilogue or row-wise scales."""
+
+
+class SplitUnknownError(ValueError):
+    """``splitk="auto"`` cannot tell which split-K the GPU's library would take for this call:
+    give ``splitk=(S, "serial"|"pairwise")`` as the GPU took it."""
+
+
+_OUT = {"float32": "f32", "bfloat16": "bf16", "float16": "f16",
+        "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+
+
+def platform(gpu: str = "RTX 4060") -> dict:
+    """The platform ``gpu`` names: its GPU, library, callers, whether recordings verify it and
+    which, and the instruction its FP8 kernels issue per input pair."""
+    if not isinstance(gpu, str):
+        raise TypeError(f"gpu: expected a string, got {type(gpu).__name__}")
+    return _mma.platform_info(gpu)
+
+
+def _is_torch(x: Any) -> bool:
+    return type(x).__module__.split(".")[0] == "torch"
+
+
+def _dtype_name(dt: Any, what: str) -> str:
+    """A dtype (NumPy, ml_dtypes, torch, or a string) as PyTorch names it."""
+    if isinstance(dt, str):
+        name = dt.replace("torch.", "")
+    else:
+        name = str(dt).replace("torch.", "")
+    aliases = {"f32": "float32", "fp32": "float32", "bf16": "bfloat16", "f16": "float16",
+               "fp16": "float16", "half": "float16", "e4m3": "float8_e4m3fn",
+               "e4m3fn": "float8_e4m3fn", "e5m2": "float8_e5m2"}
+    return aliases.get(name, name)
+
+
+def _fp8_codes(x: Any, what: str) -> Tuple[np.ndarray, str, bool]:
+    """(uint8 codes, format, is_torch) of an FP8 NumPy array or torch tensor."""
+    if _is_torch(x):
+        import torch
+
+        name = _dtype_name(x.dtype, what)
+        if name not in ("float8_e4m3fn", "float8_e5m2"):
+            raise GpuRejectsError(f"torch._scaled_mm: {what} must be float8_e4m3fn or "
+                                  f"float8_e5m2, got {name}")
+        codes = x.detach().to("cpu").contiguous().view(torch.uint8).numpy()
+        return codes, name, True
+    if not isinstance(x, np.ndarray):
+        raise TypeError(f"{what}: expected a NumPy array or a torch tensor, got "
+                        f"{type(x).__name__}")
+    name = _dtype_name(x.dtype, what)
+    if name not in ("float8_e4m3fn", "float8_e5m2"):
+        raise GpuRejectsError(f"torch._scaled_mm: {what} must be float8_e4m3fn or float8_e5m2 "
+                              f"(ml_dtypes), got {x.dtype}")
+    return x.view(np.uint8), name, False
+
+
+def _fp32_bits(x: Any, what: str) -> int:
+    """The binary32 bits of a tensor-wise scale (a float32 scalar, 0-d or one-element array or
+    tensor); row-wise scales are not modelled."""
+    if _is_torch(x):
+        import torch
+
+        if x.dtype != torch.float32:
+            raise GpuRejectsError(f"torch._scaled_mm: {what} must be float32, got {x.dtype}")
+        if x.numel() != 1:
+            raise NotModelledError(f"{what}: row-wise scales (shape {tuple(x.shape)}) are "
+                                   "not modelled: no recordings decide their bits")
+        return int(x.detach().to("cpu").reshape(1).view(torch.int32).item()) & 0xFFFFFFFF
+    arr = np.asarray(x)
+    if arr.dtype != np.float32:
+        if arr.dtype.kind in "fiu" and arr.size == 1:
+            with np.errstate(over="ignore", invalid="ignore"):
+                as32 = arr.astype(np.float32)
+                wide = arr.astype(np.float64)
+                same = (as32.astype(np.float64) == wide) | (np.isnan(as32) & np.isnan(wide))
+            if not same.all():
+                raise ValueError(f"{what}: {x!r} is not exactly a float32 value")
+            arr = as32
+        else:
+            raise TypeError(f"{what}: expected a float32 scalar, got {arr.dtype}")
+    if arr.size != 1:
+        raise NotModelledError(f"{what}: row-wise scales (shape {arr.shape}) are not "
+                               "modelled: no recordings decide their bits")
+    return int(arr.reshape(1).view(np.uint32)[0])
+
+
+def _out_array(words: np.ndarray, name: str, shape, as_torch: bool, device: Any) -> Any:
+    import ml_dtypes
+
+    np_dtype = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16,
+                "float8_e4m3fn": ml_dtypes.float8_e4m3fn,
+                "float8_e5m2": ml_dtypes.float8_e5m2}[name]
+    width = np.dtype(np_dtype).itemsize
+    raw = words.astype({4: np.uint32, 2: np.uint16, 1: np.uint8}[width]).reshape(shape)
+    out = raw.view(np_dtype)
+    if not as_torch:
+        return out
+    import torch
+
+    t_dtype = {"float32": torch.float32, "float16": torch.float16,
+               "bfloat16": torch.bfloat16, "float8_e4m3fn": torch.float8_e4m3fn,
+               "float8_e5m2": torch.float8_e5m2}[name]
+    signed = {4: np.int32, 2: np.int16, 1: np.int8}[width]
+    t = torch.from_numpy(raw.view(signed).copy()).view(t_dtype)
+    return t.to(device) if device is not None else t
+
+
+def scaled_mm(
+    a: Any,
+    b: Any,
+    scale_a: Any,
+    scale_b: Any,
+    bias: Any = None,
+    scale_result: Any = None,
+    out_dtype: Any = None,
+    use_fast_accum: bool = False,
+    *,
+    gpu: str = "RTX 4060",
+    splitk: Union[int, Tuple[int, str], str] = 1,
+    threads: Optional[int] = None,
+) -> Any:
+    """``torch._scaled_mm(a, b, scale_a, scale_b, bias, scale_result, out_dtype,
+    use_fast_accum)`` as ``gpu``'s cuBLASLt computes it.
+
+    Args:
+        a: mat1, ``[M, K]``, float8_e4m3fn or float8_e5m2 (ml_dtypes NumPy array or torch
+            tensor).
+        b: mat2, ``[K, N]`` (PyTorch passes ``w.t()`` of a ``[N, K]`` weight).
+        scale_a, scale_b: tensor-wise float32 scales (a scalar, a 0-d or one-element array or
+            tensor).
+        bias: a bf16/f16 vector of N: checked as PyTorch checks it, then
+            :class:`NotModelledError` (no recordings decide the bias epilogue's bits).
+        scale_result: a float32 scale multiplying FP8 outputs (ignored for others, as the
+            library ignores it).
+        out_dtype: float32, bfloat16, float16, float8_e4m3fn or float8_e5m2 (NumPy, ml_dtypes
+            or torch dtypes, or their names); default: ``a``'s dtype, as PyTorch.
+        use_fast_accum: PyTorch's flag: one tensor-core chain over K instead of a chain
+            restarted (promoted) every 128 elements.
+        gpu: the platform (``"RTX 4060"``, verified on recordings; ``"H100 PCIe"``,
+            unverified, said with a warning).
+        splitk: ``1`` (no split), ``(S, "serial")`` or ``(S, "pairwise")`` as the GPU took it,
+            or ``"auto"`` (raises :class:`SplitUnknownError`: no split-K table ships yet).
+        threads: None for all cores, 1 for the calling thread, t for t threads.
+
+    Returns:
+        ``[M, N]`` of ``out_dtype``: a NumPy array (ml_dtypes for bf16 and FP8) or, for torch
+        inputs, a tensor on ``a``'s device.
+
+    Raises:
+        GpuRejectsError: a call the GPU rejects (the message names the reason).
+        NotModelledError: bias, row-wise scales.
+        SplitUnknownError: ``splitk="auto"``.
+        TypeError, ValueError: arguments that are not tensors or arrays of these kinds.
+    """
+    from . import _threads
+
+    t = _threads(threads)
+    codes_a, fa, torch_a = _fp8_codes(a, "mat1")
+    codes_b, fb, _ = _fp8_codes(b, "mat2")
+    if codes_a.ndim != 2 or codes_b.ndim != 2:
+        raise GpuRejectsError(f"torch._scaled_mm: mat1 and mat2 must be matrices, got shapes "
+                              f"{codes_a.shape} and {codes_b.shape}")
+    (m, k), (k2, n) = codes_a.shape, codes_b.shape
+    if k != k2:
+        raise GpuRejectsError(f"torch._scaled_mm: mat1 is {m}x{k} but mat2 is {k2}x{n}: "
+                              "they cannot be multiplied")
+    sa, sb = _fp32_bits(scale_a, "scale_a"), _fp32_bits(scale_b, "scale_b")
+    sr = None if scale_result is None else _fp32_bits(scale_result, "scale_result")
+    out_name = _dtype_name(out_dtype, "out_dtype") if out_dtype is not None else fa
+    if out_name not in _OUT:
+        raise GpuRejectsError(f"torch._scaled_mm: out_dtype {out_name} is not supported")
+    bias_arg = None
+    if bias is not None:
+        bias_name = _dtype_name(bias.dtype, "bias")
+        bias_arg = (_OUT.get(bias_name, bias_name), int(np.prod(bias.shape)))
+    if splitk == "auto":
+        raise SplitUnknownError(
+            "splitk='auto': no split-K table ships for this platform yet; give "
+            "splitk=(S, 'serial'|'pairwise') as the GPU took it (cuBLASLt's heuristic)")
+    if isinstance(splitk, (int, np.integer)) and not isinstance(splitk, bool):
+        parts, order = int(splitk), "serial"
+        if parts != 1:
+            raise ValueError(f"splitk={parts}: give (S, 'serial') or (S, 'pairwise'): the "
+                             "order of the parts' sum decides the bits")
+    elif isinstance(splitk, tuple) and len(splitk) == 2:
+        parts, order = int(splitk[0]), str(splitk[1])
+    else:
+        raise TypeError(f"splitk: expected 1, (S, 'serial'|'pairwise') or 'auto', got "
+                        f"{splitk!r}")
+    info = platform(gpu)
+    if not info["verified"]:
+        import warnings
+
+        warnings.warn(f"mma.scaled_mm: the {info['name']} platform is unverified: "
+                      f"{info['evidence']}", stacklevel=2)
+    a_flat = np.ascontiguousarray(codes_a).reshape(-1)
+    b_flat = np.ascontiguousarray(codes_b.T).reshape(-1)
+    try:
+        words = _mma.scaled_mm(gpu, a_flat, b_flat, m, n, k, fa, fb, sa, sb, sr, bias_arg,
+                               _OUT[out_name], bool(use_fast_accum), parts, order,
+                               "scaled_mm", t)
+    except ValueError as e:
+        if len(e.args) == 2 and e.args[0] in ("rejected", "unsupported", "split", "invalid"):
+            kind, msg = e.args
+            raise {"rejected": GpuRejectsError, "unsupported": NotModelledError,
+                   "split": SplitUnknownError}.get(kind, ValueError)(msg) from None
+        raise
+    device = a.device if torch_a else None
+    return _out_array(words, out_name, (m, n), torch_a, device)
