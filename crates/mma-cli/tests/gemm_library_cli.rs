@@ -147,7 +147,15 @@ fn rejections_and_the_plan() {
     npy::write(&pa, "a", &mma::core::format::E4M3, &m(16, 64)).unwrap();
     npy::write(&pb, "b", &mma::core::format::E4M3, &m(64, 16)).unwrap();
     let base = [
-        "gemm", "--gpu", "rtx4060", "--a", s(&pa), "--b", s(&pb), "--a-bits", "--b-bits",
+        "gemm",
+        "--gpu",
+        "rtx4060",
+        "--a",
+        s(&pa),
+        "--b",
+        s(&pb),
+        "--a-bits",
+        "--b-bits",
     ];
     let with = |extra: &[&str]| {
         let mut v = base.to_vec();
@@ -163,7 +171,15 @@ fn rejections_and_the_plan() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--split-order"), "{err}");
     // The plan: unit, promotion, split, epilogue, evidence.
-    let (code, out, err) = with(&["--out-dtype", "bf16", "--split-k", "3", "--split-order", "pairwise", "--explain"]);
+    let (code, out, err) = with(&[
+        "--out-dtype",
+        "bf16",
+        "--split-k",
+        "3",
+        "--split-order",
+        "pairwise",
+        "--explain",
+    ]);
     assert_eq!(code, 0, "{err}");
     for want in [
         "RTX 4060",

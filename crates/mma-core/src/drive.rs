@@ -156,6 +156,24 @@ pub(crate) fn run(
     }
 }
 
+/// Runs `f` with the `threads` it should hand the drivers: for `t > 1`, inside one pool of `t`
+/// threads made once for all of `f`'s calls (each then passes 0, the current pool), so that a
+/// call made of many driver calls does not build a pool per call.
+#[cfg(feature = "parallel")]
+pub(crate) fn with_pool<R: Send>(threads: usize, f: impl FnOnce(usize) -> R + Send) -> R {
+    if threads > 1 {
+        if let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+            return pool.install(|| f(0));
+        }
+    }
+    f(threads)
+}
+
+#[cfg(not(feature = "parallel"))]
+pub(crate) fn with_pool<R: Send>(threads: usize, f: impl FnOnce(usize) -> R + Send) -> R {
+    f(threads)
+}
+
 #[cfg(not(feature = "parallel"))]
 pub(crate) fn run(d: &mut [u64], chunk: usize, _threads: usize, f: impl Fn((usize, &mut [u64]))) {
     d.chunks_mut(chunk).enumerate().for_each(f)

@@ -106,6 +106,18 @@ fn binary32_steps_are_the_hosts_ieee_arithmetic() {
 }
 
 #[test]
+fn bulk_addition_is_the_same_by_host_or_integer_steps() {
+    let fp = Fp32::new();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(40);
+    let acc: Vec<u32> = (0..100_000).map(|_| pattern(&mut rng)).collect();
+    let words: Vec<u64> = (0..100_000).map(|_| u64::from(pattern(&mut rng))).collect();
+    let (mut host_sum, mut integer_sum) = (acc.clone(), acc);
+    fp.add_all(&mut host_sum, &words, true);
+    fp.add_all(&mut integer_sum, &words, false);
+    assert_eq!(host_sum, integer_sum);
+}
+
+#[test]
 fn narrowing_is_round_to_nearest_even() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(37);
     let (bf, hf) = (

@@ -34,7 +34,7 @@ mod x86;
 
 pub use dots::{Rows, Word};
 pub use isa::Isa;
-pub(crate) use x86::GemmLanes;
+pub(crate) use x86::{host_binary32_is_ieee, GemmLanes};
 #[cfg(test)]
 mod tests;
 

@@ -155,3 +155,8 @@ impl GemmLanes {
 pub(super) fn gemm_lanes(_: &Kernel, _: (usize, usize), _: usize, _: &[u64]) -> Option<GemmLanes> {
     None
 }
+
+/// Other architectures: the library GEMM keeps to its integer binary32 steps.
+pub(crate) fn host_binary32_is_ieee() -> bool {
+    false
+}

@@ -9,6 +9,10 @@
 //! rounding routine of `round.rs`), or by `round.rs` where that does not apply (e4m3, whose
 //! top code is NaN). NaN results are the format's canonical NaN (every bit but the sign,
 //! 0x7FFFFFFF for binary32), as cuBLASLt writes them; their payload is never kept.
+//!
+//! The one exception is the bulk addition of the promoted chain results ([`Fp32::add_all`]):
+//! where this thread's floating point is IEEE (checked in MXCSR), the host adds them, eight or
+//! sixteen at a time — the same bits, tested against the integer steps.
 
 use crate::format::{Format, FP32};
 use crate::kernel::FastRound;
@@ -124,6 +128,27 @@ impl Fp32 {
                 let sb = if nb { -sb } else { sb };
                 let sum = (sa << (ea - e_lo)) + (sb << (eb - e_lo));
                 self.rne.round(sum, e_lo, false) as u32
+            }
+        }
+    }
+
+    /// `acc[i] + words[i]` for every `i` (the words are binary32 bits), into `acc`: with
+    /// `native`, by the host's binary32 addition (vectorised; call it only where this thread's
+    /// MXCSR says round to nearest without flush-to-zero), else by [`Fp32::add`]. Both give the same
+    /// bits but for the payload of NaN sums, which are made canonical (0x7FFFFFFF).
+    pub fn add_all(&self, acc: &mut [u32], words: &[u64], native: bool) {
+        if native {
+            for (a, &w) in acc.iter_mut().zip(words) {
+                *a = (f32::from_bits(*a) + f32::from_bits(w as u32)).to_bits();
+            }
+            for a in acc.iter_mut() {
+                if *a & 0x7FFF_FFFF > 0x7F80_0000 {
+                    *a = NAN;
+                }
+            }
+        } else {
+            for (a, &w) in acc.iter_mut().zip(words) {
+                *a = self.add(*a, w as u32);
             }
         }
     }

@@ -8,6 +8,7 @@ use super::fp32::Fp32;
 use super::recipe::{Assign, GemmRecipe, Order, RecipeError, Split};
 use crate::drive::GemmIn;
 use crate::format::FP32;
+use crate::kernel::host_binary32_is_ieee;
 use crate::unit::{check_lengths, DotUnit, ShapeError};
 
 /// One call of a library GEMM: `m×n` outputs over `k`, A row-major (`m×k`), B given column
@@ -127,7 +128,23 @@ impl DotUnit {
         if mn == 0 || k == 0 {
             return Ok(vec![0; mn]);
         }
+        // One pool for every chain of the call.
+        crate::drive::with_pool(threads, |threads| self.walk(k_step, recipe, x, mn, threads))
+    }
+
+    /// [`DotUnit::library_accumulate`] after its checks, for `mn > 0` outputs and `k > 0`.
+    fn walk(
+        &self,
+        k_step: usize,
+        recipe: &GemmRecipe,
+        x: &LibraryGemm<'_>,
+        mn: usize,
+        threads: usize,
+    ) -> Result<Vec<u32>, WalkError> {
+        let (m, n, k) = (x.m, x.n, x.k);
         let fp = Fp32::new();
+        // The host adds the promoted sums where its binary32 arithmetic is IEEE on this thread.
+        let native = host_binary32_is_ieee();
         let chains = plan_chains(recipe, k, x.split, x.fast_accum);
         let promoted = !x.fast_accum && recipe.promote_every.is_some();
         let mut parts: Vec<Vec<u32>> = Vec::with_capacity(chains.len());
@@ -140,9 +157,7 @@ impl DotUnit {
             for segs in part {
                 self.chain_gemm((m, n, k), k_step, segs, x, &zeros, &mut words, threads)?;
                 if promoted {
-                    for (a, &w) in acc.iter_mut().zip(&words) {
-                        *a = fp.add(*a, w as u32);
-                    }
+                    fp.add_all(&mut acc, &words, native);
                 } else {
                     for (a, &w) in acc.iter_mut().zip(&words) {
                         *a = w as u32;

@@ -304,7 +304,7 @@ def _check_exact_f64(x: np.ndarray, as_f64: np.ndarray, name: str) -> None:
         where = np.unravel_index(int(np.argmin(same.reshape(-1))), x.shape)
         idx = ", ".join(str(int(i)) for i in where)
         raise ValueError(
-            f"{name}[{idx}] = {x[where]!r} is not exactly a float64 value (every format the "
+            f"{name}[{idx}] = {x[where]} is not exactly a float64 value (every format the "
             "instructions take is a subset of float64; round it first if that is intended)"
         )
 

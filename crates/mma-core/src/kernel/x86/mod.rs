@@ -72,6 +72,18 @@ fn vector_here(isa: Isa) -> bool {
     matches!(isa, Isa::Avx2 | Isa::Avx512) && isa.is_supported()
 }
 
+/// Whether this thread's SSE arithmetic is IEEE 754 as the library GEMM's binary32 steps need
+/// it: round to nearest even, neither flush-to-zero nor denormals-are-zero (a caller may have
+/// set them: `torch.set_flush_denormal(True)` does). MXCSR is per thread.
+pub(crate) fn host_binary32_is_ieee() -> bool {
+    // FTZ (bit 15), DAZ (bit 6) and the rounding control (bits 13-14, 00: nearest).
+    const NOT_IEEE: u32 = (1 << 15) | (1 << 6) | (3 << 13);
+    // SAFETY: reading MXCSR has no effect; SSE is part of the x86-64 baseline.
+    #[allow(deprecated)]
+    let csr = unsafe { core::arch::x86_64::_mm_getcsr() };
+    csr & NOT_IEEE == 0
+}
+
 /// A lane routine this CPU can run (see [`LaneFn`]); made only by [`eight_of`].
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Eight(LaneFn);
