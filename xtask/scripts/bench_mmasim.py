@@ -253,7 +253,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per rate")
     ap.add_argument("--repeat", type=int, default=1, help="median of this many measurements")
     ap.add_argument("--only", help="only rows whose class, arch or instruction has this text")
-    ap.add_argument("--markdown", action="store_true", help="print the README's Markdown table")
+    ap.add_argument("--markdown", action="store_true", help="print the Markdown table of docs/performance.md")
     o = ap.parse_args()
     if o.dots <= 0 or o.dots % 8:
         ap.error("--dots must be a positive multiple of 8 (mma bench's rule)")

@@ -16,7 +16,7 @@ instruction), --per-sampler N (for the N = 8 representative of each WGMMA/TCGen0
 
 What it writes:
 - `instructions.txt`: every NVIDIA (arch, op, instruction) that mmasim accepts, tab separated.
-- `<arch>.jsonl`: case lines (README "Case files"), one per dot product, each with a
+- `<arch>.jsonl`: case lines (docs/cli.md, "Case files"), one per dot product, each with a
   `"sampler"` field naming how its inputs were drawn, and `"d"` = mmasim's result.
 
 Instructions covered: every `MMA` and `MMABlockScale` instruction; for `WGMMA`,

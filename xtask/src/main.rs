@@ -1,5 +1,5 @@
 //! `cargo xtask vectors [--check | --pending]` and `cargo xtask review [--accept | --reject]
-//! [NAME...]`: see the README, section "Feature-probe vectors".
+//! [NAME...]`: see docs/vectors.md, "Feature-probe vectors".
 //! `cargo xtask fuzz [--seconds S] [--seed N] [TARGET...]`: see `xtask::fuzz`.
 
 use anyhow::{bail, Result};

@@ -1,7 +1,8 @@
 //! What `ARCHITECTURE.md` promises and a machine can check: where `unsafe` may appear and that
 //! each use carries its safety argument, that the core knows no vendor, that the vendor crates
 //! and the core build without GMP/MPFR, that no test is skipped by attribute, that the
-//! repository holds no machine paths, and that the paths the documents cite exist.
+//! repository holds no machine paths, that the paths and links the documents cite exist, and
+//! that the README links every page of `docs/`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -223,11 +224,13 @@ fn text_files() -> Vec<PathBuf> {
             files(&root().join(dir), ext, &mut v);
         }
     }
+    files(&root().join("docs"), "md", &mut v);
     v.extend(
         [
             "README.md",
             "CONTRIBUTING.md",
             "ARCHITECTURE.md",
+            "CHANGELOG.md",
             "Cargo.toml",
             ".ci/run",
         ]
@@ -237,6 +240,36 @@ fn text_files() -> Vec<PathBuf> {
     );
     v
 }
+
+/// The documents: the root's Markdown files and every page of `docs/`, as paths relative to
+/// the root.
+fn documents() -> Vec<String> {
+    let mut v: Vec<String> = [
+        "README.md",
+        "CONTRIBUTING.md",
+        "ARCHITECTURE.md",
+        "CHANGELOG.md",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut pages = Vec::new();
+    files(&root().join("docs"), "md", &mut pages);
+    pages.sort();
+    v.extend(pages.iter().map(|p| rel(p)));
+    v
+}
+
+/// The pages the README's documentation list promises; each must exist and be linked.
+const DOC_PAGES: &[&str] = &[
+    "docs/cli.md",
+    "docs/models.md",
+    "docs/probing.md",
+    "docs/library-gemm.md",
+    "docs/vectors.md",
+    "docs/performance.md",
+    "docs/python.md",
+];
 
 #[test]
 fn no_machine_paths() {
@@ -263,14 +296,32 @@ fn cited_paths_exist() {
         "xtask/",
         "vectors/",
         "snapshots/",
+        "docs/",
         ".ci/",
         ".cargo/",
     ];
     let mut bad = Vec::new();
+    let docs = documents();
     for doc in ["README.md", "CONTRIBUTING.md", "ARCHITECTURE.md"] {
-        let Ok(t) = fs::read_to_string(root().join(doc)) else {
-            continue;
-        };
+        assert!(docs.iter().any(|d| d == doc), "{doc} is missing");
+    }
+    for doc in &docs {
+        let t = fs::read_to_string(root().join(doc)).unwrap();
+        // Markdown link targets are relative to the document's folder (`../crates/...` from
+        // `docs/`); anchors and web addresses are not files.
+        let folder = Path::new(doc).parent().unwrap_or(Path::new(""));
+        for (i, l) in t.lines().enumerate() {
+            for target in l.split("](").skip(1) {
+                let target = target.split(')').next().unwrap_or("");
+                let path = target.split('#').next().unwrap_or("");
+                if path.is_empty() || path.contains("://") || path.starts_with("mailto:") {
+                    continue;
+                }
+                if !root().join(folder).join(path).exists() {
+                    bad.push(format!("{doc}:{}: link {target}", i + 1));
+                }
+            }
+        }
         // Paths in backticks or in Markdown link targets.
         for (i, l) in t.lines().enumerate() {
             for piece in l.split(['`', '(', ')', ' ']) {
@@ -294,4 +345,27 @@ fn cited_paths_exist() {
         "cited paths that do not exist:\n{}",
         bad.join("\n")
     );
+}
+
+/// The README is the front door: every page of `docs/` exists, is one the README's list names,
+/// and is linked from the README.
+#[test]
+fn the_readme_links_every_docs_page() {
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let mut pages = Vec::new();
+    files(&root().join("docs"), "md", &mut pages);
+    let mut pages: Vec<String> = pages.iter().map(|p| rel(p)).collect();
+    pages.sort();
+    let mut want: Vec<String> = DOC_PAGES.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    assert_eq!(
+        pages, want,
+        "the pages of docs/ changed: update DOC_PAGES and the README"
+    );
+    for page in DOC_PAGES {
+        assert!(
+            readme.contains(&format!("]({page})")),
+            "README.md does not link {page}"
+        );
+    }
 }

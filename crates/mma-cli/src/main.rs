@@ -34,7 +34,7 @@ enum Cmd {
     ///
     /// Example: mma eval vectors/rounding.jsonl -o out.jsonl
     Eval {
-        /// Case file (JSON Lines, one dot product per line; see the README, "Case files").
+        /// Case file (JSON Lines, one dot product per line; see docs/cli.md, "Case files").
         input: PathBuf,
         /// Write the cases here instead of to standard output.
         #[arg(short, long)]

@@ -155,14 +155,14 @@ fn did_you_mean_offers_the_names_with_every_part_typed() {
     );
 }
 
-#[test]
-fn the_readme_dot_examples_print_what_the_readme_says() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
-        .expect("README.md");
-    let lines: Vec<&str> = readme.lines().map(str::trim).collect();
-    // Every example that starts `mma dot` (or `$ mma dot`) and is complete (no `...`): the
-    // command runs over lines ending in `\`; the lines after it, up to a blank line or the
-    // next `$` prompt, are its output (standard output, or `error: ...` on standard error).
+/// Every example that starts `mma dot` (or `$ mma dot`) in `doc` and is complete (no `...`): the
+/// command runs over lines ending in `\`; the lines after it, up to a blank line or the next `$`
+/// prompt, are its output (standard output, or `error: ...` on standard error). Returns how many
+/// examples were run and matched.
+fn check_dot_examples(doc: &str) -> usize {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../").to_string() + doc;
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{doc}: {e}"));
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
     let mut checked = 0;
     for start in 0..lines.len() {
         let first = lines[start].trim_start_matches("$ ");
@@ -188,10 +188,26 @@ fn the_readme_dot_examples_print_what_the_readme_says() {
             .copied()
             .collect();
         let (code, out, err) = mma(&words[1..]);
-        assert_eq!(code, 0, "{words:?}: {err}");
+        assert_eq!(code, 0, "{doc} line {}: {words:?}: {err}", start + 1);
         let got: Vec<&str> = out.lines().collect();
-        assert_eq!(got, want, "README example at line {}", start + 1);
+        assert_eq!(got, want, "{doc} example at line {}", start + 1);
         checked += 1;
     }
-    assert!(checked >= 3, "the README's dot examples were not found");
+    checked
+}
+
+/// The `mma dot` examples of the command-line guide (`docs/cli.md`) and of the README print
+/// what the documents say.
+#[test]
+fn the_documented_dot_examples_print_what_the_documents_say() {
+    let in_cli_guide = check_dot_examples("docs/cli.md");
+    assert!(
+        in_cli_guide >= 3,
+        "docs/cli.md's dot examples were not found (found {in_cli_guide})"
+    );
+    let in_readme = check_dot_examples("README.md");
+    assert!(
+        in_readme >= 1,
+        "the README's dot example was not found (found {in_readme})"
+    );
 }

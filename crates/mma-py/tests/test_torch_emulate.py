@@ -298,7 +298,10 @@ def test_emulate_routes_every_op_and_logs_it():
     lin = torch.nn.Linear(32, 16).to(torch.bfloat16)
     x = rand((4, 32), torch.bfloat16, 21)
     w, bias = lin.weight.detach(), lin.bias.detach()
-    with pytest.warns(mt.NoRecipeWarning):
+    with pytest.raises(mt.NotModelledError, match="autograd is not modelled"):
+        with mt.emulate(gpu="A100"):
+            lin(x)  # lin.weight requires grad
+    with pytest.warns(mt.NoRecipeWarning), torch.no_grad():
         with mt.emulate(gpu="A100", log=True) as em:
             got = [lin(x), x @ w.t(), torch.mm(x, w.t()), torch.bmm(x[None], w.t()[None])[0],
                    torch.addmm(bias, x, w.t()), x.matmul(w.t()), F.linear(x, w)]
@@ -365,10 +368,10 @@ def test_emulate_raises_or_falls_back_never_approximates():
 
 # The worked example: a transformer block on two GPUs ---------------------------------------------
 class Block(torch.nn.Module):
-    """Pre-norm attention (Q/K/V/O projections, 2 heads) and an MLP of two linears; the
+    """Pre-norm attention (Q/K/V/O projections, 4 heads) and an MLP of two linears; the
     elementwise steps in fp32, the matrix products in the block's dtype."""
 
-    def __init__(self, d=64, heads=2, hidden=128):
+    def __init__(self, d=128, heads=4, hidden=512):
         super().__init__()
         self.heads = heads
         self.q, self.k, self.v, self.o = (torch.nn.Linear(d, d) for _ in range(4))
@@ -385,7 +388,7 @@ class Block(torch.nn.Module):
         q, k, v = (trace[n].reshape(s, self.heads, dh).transpose(0, 1) for n in "qkv")
         trace["scores"] = mm(q, k.transpose(1, 2))  # K = 32
         p = F.softmax(trace["scores"].float() / dh ** 0.5, dim=-1).to(dt)
-        trace["attn"] = mm(p, v)  # K = 8: padded to the instruction's K
+        trace["attn"] = mm(p, v)  # K = 40 tokens: padded to the instruction's K
         trace["o"] = lin("o", trace["attn"].transpose(0, 1).reshape(s, d))
         x = (x.float() + trace["o"].float()).to(dt)
         trace["fc1"] = lin("fc1", F.layer_norm(x.float(), (d,)).to(dt))
@@ -406,14 +409,15 @@ def ulps(a, b):
     return np.abs(ordinal(a) - ordinal(b))
 
 
-@pytest.mark.parametrize("dtype, gpus, outputs_differ", [
-    (torch.bfloat16, ("A100", "H100"), False),  # f32 words differ, bf16 hides it (below)
-    (torch.float16, ("V100", "H100"), True),
-])
-def test_transformer_block_on_two_gpus(dtype, gpus, outputs_differ, tmp_path):
+@pytest.mark.parametrize("dtype, gpus", [(torch.bfloat16, ("A100", "H100")),
+                                          (torch.float16, ("V100", "H100"))])
+def test_transformer_block_on_two_gpus(dtype, gpus, tmp_path):
+    """The worked example: a block with seeded weights, natively and under emulate() on two
+    GPUs; the emulated outputs equal mma.torch op by op, bit for bit; the per-layer ulps
+    between the GPUs are printed (pytest -s) and plotted to a PNG."""
     torch.manual_seed(0)
     block = Block().to(dtype)
-    x = torch.randn(8, 64).to(dtype)
+    x = torch.randn(40, 128).to(dtype)  # 40 tokens
     native = {}
     with torch.no_grad():
         block(x, native)
@@ -449,14 +453,19 @@ def test_transformer_block_on_two_gpus(dtype, gpus, outputs_differ, tmp_path):
     units = [mma.find(mt.gpu_info(g)["arch"], mt.gpu_info(g)["instr"][
         "f16" if dtype == torch.float16 else "bf16"].replace("WGMMA:", "")) for g in gpus]
     assert units[0].params != units[1].params
-    h = F.layer_norm(x.float(), (64,)).to(dtype)
+    h = F.layer_norm(x.float(), (128,)).to(dtype)
     wq = block.q.weight.detach().t().contiguous()
     d32 = [u.matmul(h, wq).view(torch.int32) for u in units]
-    assert (d32[0] != d32[1]).sum() > 10
-    if outputs_differ:
-        assert first is not None and report[first].max() >= 1 and report["out"].any()
-    else:  # for this seed no f32 difference survives the rounding to bf16, in any layer
-        assert first is None
+    assert (d32[0] != d32[1]).float().mean() > 0.05
+    if dtype == torch.float16:
+        # fp16 keeps 3 bits more than bf16 and Volta's F = 23, L_max = 4 unit truncates more:
+        # the outputs part already at the Q/K/V projections, and the difference grows.
+        assert first in ("q", "k", "v")
+        assert report["out"].any() and (report["out"] > 0).sum() > (report["q"] > 0).sum()
+    else:
+        # bf16's rounding hides most of the units' f32 differences: a few outputs at most
+        # (how many depends on the inputs, so on the CPU's elementwise steps).
+        assert all((report[n] > 0).mean() < 0.01 for n in layers)
     try:
         import matplotlib
     except ImportError:
@@ -465,15 +474,16 @@ def test_transformer_block_on_two_gpus(dtype, gpus, outputs_differ, tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 3))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.2))
     pos = np.arange(len(layers))
-    ax.bar(pos - 0.2, [int(report[n].max()) for n in layers], 0.4,
-           label=f"{gpus[0]} vs {gpus[1]}")
-    ax.bar(pos + 0.2, [int((report[n] > 0).mean() * 100) for n in layers], 0.4,
-           label="% of outputs that differ")
-    ax.set_xticks(pos, layers)
-    ax.set_ylabel(f"max ulps ({str(dtype)[6:]})")
-    ax.legend()
+    ax1.bar(pos, [int(report[n].max()) for n in layers])
+    ax1.set_yscale("symlog")  # a residual sum near zero turns a small difference into many ulps
+    ax1.set_title(f"{str(dtype)[6:]}: max ulps, {gpus[0]} vs {gpus[1]}")
+    ax2.bar(pos, [int((report[n] > 0).sum()) for n in layers])
+    ax2.set_title("outputs that differ")
+    for ax in (ax1, ax2):
+        ax.set_xticks(pos, layers)
+    fig.tight_layout()
     png = tmp_path / f"layers_{str(dtype)[6:]}.png"
     fig.savefig(png)
     plt.close(fig)

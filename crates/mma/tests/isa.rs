@@ -96,7 +96,7 @@ fn portable_and_avx2_kernels_agree_on_every_unit() {
         eprintln!("this CPU has no AVX2: only the portable kernels exist here");
         return;
     }
-    // The lane paths cover most of the catalog (README, "Performance").
+    // The lane paths cover most of the catalog (docs/performance.md, "Lanes across dot products").
     let lanes = compare_with_portable(Isa::Avx2);
     assert!(lanes > 100, "only {lanes} units took lanes");
 }

@@ -1,13 +1,9 @@
 """PyTorch integration: a model's matrix products as a chosen GPU computes them.
 
 ``import mma.torch`` (it needs torch; ``import mma`` does not import it) gives
-
-- :func:`scaled_mm`: ``torch._scaled_mm`` as a GPU's cuBLASLt computes it (:func:`mma.scaled_mm`);
-- :func:`matmul` and :func:`linear`: ``torch.matmul`` and ``F.linear`` on a GPU's tensor cores
-  (fp16, bf16, tf32/fp32 and FP8 inputs);
-- :class:`emulate`: a ``TorchFunctionMode`` under which ``torch._scaled_mm``, ``F.linear``
-  (``nn.Linear``), ``torch.matmul``/``@``, ``torch.mm``, ``torch.bmm`` and ``torch.addmm`` run
-  through the models.
+:func:`scaled_mm` (``torch._scaled_mm`` on a GPU's cuBLASLt), :func:`matmul` and :func:`linear`
+(fp16, bf16, tf32/fp32 and FP8 on a GPU's matrix units) and :class:`emulate`, a
+``TorchFunctionMode`` that runs a model's matrix products through them.
 
 What is modelled, and what is assumed (read before trusting bits at library level):
 
@@ -33,13 +29,14 @@ What is modelled, and what is assumed (read before trusting bits at library leve
   runs the tf32 instruction only where TF32 is allowed (``allow_tf32=True``, or
   ``torch.backends.cuda.matmul.allow_tf32`` / ``fp32_precision == "tf32"`` when
   ``allow_tf32=None``) or ``instr=`` names one; otherwise :class:`NotModelledError`. AMD GPUs
-  whose table row names an fp32 MFMA instruction use it when TF32 is not allowed. The
+  whose row names an fp32 MFMA instruction use it where tf32 is not allowed or absent. The
   library's conversion of fp32 inputs to tf32 is not modelled: values that tf32 does not hold
   exactly raise :class:`NotModelledError` (round them to tf32 first).
 - **Not modelled:** float64, integer and complex products, FP8 products with a bias, ``addmm``
-  with ``alpha != 1`` or other ``beta``, ``out=`` arguments, autograd (outputs carry no
-  history). They raise :class:`NotModelledError` (or run natively under
-  ``emulate(fallback="native")``, with one :class:`NativeFallbackWarning` per op).
+  with ``alpha != 1`` or other ``beta``, ``out=`` arguments, and autograd: an input that
+  requires grad while grad mode is on (run under ``torch.no_grad()``). They raise
+  :class:`NotModelledError` (or run natively under ``emulate(fallback="native")``, with one
+  :class:`NativeFallbackWarning` per op).
 
 Tensors on a GPU are copied through the host and the result copied back to their device.
 """
@@ -48,8 +45,8 @@ from __future__ import annotations
 
 import functools
 import time
-from collections import namedtuple
 import warnings
+from collections import namedtuple
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -61,9 +58,9 @@ from . import platform as _platform
 from .library import GpuRejectsError, NotModelledError, SplitUnknownError
 from .library import scaled_mm as _lib_scaled_mm
 
-__all__ = ["scaled_mm", "matmul", "linear", "emulate", "gpus", "gpu_info", "GPU_TABLE", "NOT_EMULATED",
-           "NoRecipeWarning", "NativeFallbackWarning", "GpuRejectsError", "NotModelledError",
-           "SplitUnknownError"]
+__all__ = ["scaled_mm", "matmul", "linear", "emulate", "gpus", "gpu_info", "GPU_TABLE",
+           "NOT_EMULATED", "NoRecipeWarning", "NativeFallbackWarning", "GpuRejectsError",
+           "NotModelledError", "SplitUnknownError"]
 
 
 class NoRecipeWarning(UserWarning):
@@ -78,7 +75,8 @@ class NativeFallbackWarning(UserWarning):
 #: One GPU per line: names (comma-separated), vendor, catalog architecture, then the catalog
 #: instruction a library kernel is taken to issue per input dtype ("-": none), then the
 #: library platform of its FP8 recipe ("-": none). ``{a}``/``{b}``: the FP8 formats of A and
-#: B as the vendor spells them; ``OP:`` before a name picks the NVIDIA operation.
+#: B as the vendor spells them; ``OP:`` before a name picks the NVIDIA operation. Which
+#: instruction a library issues is an assumption (unverified) except on a platform.
 GPU_TABLE = """
 # names                  | vendor | arch          | f16                             | bf16                              | tf32                              | f32             | fp8                                    | platform
 V100                     | nvidia | Volta         | m8n8k4.f32.f16.f16.f32          | -                                 | -                                 | -               | -                                      | -
@@ -99,7 +97,8 @@ _COLS = ("f16", "bf16", "tf32", "f32", "fp8")
 #: torch FP8 dtype -> (the vendor's spelling in instruction names, the mma format name).
 _FP8 = {
     "nvidia": {torch.float8_e4m3fn: ("e4m3", "e4m3"), torch.float8_e5m2: ("e5m2", "e5m2")},
-    "amd": {torch.float8_e4m3fnuz: ("fp8", "e4m3fnuz"), torch.float8_e5m2fnuz: ("bf8", "e5m2fnuz")},
+    "amd": {torch.float8_e4m3fnuz: ("fp8", "e4m3fnuz"),
+            torch.float8_e5m2fnuz: ("bf8", "e5m2fnuz")},
 }
 _FORMAT = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32"}
 _INT_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32}
@@ -181,10 +180,10 @@ def _tf32_allowed() -> bool:
         return bool(m.allow_tf32)
 
 
-def _warn_once(registry: set, key: Tuple, message: str, category: type) -> None:
+def _warn_once(registry: set, key: Tuple, message: str, category: type, depth: int) -> None:
     if key not in registry:
         registry.add(key)
-        warnings.warn(message, category, stacklevel=4)
+        warnings.warn(message, category, stacklevel=depth)
 
 
 _WARNED: set = set()
@@ -329,24 +328,25 @@ def _recipe(g: _Gpu, A: torch.Tensor, B: torch.Tensor, splitk: Any,
     ``g``'s library platform, batch by batch."""
     one = torch.ones((), dtype=torch.float32)
     out = np.zeros((A.shape[0], A.shape[1], B.shape[2]), dtype=np.uint32)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # an unverified platform is said in the recipe text
-        for i in range(A.shape[0]):
-            d = _lib_scaled_mm(A[i], B[i], one, one, out_dtype=torch.float32, gpu=g.platform,
-                               splitk=splitk, threads=threads)
-            out[i] = _words(d)
+    for i in range(A.shape[0]):  # an unverified platform warns (mma.scaled_mm)
+        d = _lib_scaled_mm(A[i], B[i], one, one, out_dtype=torch.float32, gpu=g.platform,
+                           splitk=splitk, threads=threads)
+        out[i] = _words(d)
     return out, "f32"
 
 
 def _product(g: _Gpu, a: Any, b: Any, add: Any, *, instr: Optional[str],
              allow_tf32: Optional[bool], splitk: Any, threads: Optional[int], op: str,
-             registry: set) -> Tuple[Any, Dict[str, Any]]:
+             registry: set, depth: int = 4) -> Tuple[Any, Dict[str, Any]]:
     """torch.matmul's shapes, then the unit's chain (or the recipe), then the epilogue with
     ``add`` (broadcast to the output) added in fp32."""
     _threads(threads)
     for x, name in ((a, "A"), (b, "B"), (add, "bias/C")):
         if not isinstance(x, torch.Tensor) and (x is not None or name != "bias/C"):
             raise TypeError(f"{op}: {name}: expected a torch tensor, got {type(x).__name__}")
+    if torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (a, b, add)):
+        raise NotModelledError(f"{op}: autograd is not modelled (the output would carry no "
+                               "gradient): run under torch.no_grad() or torch.inference_mode()")
     if a.ndim == 0 or b.ndim == 0:
         raise GpuRejectsError(f"{op}: both arguments need at least one dimension, got shapes "
                               f"{tuple(a.shape)} and {tuple(b.shape)}")
@@ -394,10 +394,8 @@ def _product(g: _Gpu, a: Any, b: Any, add: Any, *, instr: Optional[str],
         B = b2.expand(*batch, k, n).reshape(-1, k, n)
     info: Dict[str, Any] = {"unit": _unit_name(unit)}
     if col == "fp8" and instr is None and g.platform is not None:
-        p = _platform(g.platform)
-        info["recipe"] = (f"library recipe of the {p['name']} platform ({p['library']}; "
-                          f"{'verified' if p['verified'] else 'UNVERIFIED'}), unit scales, "
-                          f"use_fast_accum=False, splitk={splitk!r}")
+        info["recipe"] = (_platform_text(g.platform, splitk)
+                          + ": torch._scaled_mm with unit scales, use_fast_accum=False")
         acc, fd = _recipe(g, A, B, splitk, threads)
     else:
         if splitk not in (1, None):
@@ -409,7 +407,7 @@ def _product(g: _Gpu, a: Any, b: Any, add: Any, *, instr: Optional[str],
         _warn_once(registry, (g.name, op, str(a.dtype), instr),
                    f"mma.torch {op} on {g.name} ({a.dtype}): {why}, so the result is the "
                    f"instruction chain of {unit.instr}, unverified at library level",
-                   NoRecipeWarning)
+                   NoRecipeWarning, depth)
         acc, fd = _chain(unit, A, B, threads)
     acc = acc.reshape(out_shape)
     # The epilogue: D (+ bias/C in one binary32 addition), then the output's rounding.
@@ -427,18 +425,20 @@ def _product(g: _Gpu, a: Any, b: Any, add: Any, *, instr: Optional[str],
 
 def _record(log: Optional[list], op: str, gpu: str, tensors: Sequence[Any], info: Dict[str, Any],
             t0: float) -> None:
-    if log is None:
-        return
-    ts = [t for t in tensors if isinstance(t, torch.Tensor)]
-    entry = {"op": op, "gpu": gpu, "shapes": [tuple(t.shape) for t in ts],
-             "dtypes": [str(t.dtype) for t in ts], "unit": None, "recipe": None,
-             "out_dtype": None}
-    entry.update(info)
-    entry["time_s"] = time.perf_counter() - t0
-    log.append(entry)
+    if log is not None:
+        ts = [t for t in tensors if isinstance(t, torch.Tensor)]
+        log.append({"op": op, "gpu": gpu, "shapes": [tuple(t.shape) for t in ts],
+                    "dtypes": [str(t.dtype) for t in ts], "unit": None, **info,
+                    "time_s": time.perf_counter() - t0})
 
 
-# Public functions -----------------------------------------------------------------------------------
+def _platform_text(name: str, splitk: Any) -> str:
+    p = _platform(name)
+    return (f"library recipe of the {p['name']} platform ({p['library']}; "
+            f"{'verified' if p['verified'] else 'UNVERIFIED'}), splitk={splitk!r}")
+
+
+# Public functions ------------------------------------------------------------------------------
 def matmul(a: Any, b: Any, *, gpu: str, instr: Optional[str] = None,
            allow_tf32: Optional[bool] = None, splitk: Any = 1, threads: Optional[int] = None,
            log: Optional[list] = None) -> Any:
@@ -530,7 +530,7 @@ def scaled_mm(a: Any, b: Any, scale_a: Any, scale_b: Any, bias: Any = None,
                           use_fast_accum, gpu=name, splitk=splitk, threads=threads)
 
 
-# The mode -------------------------------------------------------------------------------------------
+# The mode --------------------------------------------------------------------------------------
 def _extra(op: str, kwargs: Dict[str, Any]) -> None:
     for k, v in kwargs.items():
         if v is not None:
@@ -544,12 +544,10 @@ def _h_scaled_mm(ctx: "emulate", self: Any, mat2: Any, scale_a: Any, scale_b: An
     out = scaled_mm(self, mat2, scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum,
                     gpu=ctx.gpu, splitk=ctx.splitk, threads=ctx.threads)
     g = _GPUS.get(_key(ctx.gpu))
-    p = _platform(g.platform if g is not None and g.platform else ctx.gpu)
+    name = g.platform if g is not None and g.platform else ctx.gpu
     pair = tuple(_FP8["nvidia"][t.dtype][1] for t in (self, mat2))
-    return out, {"unit": next(i for a, b, i in p["units"] if (a, b) == pair),
-                 "recipe": f"library recipe of the {p['name']} platform ({p['library']}; "
-                           f"{'verified' if p['verified'] else 'UNVERIFIED'}), "
-                           f"splitk={ctx.splitk!r}",
+    unit = next(i for a, b, i in _platform(name)["units"] if (a, b) == pair)
+    return out, {"unit": unit, "recipe": _platform_text(name, ctx.splitk),
                  "out_dtype": str(out.dtype)}
 
 
@@ -584,8 +582,7 @@ def _h_addmm(ctx: "emulate", input: Any, mat1: Any, mat2: Any, *, beta: Any = 1,
         raise GpuRejectsError(f"addmm: expected two matrices, got shapes {tuple(mat1.shape)} "
                               f"and {tuple(mat2.shape)}")
     if alpha != 1 or beta not in (0, 1):
-        raise NotModelledError(f"addmm: alpha={alpha}, beta={beta} is not modelled (alpha=1 "
-                               "and beta in (0, 1) only)")
+        raise NotModelledError(f"addmm: alpha={alpha}, beta={beta} is not modelled")
     return ctx._product(mat1, mat2, input if beta == 1 else None, "addmm")
 
 
@@ -669,11 +666,13 @@ class emulate(TorchFunctionMode):
         threads: None for all cores, 1 for the calling thread, t for t threads.
 
     A one-time :class:`NoRecipeWarning` per op and dtype says where a result is the
-    instruction chain without a library recipe. The outputs carry no autograd history.
+    instruction chain without a library recipe. Inputs that require grad raise (autograd is
+    not modelled): run the model under ``torch.no_grad()``.
     """
 
-    def __init__(self, gpu: str = "RTX 4060", ops: Sequence[str] = ("scaled_mm", "linear", "matmul"),
-                 splitk: Any = 1, log: bool = False, fallback: str = "raise", *,
+    def __init__(self, gpu: str = "RTX 4060",
+                 ops: Sequence[str] = ("scaled_mm", "linear", "matmul"), splitk: Any = 1,
+                 log: bool = False, fallback: str = "raise", *,
                  allow_tf32: Optional[bool] = None, threads: Optional[int] = None) -> None:
         super().__init__()
         if not isinstance(gpu, str):
@@ -706,7 +705,7 @@ class emulate(TorchFunctionMode):
             raise NotModelledError(f"{op}: {self.gpu!r} is a library platform without a "
                                    f"GPU_TABLE row; use a GPU name for {op}")
         return _product(g, a, b, add, instr=None, allow_tf32=self.allow_tf32, splitk=1,
-                        threads=self.threads, op=op, registry=self._warned)
+                        threads=self.threads, op=op, registry=self._warned, depth=6)
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (),
                            kwargs: Any = None) -> Any:
@@ -728,7 +727,7 @@ class emulate(TorchFunctionMode):
             if self.fallback == "raise":
                 raise
             _warn_once(self._warned, ("native", op), f"mma.torch.emulate: {op} ran natively "
-                       f"(fallback='native'): {e}", NativeFallbackWarning)
+                       f"(fallback='native'): {e}", NativeFallbackWarning, 3)
             out = func(*args, **kwargs)
             info = {"recipe": f"native (fallback): {e}", "out_dtype": str(out.dtype)}
         if self.keep_log:
