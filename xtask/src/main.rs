@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage: cargo xtask vectors [--check | --pending]
        cargo xtask review [--accept | --reject] [NAME...]
-       cargo xtask fuzz [--seconds S] [--seed N] [models|cases|hw|values ...]
+       cargo xtask fuzz [--seconds S] [--seed N] [models|cases|hw|values|units ...]
   vectors            run vectors/*.jsonl on every applicable instruction family and rewrite
                      snapshots/ (adds, updates, deletes; removes any pending .snap.new)
   vectors --check    write nothing; exit 1 listing every missing, stale or extra snapshot

@@ -354,14 +354,15 @@ pub fn render(title: &str, e: &Explanation, st: &Style) -> String {
                     "  C joins late: e_dot = {ed}, e_c = {}, e_max = {e_max}",
                     c.e
                 );
+                let q = (*q2).min(*q3);
                 let _ = writeln!(
                     out,
-                    "    product sum rounded down to 2^{q2}: {dot_part} · 2^{q2}"
+                    "    product sum rounded down to 2^{q2}: {dot_part} · 2^{q}"
                 );
                 if *c_dropped {
                     let _ = writeln!(out, "    {}", st.dropped("C dropped (too far below e_max)"));
                 } else {
-                    let _ = writeln!(out, "    C rounded down to 2^{q3}: {} · 2^{q2}", c_part);
+                    let _ = writeln!(out, "    C rounded down to 2^{q3}: {c_part} · 2^{q}");
                 }
             }
             Step::Op {

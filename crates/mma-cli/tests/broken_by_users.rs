@@ -232,9 +232,10 @@ fn unit_files_the_tools_cannot_run_are_refused_when_read() {
 
 #[test]
 fn gst_units_with_short_groups_in_long_blocks_run() {
-    // GST-FDPA with G 1-3 and L_max 64 indexed out of bounds in the per-dot kernel.
+    // GST-FDPA with G 1-3 and L_max 64 indexed out of bounds in the per-dot kernel (G must
+    // divide the scale block of 32 since the fuzzer's findings: 1, 2 and 4 are the short ones).
     let dir = tempfile::tempdir().unwrap();
-    for g in 1..=3 {
+    for g in [1, 2, 4] {
         let unit = unit_file(
             dir.path(),
             &format!("gst{g}.json"),

@@ -208,6 +208,7 @@ pub enum Step {
     },
     /// TR/GTR-FDPA: C joins late. The product sum (aligned at `e_dot`) is rounded down to a
     /// multiple of `2^q2`, C rounded down to a multiple of `2^q3`; `e_max = max(e_dot, e_c)`.
+    /// `dot_part` and `c_part` count units of `2^min(q2, q3)`.
     LateC {
         c: TermInfo,
         e_dot: Option<i32>,

@@ -265,7 +265,11 @@ impl From<&DotUnit> for UnitFile {
             d: f.d.name.into(),
             scale: f.scale.map(|(s, _)| s.name.to_string()),
             scale_block: f.scale.map(|(_, n)| n),
-            k: None,
+            // A block shorter than a scale block needs an instruction K that holds whole
+            // scale blocks (see the reader): the least that holds whole blocks of both.
+            k: f.scale
+                .filter(|&(_, per)| !u.block.is_multiple_of(per))
+                .map(|(_, per)| per / gcd(per, u.block) * u.block),
             l_max: u.block,
             model: u.model.name().into(),
             params: p,
@@ -507,30 +511,57 @@ impl TryFrom<&UnitFile> for DotUnit {
         r.finish()?;
         check_ranges(&model)?;
         check_output_formats(&model, &formats)?;
-        // The fused models form each product exactly in 64 bits (`term.rs`): the two
-        // significands must fit together (f64 × f64 does not; FMA and FTZ-MulAdd round it).
-        let sig_bits = formats.a.man_bits + formats.b.man_bits + 2;
-        if !matches!(model, Model::Fma(_) | Model::FtzMulAdd(_)) && sig_bits > 64 {
+        check_group_sums(&model, &formats)?;
+        // Only the block-scaled models apply scale factors; another model would ignore them.
+        let scaled_model = matches!(model, Model::StFdpa(_) | Model::GstFdpa(_));
+        if formats.scale.is_some() && !scaled_model {
             return Err(UnitFileError::Shape(format!(
-                "{}: {} × {} products need {sig_bits} significand bits; the fused models form them exactly in 64 (use FMA for f64)",
+                "{}: \"scale\" is given, but only ST-FDPA and GST-FDPA apply block scale factors",
+                model.name()
+            )));
+        }
+        // The fused models form each product exactly in 64 bits (`term.rs`), scaled models
+        // times the product of the two scales' significands: they must fit together (f64 × f64
+        // does not; FMA and FTZ-MulAdd round it).
+        let scale_bits = formats.scale.map_or(0, |(s, _)| 2 * (s.man_bits + 1));
+        let sig_bits = formats.a.man_bits + formats.b.man_bits + 2 + scale_bits;
+        if !matches!(model, Model::Fma(_) | Model::FtzMulAdd(_)) && sig_bits > 64 {
+            let scaled = if scale_bits > 0 { " (scaled)" } else { "" };
+            return Err(UnitFileError::Shape(format!(
+                "{}: {} × {} products{scaled} need {sig_bits} significand bits; the fused models form them exactly in 64 (use FMA for f64)",
                 model.name(),
                 formats.a.name,
                 formats.b.name
             )));
         }
+        let per = formats.scale.map_or(1, |(_, per)| per);
         if let Some(k) = u.k {
-            let per = formats.scale.map_or(1, |(_, per)| per);
             if k == 0 || !k.is_multiple_of(per) {
                 return Err(UnitFileError::Shape(format!(
                     "\"k\" = {k} must be a positive multiple of the elements per scale factor ({per})"
                 )));
             }
+        } else if !u.l_max.is_multiple_of(per) {
+            // Without "k" the instruction's K is the block (`mma eval` and the drivers take
+            // it so): it must hold whole scale blocks too.
+            return Err(UnitFileError::Shape(format!(
+                "without \"k\", the instruction's K is \"L_max\" = {}, which must be a multiple of the elements per scale factor ({per}); give \"k\"",
+                u.l_max
+            )));
         }
         Ok(DotUnit {
             formats,
             block: u.l_max,
             model,
         })
+    }
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
     }
 }
 
@@ -590,6 +621,13 @@ fn check_ranges(m: &Model) -> Result<(), UnitFileError> {
             s.group as i64,
             "group and passes must be positive",
         )),
+        // Each pass runs even when its slice is empty (it rounds the previous pass again), so
+        // a pass count beyond a block's elements only costs time.
+        Model::SlicedFdpa(s) if s.passes > crate::model::MAX_BLOCK => Err(bad(
+            "passes",
+            s.passes as i64,
+            &format!("must be at most {}", crate::model::MAX_BLOCK),
+        )),
         Model::GstFdpa(g) if g.g == 0 => Err(bad("G", 0, "must be positive")),
         Model::FtzMulAdd(p) if !p.p.is_power_of_two() => {
             Err(bad("P", p.p as i64, "must be a power of two"))
@@ -603,6 +641,49 @@ fn check_ranges(m: &Model) -> Result<(), UnitFileError> {
         )),
         _ => Ok(()),
     }
+}
+
+/// GST-FDPA keeps a group's scaled product sum in one 64-bit term (`gst_fdpa.rs`): exact
+/// only while the largest product times `G`, kept to `F` fraction bits, fits in 64 bits
+/// (`P_top + log2 G + 1 + F <= 64`, `P_top` the exponent just above the largest product), and
+/// the group sum in fixed point while the products span at most 120 bits. The hardware's fp4
+/// groups need 46 bits (P_top = 6, G = 16, F = 35); formats much wider than fp8 do not fit
+/// and are refused here rather than summed wrongly.
+fn check_group_sums(m: &Model, f: &Formats) -> Result<(), UnitFileError> {
+    let Model::GstFdpa(g) = m else {
+        return Ok(());
+    };
+    // A group takes one scale pair (its first element's): it must lie within one scale block.
+    if let Some((_, per)) = f.scale {
+        if !per.is_multiple_of(g.g) {
+            return Err(UnitFileError::Value {
+                model: m.name().into(),
+                key: "G".into(),
+                value: g.g.to_string(),
+                msg: format!(
+                    "a group takes one scale pair, so G must divide the elements per scale factor ({per})"
+                ),
+            });
+        }
+    }
+    let p_top = f.a.emax() + f.b.emax() + 2;
+    let p_lsb = f.a.min_lsb_exp() + f.b.min_lsb_exp();
+    let log_g = (usize::BITS - (g.g.max(1) - 1).leading_zeros()) as i32;
+    let need = p_top + log_g + 1 + g.f as i32;
+    if need <= 64 && p_top + log_g - p_lsb <= 120 {
+        return Ok(());
+    }
+    Err(UnitFileError::Value {
+        model: m.name().into(),
+        key: "F".into(),
+        value: g.f.to_string(),
+        msg: format!(
+            "a group sum of {} x {} products (up to 2^{p_top}, last bits at 2^{p_lsb}) times G = {} \
+             with F fraction bits needs {need} bits; GST-FDPA keeps 64 (fp4, fp6 and most fp8 \
+             element formats fit)",
+            f.a.name, f.b.name, g.g
+        ),
+    })
 }
 
 /// The format a model rounds to (`rho`, or FTZ-MulAdd's `acc`) must hold only values D can

@@ -55,6 +55,11 @@ pub struct Ctx {
     pub findings: Vec<Finding>,
 }
 
+thread_local! {
+    /// Where the panic being caught was raised (set by the hook, taken by the guard).
+    static PANIC_AT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
 impl Ctx {
     /// Runs `f`, recording a panic as a finding described by `input`.
     pub fn guard<T>(&mut self, input: impl FnOnce() -> String, f: impl FnOnce() -> T) -> Option<T> {
@@ -66,7 +71,8 @@ impl Ctx {
                     .cloned()
                     .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
                     .unwrap_or_default();
-                self.report(format!("panic: {msg}\n    input: {}", input()));
+                let at = PANIC_AT.with(|p| std::mem::take(&mut *p.borrow_mut()));
+                self.report(format!("panic at {at}: {msg}\n    input: {}", input()));
                 None
             }
         }
@@ -115,9 +121,14 @@ pub fn run(root: &Path, o: &Opts) -> Result<Outcome> {
     if !(o.seconds.is_finite() && o.seconds > 0.0) {
         bail!("--seconds must be a positive number");
     }
-    // Panics are findings, reported by the guard: keep the default hook from printing each.
+    // Panics are findings, reported by the guard: keep the default hook from printing each,
+    // but remember where the last one was raised so that the finding can name the line.
     let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
+    std::panic::set_hook(Box::new(|info| {
+        if let Some(at) = info.location() {
+            PANIC_AT.with(|p| *p.borrow_mut() = format!("{}:{}", at.file(), at.line()));
+        }
+    }));
     let seeds = inputs::Seeds::load(root);
     let mut model_state = models::State::new();
     let deadline = Instant::now() + Duration::from_secs_f64(o.seconds);

@@ -148,7 +148,16 @@ fn unit_file(ctx: &mut Ctx) -> UnitFile {
             output(ctx, &mut p, &d);
         }
         "GST-FDPA" => {
-            p.insert("G".into(), int(ctx, 1, 20));
+            // Mostly a G that divides the scale block (one scale pair per group), as the
+            // reader requires; now and then any.
+            let g = match scale_block {
+                Some(n) if n > 0 && ctx.coin(0.8) => {
+                    let divisors: Vec<usize> = (1..=n).filter(|g| n % g == 0).collect();
+                    Param::Int(divisors[ctx.below(divisors.len())] as i64)
+                }
+                _ => int(ctx, 1, 20),
+            };
+            p.insert("G".into(), g);
             p.insert("F".into(), int(ctx, 1, 40));
             p.insert("e_zero".into(), int(ctx, -300, 0));
             output(ctx, &mut p, &d);

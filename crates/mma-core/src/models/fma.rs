@@ -121,20 +121,19 @@ pub fn fma_traced<T: Tracer>(
                     };
                 }
                 acc.to_exact()
-            } else if big.neg == small.neg {
-                // The small operand lies far below the big one's last place: a sticky bit.
-                Exact {
-                    neg: big.neg,
-                    mag: big.sig << 2,
-                    exp: big.lsb - 2,
-                    sticky: true,
-                }
             } else {
-                // Just below the big operand's magnitude: one quarter-unit less, plus sticky.
+                // The small operand lies more than SPAN bits below the big one's top: a sticky
+                // bit. The big significand is first normalised to all 128 bits, so that the
+                // result's last place (at most 127 bits below the top, for every format) lies
+                // above the sticky bit whatever the big operand's own width (a 4-bit product
+                // beside a tiny f64 C, say).
+                let s = big.sig.leading_zeros();
+                let mag = big.sig << s;
                 Exact {
                     neg: big.neg,
-                    mag: (big.sig << 2) - 1,
-                    exp: big.lsb - 2,
+                    // Opposite signs: just below the big magnitude, one unit less plus sticky.
+                    mag: if big.neg == small.neg { mag } else { mag - 1 },
+                    exp: big.lsb - s as i32,
                     sticky: true,
                 }
             }

@@ -31,17 +31,18 @@
 
 use crate::format::Format;
 use crate::model::{decode_into, BlockIn, BlockModel, Formats, NanStyle, MAX_BLOCK};
+use crate::models::e_fdpa::exact_sum;
 use crate::round::{round, Exact, RoundOpts, Rounding};
+use crate::term::Term;
 use crate::trace::{NoTrace, Num, Step, Tracer};
 use crate::value::Value;
-use crate::wide::WideSum;
 
 /// Parameters of an FTZ-MulAdd unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FtzMulAdd {
     /// Products summed per group before they are added to C (2 or 4; any power of two works).
     pub p: usize,
-    /// Format of the products and sums (fp32). It must fit [`WideSum`]'s range, as fp32 does.
+    /// Format of the products and sums (fp32 on the hardware; any format works).
     pub acc: Format,
     pub nan: NanStyle,
 }
@@ -104,13 +105,19 @@ pub fn ftz_add(acc: &Format, x: Value, y: Value) -> Value {
         (Value::Inf { neg }, _) | (_, Value::Inf { neg }) => Value::Inf { neg },
         (Value::Zero { neg: nx }, Value::Zero { neg: ny }) => Value::Zero { neg: nx && ny },
         _ => {
-            let mut s = WideSum::new();
-            for v in [x, y] {
-                if let Value::Finite { neg, sig, exp } = v {
-                    s.add(neg, sig as u128, exp);
-                }
-            }
-            let e = s.to_exact();
+            // Anchored at the smaller operand (an accumulator sized for the span where the
+            // two lie far apart, as with a wide C format), so that the sum is exact whatever
+            // the formats.
+            let term = |v: Value| match v {
+                Value::Finite { neg, sig, exp } => Term {
+                    neg,
+                    sig,
+                    lsb: exp,
+                    e: exp,
+                },
+                _ => Term::ZERO,
+            };
+            let (e, _) = exact_sum(&[term(x), term(y)]);
             if e.mag == 0 && !e.sticky {
                 return Value::POS_ZERO;
             }

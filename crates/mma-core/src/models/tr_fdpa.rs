@@ -131,10 +131,14 @@ pub(crate) fn late_c<T: Tracer>(
     } = *p;
     let ct = Term::of_value(c, c_fmt, e_zero_c);
     let e_max = dot.map_or(ct.e, |d| d.e.max(ct.e));
-    // Everything below is a multiple of 2^q2.
+    // The product sum is a multiple of 2^q2, C a multiple of 2^q3. On the hardware (F = 24,
+    // F2 = 31) q3 > q2; a unit file may ask for F > F2 + 1, where C keeps finer bits than the
+    // product sum. Both parts are counted in units of 2^q, the finer of the two grids, so
+    // that the sum is exact either way (and unchanged where q3 >= q2).
     let q2 = e_max - (f2 as i32 + 1);
-    let dot_part = dot.map_or(0, |d| floor_shift(d.sum, q2 - (d.e - f as i32)));
     let q3 = e_max - f as i32;
+    let q = q2.min(q3);
+    let dot_part = dot.map_or(0, |d| floor_shift(d.sum, q2 - (d.e - f as i32)) << (q2 - q));
     let c_signed = if ct.neg {
         -(ct.sig as i128)
     } else {
@@ -144,7 +148,7 @@ pub(crate) fn late_c<T: Tracer>(
     let c_part = if ct.is_zero() || dropped {
         0
     } else {
-        floor_shift(c_signed, q3 - ct.lsb) << (q3 - q2)
+        floor_shift(c_signed, q3 - ct.lsb) << (q3 - q)
     };
     t.step(|| Step::LateC {
         c: TermInfo::of(crate::trace::Source::C, &ct),
@@ -160,7 +164,7 @@ pub(crate) fn late_c<T: Tracer>(
     let exact = Exact {
         neg: total < 0,
         mag: total.unsigned_abs(),
-        exp: q2,
+        exp: q,
         sticky: false,
     };
     t.step(|| Step::Sum {
