@@ -360,7 +360,7 @@ pub fn write(path: &Path, arg: &'static str, fmt: &Format, m: &Matrix) -> Result
     write_checked(path, arg, fmt, m, &[])
 }
 
-/// [`write`], refusing a `path` that is one of `inputs` (by device and inode). The old file is
+/// [`write()`], refusing a `path` that is one of `inputs` (by device and inode). The old file is
 /// replaced only once the new one is complete (`mma_io::out::OutFile`): a failed write leaves
 /// it as it was.
 pub fn write_checked(

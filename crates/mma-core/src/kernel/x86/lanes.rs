@@ -505,7 +505,8 @@ pub(super) fn lane_fns_of<T: Entry>(key: LaneKey) -> Option<(LaneFn, Option<Stor
         // fp64 words are `u64`; fp32 ones `u32`. The FMA chains take eight lanes under either
         // instruction set: in sixteen they gained nothing on an Intel Xeon (AVX-512 / AVX2:
         // fp32 1.07, fp64 0.99-1.02) and lost on an AMD EPYC (fp32 0.68-0.74, fp64 0.89-0.95;
-        // README, "AVX-512"): a K of 2 to 4 leaves the 16-row transposes as the main cost.
+        // docs/performance.md, "AVX-512: sixteen lanes"): a K of 2 to 4 leaves the 16-row
+        // transposes as the main cost.
         LaneKey::Fma { wide: true } => Some((Ymm::of::<FmaChains<true>, u64>(), None)),
         LaneKey::Fma { wide: false } => Some(twice!(Ymm, FmaChains, [false], u32)),
         LaneKey::Ftz { f16, n, p } => {

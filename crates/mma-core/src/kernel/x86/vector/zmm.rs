@@ -74,8 +74,8 @@ unsafe fn load4x4<W: Word>(p: *const W, stride: usize) -> __m512i {
 /// bytes in two loads, then per pair of elements one two-source permutation of 32-bit words
 /// (row `j`'s elements 0 and 1 are 32-bit word `2j`, elements 2 and 3 word `2j + 1`), split
 /// by a mask and a shift: 8 operations for the four columns where the sixteen row loads and
-/// their transpose take about 40 (and keep sixteen addresses). README, "E-FDPA bracketed by
-/// directed roundings", has the rates.
+/// their transpose take about 40 (and keep sixteen addresses). docs/performance.md, "E-FDPA
+/// (CDNA1) in lanes", has the design; CHANGELOG.md, "Earlier history", the rates.
 /// # Safety
 /// `p` must point to 64 readable `W` (two-byte words).
 #[inline(always)]
