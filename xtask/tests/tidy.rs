@@ -269,6 +269,7 @@ const DOC_PAGES: &[&str] = &[
     "docs/vectors.md",
     "docs/performance.md",
     "docs/python.md",
+    "docs/dask.md",
 ];
 
 #[test]
