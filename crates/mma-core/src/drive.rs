@@ -67,9 +67,6 @@ impl DotUnit {
         Ok(())
     }
 
-    /// `D = A·B + C` over `(m, n, k)`, walking K in steps of `k_step` (the instruction's K) with
-    /// each step's D as the next step's C. `threads`: 0 uses rayon's global pool, 1 runs on the
-    /// calling thread, `t > 1` a pool of `t` threads. Results do not depend on `threads`.
     /// The lengths of a `m×n×k` product's operands, shared by the matrix drivers; the scale
     /// factors per row of A (and column of B).
     pub(crate) fn check_gemm_lengths(
@@ -90,6 +87,9 @@ impl DotUnit {
         Ok(s)
     }
 
+    /// `D = A·B + C` over `(m, n, k)`, walking K in steps of `k_step` (the instruction's K) with
+    /// each step's D as the next step's C. `threads`: 0 uses rayon's global pool, 1 runs on the
+    /// calling thread, `t > 1` a pool of `t` threads. Results do not depend on `threads`.
     pub fn gemm(
         &self,
         (m, n, k): (usize, usize, usize),
@@ -98,6 +98,31 @@ impl DotUnit {
         d: &mut [u64],
         threads: usize,
     ) -> Result<(), ShapeError> {
+        let all = |_: usize| Ok::<(), std::convert::Infallible>(());
+        match self.gemm_in_rounds((m, n, k), k_step, x, d, threads, m, all)? {
+            Ok(()) => Ok(()),
+            Err(never) => match never {},
+        }
+    }
+
+    /// [`DotUnit::gemm`] in rounds of about `rows` rows of D (a multiple of the rows one task
+    /// computes), calling `between(rows_done)` on the calling thread after each round: an
+    /// `Err` from it stops the product there (the rows not reached stay as they were) and is
+    /// returned. What the lanes need of B (its columns decoded into panels) and the threads'
+    /// pool are made once for all rounds, so that rounds short enough to answer Ctrl-C soon
+    /// (the Python package's `Unit.matmul`) cost no more than one call. Each element is
+    /// computed by the same operations whatever the rounds, so `d` does not depend on `rows`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_in_rounds<E>(
+        &self,
+        (m, n, k): (usize, usize, usize),
+        k_step: usize,
+        x: &GemmIn<'_>,
+        d: &mut [u64],
+        threads: usize,
+        rows: usize,
+        mut between: impl FnMut(usize) -> Result<(), E>,
+    ) -> Result<Result<(), E>, ShapeError> {
         let s = self.check_gemm_lengths((m, n, k), x, d)?;
         let per = self.formats.scale.map_or(1, |(_, p)| p);
         if k_step == 0 || k % k_step != 0 || !k_step.is_multiple_of(per) {
@@ -113,47 +138,98 @@ impl DotUnit {
             });
         }
         if m == 0 || n == 0 {
-            return Ok(());
+            return Ok(Ok(()));
         }
         let kern = self.kernel();
-        if s == 0 {
-            if let Some(lanes) = kern.gemm_lanes((n, k), k_step, x.b_cols) {
-                let rows = |(t, chunk): (usize, &mut [u64])| {
-                    lanes.rows(&kern, t * ROWS_PER_TASK, x, chunk)
-                };
-                run(d, n * ROWS_PER_TASK, threads, rows);
-                return Ok(());
+        let lanes = if s == 0 {
+            kern.gemm_lanes((n, k), k_step, x.b_cols)
+        } else {
+            None
+        };
+        let round = rows
+            .max(1)
+            .next_multiple_of(ROWS_PER_TASK)
+            .min(m.next_multiple_of(ROWS_PER_TASK));
+        let pool = Threads::new(threads, round.div_ceil(ROWS_PER_TASK));
+        for r0 in (0..m).step_by(round) {
+            let r1 = (r0 + round).min(m);
+            let part = &mut d[r0 * n..r1 * n];
+            match &lanes {
+                Some(lanes) => pool.run(part, n * ROWS_PER_TASK, |(t, chunk)| {
+                    lanes.rows(&kern, r0 + t * ROWS_PER_TASK, x, chunk)
+                }),
+                None => pool.run(part, n * ROWS_PER_TASK, |(t, chunk)| {
+                    let i0 = r0 + t * ROWS_PER_TASK;
+                    gemm_rows(&kern, i0, (n, k, k_step, s), x, chunk)
+                }),
+            }
+            if let Err(e) = between(r1) {
+                return Ok(Err(e));
             }
         }
-        let rows = |(t, chunk): (usize, &mut [u64])| {
-            gemm_rows(&kern, t * ROWS_PER_TASK, (n, k, k_step, s), x, chunk)
+        Ok(Ok(()))
+    }
+}
+
+/// The threads of a driver call, made once for all its rounds: `threads` 0 uses rayon's
+/// global pool, 1 the calling thread, `t > 1` a pool of `t` (never more than `tasks`: a pool
+/// of 4096 threads for one chunk costs seconds). Without the `parallel` feature, always the
+/// calling thread.
+pub(crate) struct Threads {
+    #[cfg(feature = "parallel")]
+    count: usize,
+    #[cfg(feature = "parallel")]
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Threads {
+    #[cfg(feature = "parallel")]
+    pub(crate) fn new(threads: usize, tasks: usize) -> Threads {
+        let count = threads.min(tasks.max(1));
+        let pool = if count > 1 {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(count)
+                .build()
+                .ok()
+        } else {
+            None
         };
-        run(d, n * ROWS_PER_TASK, threads, rows);
-        Ok(())
+        Threads { count, pool }
+    }
+
+    #[cfg(not(feature = "parallel"))]
+    pub(crate) fn new(_threads: usize, _tasks: usize) -> Threads {
+        Threads {}
+    }
+
+    /// Calls `f` on every `chunk`-sized piece of `d` with its index.
+    #[cfg(feature = "parallel")]
+    pub(crate) fn run(&self, d: &mut [u64], chunk: usize, f: impl Fn((usize, &mut [u64])) + Sync) {
+        use rayon::prelude::*;
+        let par = |d: &mut [u64]| d.par_chunks_mut(chunk).enumerate().for_each(&f);
+        match (self.count, &self.pool) {
+            (1, _) => d.chunks_mut(chunk).enumerate().for_each(&f),
+            (_, Some(pool)) => pool.install(|| par(d)),
+            _ => par(d),
+        }
+    }
+
+    #[cfg(not(feature = "parallel"))]
+    pub(crate) fn run(&self, d: &mut [u64], chunk: usize, f: impl Fn((usize, &mut [u64]))) {
+        d.chunks_mut(chunk).enumerate().for_each(f)
     }
 }
 
 /// Calls `f` on every `chunk`-sized piece of `d` with its index, on `threads` threads (see
 /// [`DotUnit::gemm`]).
-#[cfg(feature = "parallel")]
 pub(crate) fn run(
     d: &mut [u64],
     chunk: usize,
     threads: usize,
     f: impl Fn((usize, &mut [u64])) + Sync,
 ) {
-    use rayon::prelude::*;
-    let par = |d: &mut [u64]| d.par_chunks_mut(chunk).enumerate().for_each(&f);
-    // Never more threads than tasks: a pool of 4096 threads for one chunk costs seconds.
     let tasks = d.len().div_ceil(chunk.max(1));
-    match threads.min(tasks.max(1)) {
-        1 => d.chunks_mut(chunk).enumerate().for_each(&f),
-        0 => par(d),
-        t => match rayon::ThreadPoolBuilder::new().num_threads(t).build() {
-            Ok(pool) => pool.install(|| par(d)),
-            Err(_) => par(d),
-        },
-    }
+    Threads::new(threads, tasks).run(d, chunk, f)
 }
 
 /// Runs `f` with the `threads` it should hand the drivers: for `t > 1`, inside one pool of `t`
@@ -172,11 +248,6 @@ pub(crate) fn with_pool<R: Send>(threads: usize, f: impl FnOnce(usize) -> R + Se
 #[cfg(not(feature = "parallel"))]
 pub(crate) fn with_pool<R: Send>(threads: usize, f: impl FnOnce(usize) -> R + Send) -> R {
     f(threads)
-}
-
-#[cfg(not(feature = "parallel"))]
-pub(crate) fn run(d: &mut [u64], chunk: usize, _threads: usize, f: impl Fn((usize, &mut [u64]))) {
-    d.chunks_mut(chunk).enumerate().for_each(f)
 }
 
 /// Rows `i0..` of D (as many as `d` holds), tiled over columns so that a tile of B stays in

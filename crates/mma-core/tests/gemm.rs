@@ -160,6 +160,50 @@ fn check(unit: &DotUnit, shape: (usize, usize, usize), ks: usize, seed: u64) {
         unit.mma(shape, &a, &b, &c, &sa, &sb, &mut d).unwrap();
         assert_eq!(d, want);
     }
+    // In rounds of rows (B prepared once for all of them): the same bits, and `between` told
+    // after each round how many rows are done.
+    for (rows, threads) in [(1, 1), (8, 2), (13, 0)] {
+        let mut d = vec![u64::MAX; m * n];
+        let mut done = Vec::new();
+        let between = |r: usize| -> Result<(), ()> {
+            done.push(r);
+            Ok(())
+        };
+        let run = unit.gemm_in_rounds(shape, ks, &x, &mut d, threads, rows, between);
+        assert_eq!(run, Ok(Ok(())), "rows {rows}");
+        assert_eq!(d, want, "rows {rows}, threads {threads}");
+        // Rounds are whole tasks of eight rows: 1 and 8 give rounds of 8, 13 of 16.
+        let round = rows.next_multiple_of(8);
+        let want_done: Vec<usize> = (1..=m.div_ceil(round))
+            .map(|i| (i * round).min(m))
+            .collect();
+        assert_eq!(done, want_done, "rows {rows}");
+    }
+}
+
+#[test]
+fn gemm_in_rounds_stops_where_between_says() {
+    // 37 rows in rounds of 8: `between` stops the product after the second round, so rows
+    // 0..16 are D and rows 16.. keep what the caller put there.
+    let u = bf16_unit();
+    let (m, n, k) = (37, 20, 32);
+    let a: Vec<u64> = (0..m * k).map(|i| 0x3F80 + (i as u64 % 7)).collect();
+    let b: Vec<u64> = (0..n * k).map(|i| 0xBF00 + (i as u64 % 5)).collect();
+    let c = vec![0u64; m * n];
+    let x = GemmIn {
+        a: &a,
+        b_cols: &b,
+        c: &c,
+        scale_a: &[],
+        scale_b: &[],
+    };
+    let want = stepped_mma(&u, (m, n, k), 16, &x);
+    let mut d = vec![u64::MAX; m * n];
+    let stop = |r: usize| if r >= 16 { Err(r) } else { Ok(()) };
+    let run = u.gemm_in_rounds((m, n, k), 16, &x, &mut d, 1, 8, stop);
+    assert_eq!(run, Ok(Err(16)));
+    assert_eq!(d[..16 * n], want[..16 * n]);
+    assert!(d[16 * n..].iter().all(|&w| w == u64::MAX));
 }
 
 #[test]

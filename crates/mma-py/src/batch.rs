@@ -78,7 +78,7 @@ impl Src<'_> {
         }
     }
 
-    fn bits(&self) -> u32 {
+    pub fn bits(&self) -> u32 {
         match self {
             Src::U8(_) => 8,
             Src::U16(_) => 16,
@@ -89,7 +89,7 @@ impl Src<'_> {
 
     /// Appends words `range` to `out`, widened.
     #[inline]
-    fn extend(&self, from: usize, to: usize, out: &mut Vec<u64>) {
+    pub fn extend(&self, from: usize, to: usize, out: &mut Vec<u64>) {
         match self {
             Src::U8(x) => widen8(&x[from..to], out),
             Src::U16(x) => widen16(&x[from..to], out),

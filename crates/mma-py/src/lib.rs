@@ -223,9 +223,69 @@ impl PyUnit {
             m,
             n,
             k,
-            a: av,
-            b: bv,
-            c: cv,
+            x: values::Operands::Values {
+                a: av,
+                b: bv,
+                c: cv,
+            },
+        };
+        let threads = run::threads(threads)?;
+        let d = py.detach(|| job.run(threads))?;
+        words_array(py, d, &self.unit.formats.d)
+    }
+
+    /// `D = A·B + C` on storage words, as `matmul` computes it on values but without any
+    /// conversion where every word is valid (the path of `mma.torch`): `a` is `m×k` (flat,
+    /// row-major), `b_cols` B column by column (`n` rows of `k`), `c` `m×n` words or `None`
+    /// for `+0`. Words of the instruction's storage width (uint8/16/32/64), each checked to be
+    /// a valid encoding. Returns D's storage words.
+    #[pyo3(signature = (a, b_cols, c, m, n, k, threads))]
+    #[allow(clippy::too_many_arguments)]
+    fn _matmul_words<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        b_cols: &Bound<'py, PyAny>,
+        c: Option<&Bound<'py, PyAny>>,
+        m: usize,
+        n: usize,
+        k: usize,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (ga, gb) = (batch::Held::new(a)?, batch::Held::new(b_cols)?);
+        let gc = c.map(batch::Held::new).transpose()?;
+        let (sa, sb) = (ga.src()?, gb.src()?);
+        let sc = gc.as_ref().map(|c| c.src()).transpose()?;
+        for (name, len, want) in [
+            ("a", sa.len(), m.checked_mul(k)),
+            ("b_cols", sb.len(), n.checked_mul(k)),
+            (
+                "c",
+                sc.map_or(0, |c| c.len()),
+                if sc.is_some() {
+                    m.checked_mul(n)
+                } else {
+                    Some(0)
+                },
+            ),
+        ] {
+            if Some(len) != want {
+                return Err(PyValueError::new_err(format!(
+                    "{name}: {len} words do not fit (m, n, k) = ({m}, {n}, {k})"
+                )));
+            }
+        }
+        let job = values::Matmul {
+            unit: self.unit,
+            k_step: self.k,
+            m,
+            n,
+            k,
+            x: values::Operands::Words {
+                a: sa,
+                b_cols: sb,
+                c: sc,
+            },
         };
         let threads = run::threads(threads)?;
         let d = py.detach(|| job.run(threads))?;

@@ -1,10 +1,12 @@
-//! `Unit.matmul`: real values to storage words (exactly, or an error naming the element), then
-//! the engine's matrix driver (`DotUnit::gemm`: instruction-K steps, D fed back as C).
+//! `Unit.matmul`: real values to storage words (exactly, or an error naming the element), or
+//! storage words as they are (`Unit._matmul_words`, the path of `mma.torch`), then the engine's
+//! matrix driver (`DotUnit::gemm_in_rounds`: instruction-K steps, D fed back as C).
 
+use crate::batch::Src;
 use crate::run;
 use mma::core::GemmIn;
 use mma::core::{DotUnit, Format, Value};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 /// The word of `fmt` that holds `x` exactly; `None` when no word does.
@@ -67,16 +69,33 @@ pub fn encode_exact(fmt: &Format, x: f64) -> Option<u64> {
     (fmt.is_valid_encoding(w) && fmt.decode(w).to_f64() == x).then_some(w)
 }
 
-/// One call of `Unit.matmul`: `m×k` A and `m×n` C row-major, `k×n` B row-major.
+/// A, B and C of a product: real values (checked to be exact in their formats), or storage
+/// words (checked to be valid encodings; no conversion at all for formats every word of whose
+/// width is valid, f16/bf16 in uint16 among them). B is `k×n` row-major as values, and given
+/// column by column (`n` rows of `k`, a `linear` layer's weight as it is stored) as words.
+pub enum Operands<'a> {
+    Values {
+        a: &'a [f64],
+        b: &'a [f64],
+        c: &'a [f64],
+    },
+    Words {
+        a: Src<'a>,
+        b_cols: Src<'a>,
+        /// `None`: every C word `+0`.
+        c: Option<Src<'a>>,
+    },
+}
+
+/// One call of `Unit.matmul` (values) or `Unit._matmul_words` (words): `m×k` A and `m×n` C
+/// row-major.
 pub struct Matmul<'a> {
     pub unit: &'a DotUnit,
     pub k_step: usize,
     pub m: usize,
     pub n: usize,
     pub k: usize,
-    pub a: &'a [f64],
-    pub b: &'a [f64],
-    pub c: &'a [f64],
+    pub x: Operands<'a>,
 }
 
 fn words(
@@ -104,9 +123,38 @@ fn words(
     Ok(out)
 }
 
-/// Multiply-adds per round of rows (`Matmul::run`): a round is one `DotUnit::gemm` call over
-/// all threads, after which Ctrl-C is checked; B's decoding, once per call, stays a small
-/// share of a round.
+/// The words of `src` (`rows` rows of `cols`) widened to the engine's, each checked to be a
+/// valid encoding of `fmt` (a `ValueError` naming `name[row, col]`), and of the right width (a
+/// `TypeError`).
+fn widened(name: &str, fmt: &Format, src: &Src<'_>, cols: usize) -> PyResult<Vec<u64>> {
+    let bits = fmt.storage_bits.next_power_of_two().max(8);
+    if src.bits() != bits {
+        return Err(PyTypeError::new_err(format!(
+            "{name}: expected uint{bits} words ({}), got uint{}",
+            fmt.name,
+            src.bits()
+        )));
+    }
+    let mut out = Vec::new();
+    out.try_reserve_exact(src.len())
+        .map_err(|_| PyMemoryError::new_err(format!("{name}: {} words do not fit", src.len())))?;
+    src.extend(0, src.len(), &mut out);
+    if !fmt.is_valid_encoding(u64::MAX >> (64 - src.bits())) {
+        if let Some(i) = out.iter().position(|&w| !fmt.is_valid_encoding(w)) {
+            return Err(PyValueError::new_err(format!(
+                "{name}[{}, {}] = {:#x} is not a valid {} word",
+                i / cols.max(1),
+                i % cols.max(1),
+                out[i],
+                fmt.name
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// Rows of D per round of `Matmul::run`: about this many multiply-adds, after which Ctrl-C is
+/// checked (B's preparation is made once for all rounds: `DotUnit::gemm_in_rounds`).
 const ROUND_WORK: usize = 1 << 28;
 
 impl Matmul<'_> {
@@ -120,10 +168,21 @@ impl Matmul<'_> {
                 self.k_step
             )));
         }
-        let a = words("A", &f.a, self.a, k, |i| i)?;
-        // B row-major k×n to columns (n rows of k).
-        let b = words("B", &f.b, self.b, n, |i| (i % n) * k + i / n)?;
-        let c = words("C", &f.c, self.c, n, |i| i)?;
+        let (a, b, c) = match &self.x {
+            Operands::Values { a, b, c } => (
+                words("A", &f.a, a, k, |i| i)?,
+                // B row-major k×n to columns (n rows of k).
+                words("B", &f.b, b, n, |i| (i % n) * k + i / n)?,
+                words("C", &f.c, c, n, |i| i)?,
+            ),
+            Operands::Words { a, b_cols, c } => {
+                let c = match c {
+                    Some(c) => widened("C", &f.c, c, n)?,
+                    None => run::zeroed::<u64>(m * n, "C")?,
+                };
+                (widened("A", &f.a, a, k)?, widened("B", &f.b, b_cols, k)?, c)
+            }
+        };
         let s = self.unit.scales_for(k);
         let one = match &f.scale {
             Some((sf, _)) => encode_exact(sf, 1.0)
@@ -138,31 +197,18 @@ impl Matmul<'_> {
         if m == 0 || n == 0 {
             return Ok(d);
         }
-        // Rows in rounds; one pool for the whole call.
-        let rows = (ROUND_WORK / n.saturating_mul(k).max(1)).clamp(8, m.max(8));
-        let t = threads.min(m.div_ceil(8));
-        let pool = (t > 1)
-            .then(|| rayon::ThreadPoolBuilder::new().num_threads(t).build().ok())
-            .flatten();
-        let inner = if t == 1 { 1 } else { 0 };
-        for r0 in (0..m).step_by(rows) {
-            let r1 = (r0 + rows).min(m);
-            let x = GemmIn {
-                a: &a[r0 * k..r1 * k],
-                b_cols: &b,
-                c: &c[r0 * n..r1 * n],
-                scale_a: &sa[r0 * s..r1 * s],
-                scale_b: &sb,
-            };
-            let dr = &mut d[r0 * n..r1 * n];
-            let mut call = || self.unit.gemm((r1 - r0, n, k), self.k_step, &x, dr, inner);
-            match &pool {
-                Some(p) => p.install(call),
-                None => call(),
-            }
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-            Python::attach(|py| py.check_signals())?;
-        }
+        let x = GemmIn {
+            a: &a,
+            b_cols: &b,
+            c: &c,
+            scale_a: &sa,
+            scale_b: &sb,
+        };
+        let rows = ROUND_WORK / n.saturating_mul(k).max(1);
+        let signals = |_| Python::attach(|py| py.check_signals());
+        self.unit
+            .gemm_in_rounds((m, n, k), self.k_step, &x, &mut d, threads, rows, signals)
+            .map_err(|e| PyValueError::new_err(e.to_string()))??;
         Ok(d)
     }
 }

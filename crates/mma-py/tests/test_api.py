@@ -116,6 +116,66 @@ def test_matmul_is_dots_composed_by_hand():
     assert np.array_equal(D0.view(np.uint32), u.dots(aw[:, None, :], bw[None], np.uint32(0)))
 
 
+def test_matmul_on_words_is_matmul_on_values():
+    # `_matmul_words` (the path of mma.torch: storage words as they are, B column by column)
+    # against `matmul` on the values those words hold, C given and C = +0.
+    u = hopper()
+    rng = np.random.default_rng(5)
+    m, n, k = 9, 11, 48
+    A = rng.integers(-64, 64, (m, k)).astype(np.float16) / np.float16(8)
+    B = rng.integers(-64, 64, (k, n)).astype(np.float16) / np.float16(16)
+    C = rng.standard_normal((m, n)).astype(np.float32)
+    aw, bcols = A.view(np.uint16), np.ascontiguousarray(B.T).view(np.uint16)
+    for c, c_words in ((C, C.view(np.uint32).reshape(-1)), (np.zeros((m, n)), None)):
+        want = u.matmul(A, B, c).view(np.uint32).reshape(-1)
+        for t in (1, 2):
+            got = u._u._matmul_words(aw.reshape(-1), bcols.reshape(-1), c_words, m, n, k, t)
+            assert got.dtype == np.uint32 and np.array_equal(got, want)
+    # tf32 in uint32 (f32 words with the low 13 bits clear), chained along K = 3 x 8.
+    t32 = mma.find("Ampere", "m16n8k8.f32.tf32.tf32.f32")
+    At = (rng.integers(-512, 512, (4, 24)) / 64).astype(np.float32)
+    Bt = (rng.integers(-512, 512, (24, 5)) / 32).astype(np.float32)
+    want = t32.matmul(At, Bt).view(np.uint32).reshape(-1)
+    got = t32._u._matmul_words(At.view(np.uint32).reshape(-1),
+                               np.ascontiguousarray(Bt.T).view(np.uint32).reshape(-1),
+                               None, 4, 5, 24, 1)
+    assert np.array_equal(got, want)
+
+
+def test_matmul_on_words_checks_what_it_is_given():
+    u = hopper()
+    a, b = np.zeros(2 * 16, np.uint16), np.zeros(3 * 16, np.uint16)
+    with pytest.raises(TypeError, match=r"A: expected uint16 words \(f16\), got uint32"):
+        u._u._matmul_words(a.astype(np.uint32), b, None, 2, 3, 16, 1)
+    with pytest.raises(ValueError, match=r"b_cols: 48 words do not fit \(m, n, k\) = \(2, 4, 16\)"):
+        u._u._matmul_words(a, b, None, 2, 4, 16, 1)
+    with pytest.raises(ValueError, match=r"c: 5 words"):
+        u._u._matmul_words(a, b, np.zeros(5, np.uint32), 2, 3, 16, 1)
+    with pytest.raises(ValueError, match="multiple of the instruction's K = 16"):
+        u._u._matmul_words(a[:16], b[:24], None, 2, 3, 8, 1)
+    # e2m1 codes take four bits: the word 0x10 is no e2m1 element (row 0, column 1 of A).
+    fp4 = mma.find("Blackwell", "m64n8k32.kind::f8f6f4.f32.e2m1.e5m2", op="TCGen05MMA")
+    a4 = np.zeros(32, np.uint8)
+    a4[1] = 0x10
+    with pytest.raises(ValueError, match=r"A\[0, 1\] = 0x10 is not a valid e2m1 word"):
+        fp4._u._matmul_words(a4, np.zeros(32, np.uint8), None, 1, 1, 32, 1)
+
+
+def test_dots_takes_any_memory_order():
+    # The quick path for rows already in shape copies what is not contiguous, as the general
+    # path does: Fortran order and a strided view give the same words as contiguous rows.
+    u = hopper()
+    rng = np.random.default_rng(6)
+    a = rng.integers(0, 0x7C00, (40, 32)).astype(np.uint16)
+    b = rng.integers(0, 0x7C00, (40, 32)).astype(np.uint16)
+    c = rng.integers(0, 0x3F800000, 80).astype(np.uint32)
+    want = u.dots(a, b, c[::2].copy())
+    assert np.array_equal(u.dots(np.asfortranarray(a), np.asfortranarray(b), c[::2]), want)
+    wide = np.zeros((40, 64), np.uint16)
+    wide[:, ::2] = a
+    assert np.array_equal(u.dots(wide[:, ::2], b, c[::2]), want)
+
+
 def test_matmul_names_the_first_inexact_element():
     u = hopper()
     A = np.ones((2, 16), np.float32)

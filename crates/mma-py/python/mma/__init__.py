@@ -10,6 +10,7 @@ mmasim 2.1.1. The arithmetic runs in Rust (the ``mma`` crates), on all cores unl
 
 from __future__ import annotations
 
+import math
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -58,10 +59,20 @@ class Unit:
     ``model`` and ``params`` are the arithmetic model of the papers and its parameters.
     """
 
-    __slots__ = ("_u",)
+    __slots__ = ("_u", "_words")
 
     def __init__(self, native: Any) -> None:
         self._u = native
+        # What every call of `dots` needs, read from the native unit once: the word dtype of
+        # each operand and the scale block. (Reading `formats` builds a dict each time; doing
+        # that per call was most of a small batch's time.)
+        f = native.formats
+        plain = native.layout == "plain"
+        self._words = {
+            w: (np.uint8 if w in ("a", "b") and not plain else _UINT[f[w]["storage_bits"]])
+            for w in ("a", "b", "c", "d")
+        }
+        self._words.update(scale_block=f["scale_block"], layout=native.layout, k=native.k)
 
     # Identity --------------------------------------------------------------------------------
     @property
@@ -165,10 +176,7 @@ class Unit:
 
     # Bit level --------------------------------------------------------------------------------
     def _word_dtype(self, which: str) -> Any:
-        f = self._u.formats[which]
-        if which in ("a", "b") and self.layout != "plain":
-            return np.uint8
-        return _UINT[f["storage_bits"]]
+        return self._words[which]
 
     def dots(
         self,
@@ -320,6 +328,66 @@ def _words_arg(x: Any, name: str, want: Any) -> np.ndarray:
     return x
 
 
+def _dots_args(
+    unit: Unit, a: Any, b: Any, c: Any, scale_a: Any, scale_b: Any, by_instruction: bool
+) -> Tuple[Tuple[int, ...], int, Dict[str, np.ndarray]]:
+    """The checks of `Unit.dots` in general: dtypes, K, scales and batch shapes broadcast;
+    returns (batch shape, K in elements, each operand flat and contiguous)."""
+    u, info = unit._u, unit._words
+    a = _words_arg(a, "a", info["a"])
+    b = _words_arg(b, "b", info["b"])
+    c = _words_arg(c, "c", info["c"])
+    for x, name in ((a, "a"), (b, "b")):
+        if x.ndim < 1:
+            raise ValueError(f"{name}: expected shape [..., K], got a scalar")
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(f"a has {a.shape[-1]} words per row but b has {b.shape[-1]}")
+    per = 2 if info["layout"] == "packed_fp4" else 1
+    k = a.shape[-1] * per
+    if k == 0:
+        raise ValueError("a, b: K = 0; expected at least one element per row")
+    if by_instruction and k % info["k"]:
+        raise ValueError(
+            f"a, b: K = {k} elements is not a multiple of the instruction's K = {info['k']}"
+            + (" (two fp4 per byte)" if per == 2 else "")
+        )
+    block = info["scale_block"]
+    ops = [("a", a, 1), ("b", b, 1), ("c", c, 0)]
+    if block is None:
+        for s, name in ((scale_a, "scale_a"), (scale_b, "scale_b")):
+            if s is not None:
+                raise ValueError(f"{name}: {unit.instr} has no block scaling; pass None")
+    else:
+        step = info["k"] if by_instruction else k
+        want = u.scales_for(step) * (k // step)
+        for s, name in ((scale_a, "scale_a"), (scale_b, "scale_b")):
+            if s is None:
+                raise ValueError(f"{name}: {unit.instr} needs {want} scale factors per row")
+            s = _words_arg(s, name, np.uint8)
+            if s.ndim < 1 or s.shape[-1] != want:
+                raise ValueError(
+                    f"{name}: expected shape [..., {want}] (K / {block}), got {s.shape}"
+                )
+            ops.append((name, s, 1))
+    heads = [x.shape[: x.ndim - r] for _, x, r in ops]
+    flat = {}
+    if all(h == heads[0] for h in heads):
+        # The usual call: the same batch shape everywhere, nothing to broadcast.
+        batch: Tuple[int, ...] = heads[0]
+        for name, x, r in ops:
+            flat[name] = np.ascontiguousarray(x).reshape(-1, *x.shape[x.ndim - r :])
+    else:
+        try:
+            batch = np.broadcast_shapes(*heads)
+        except ValueError:
+            shapes = ", ".join(f"{nm} {x.shape}" for nm, x, _ in ops)
+            raise ValueError(f"batch dimensions do not broadcast: {shapes}") from None
+        for name, x, r in ops:
+            full = np.broadcast_to(x, batch + x.shape[x.ndim - r :])
+            flat[name] = np.ascontiguousarray(full).reshape(-1, *full.shape[len(batch) :])
+    return batch, k, flat
+
+
 def _dots(
     unit: Unit,
     a: Any,
@@ -331,54 +399,34 @@ def _dots(
     by_instruction: bool,
 ) -> np.ndarray:
     t = _threads(threads)
-    u = unit._u
-    a = _words_arg(a, "a", unit._word_dtype("a"))
-    b = _words_arg(b, "b", unit._word_dtype("b"))
-    c = _words_arg(c, "c", unit._word_dtype("c"))
-    for x, name in ((a, "a"), (b, "b")):
-        if x.ndim < 1:
-            raise ValueError(f"{name}: expected shape [..., K], got a scalar")
-    if a.shape[-1] != b.shape[-1]:
-        raise ValueError(f"a has {a.shape[-1]} words per row but b has {b.shape[-1]}")
-    per = 2 if unit.layout == "packed_fp4" else 1
-    k = a.shape[-1] * per
-    if k == 0:
-        raise ValueError("a, b: K = 0; expected at least one element per row")
-    if by_instruction and k % unit.k:
-        raise ValueError(
-            f"a, b: K = {k} elements is not a multiple of the instruction's K = {unit.k}"
-            + (" (two fp4 per byte)" if per == 2 else "")
-        )
-    block = u.formats["scale_block"]
-    ops = [("a", a, 1), ("b", b, 1), ("c", c, 0)]
-    if block is None:
-        for s, name in ((scale_a, "scale_a"), (scale_b, "scale_b")):
-            if s is not None:
-                raise ValueError(f"{name}: {unit.instr} has no block scaling; pass None")
+    u, info = unit._u, unit._words
+    if (
+        scale_a is None
+        and scale_b is None
+        and type(a) is np.ndarray
+        and type(b) is np.ndarray
+        and type(c) is np.ndarray
+        and a.ndim == 2
+        and a.shape == b.shape
+        and c.shape == a.shape[:1]
+        and a.dtype == info["a"]
+        and b.dtype == info["b"]
+        and c.dtype == info["c"]
+        and info["scale_block"] is None
+        and info["layout"] != "packed_fp4"
+        and a.shape[1] > 0
+        and (a.shape[1] % info["k"] == 0 or not by_instruction)
+    ):
+        # The usual call, rows of words already in shape: nothing to reshape or broadcast, so
+        # that a batch of a few thousand dot products is not dominated by the checks below.
+        # (The engine checks lengths, dtypes and contiguity once more.)
+        batch: Tuple[int, ...] = c.shape
+        k = a.shape[1]
+        flat = {"a": np.ascontiguousarray(a), "b": np.ascontiguousarray(b),
+                "c": np.ascontiguousarray(c)}
     else:
-        step = unit.k if by_instruction else k
-        want = u.scales_for(step) * (k // step)
-        for s, name in ((scale_a, "scale_a"), (scale_b, "scale_b")):
-            if s is None:
-                raise ValueError(f"{name}: {unit.instr} needs {want} scale factors per row")
-            s = _words_arg(s, name, np.uint8)
-            if s.ndim < 1 or s.shape[-1] != want:
-                raise ValueError(
-                    f"{name}: expected shape [..., {want}] (K / {block}), got {s.shape}"
-                )
-            ops.append((name, s, 1))
-    try:
-        batch: Tuple[int, ...] = np.broadcast_shapes(
-            *[x.shape[: x.ndim - r] for _, x, r in ops]
-        )
-    except ValueError:
-        shapes = ", ".join(f"{nm} {x.shape}" for nm, x, _ in ops)
-        raise ValueError(f"batch dimensions do not broadcast: {shapes}") from None
-    flat = {}
-    for name, x, r in ops:
-        full = np.broadcast_to(x, batch + x.shape[x.ndim - r :])
-        flat[name] = np.ascontiguousarray(full).reshape(-1, *full.shape[len(batch) :])
-    n = int(np.prod(batch, dtype=np.int64))
+        batch, k, flat = _dots_args(unit, a, b, c, scale_a, scale_b, by_instruction)
+    n = math.prod(batch)
     if n == 0:
         return np.zeros(batch, dtype=unit._word_dtype("d"))
     try:
@@ -389,7 +437,7 @@ def _dots(
             flat.get("scale_a"),
             flat.get("scale_b"),
             k,
-            unit.k if by_instruction else k,
+            info["k"] if by_instruction else k,
             t,
         )
     except ValueError as e:

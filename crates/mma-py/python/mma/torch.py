@@ -303,22 +303,24 @@ def _unit_name(u: Unit) -> str:
 def _chain(unit: Unit, A: torch.Tensor, B: torch.Tensor,
            threads: Optional[int]) -> Tuple[np.ndarray, str]:
     """(D's words, D's format) for A [n, M, K] @ B [n, K, N]: one chain along K per output
-    from +0, the instruction's K at a time (Unit.matmul), K padded with zeros at its end."""
-    fa, fb = unit.formats["a"], unit.formats["b"]
-    va = _values(A, "f32" if fa == "tf32" else fa)
-    vb = _values(B, "f32" if fb == "tf32" else fb)
-    n, m, k = va.shape
-    nn, fd = vb.shape[2], unit.formats["d"]
+    from +0, the instruction's K at a time (as Unit.matmul), K padded with zeros at its end.
+    The tensors' storage words go to the engine as they are (``Unit._matmul_words``): no
+    conversion to values, and no copy of a contiguous A or of a B whose columns are contiguous
+    (a linear layer's weight)."""
+    n, m, k = A.shape
+    nn, fd = B.shape[2], unit.formats["d"]
     out = np.zeros((n, m, nn), dtype=_UINT[4 if fd == "f32" else 2])  # +0 where K = 0
     if k == 0 or m == 0 or nn == 0:
         return out, fd
+    t = _threads(threads)
     pad = -k % unit.k
-    if pad:
-        va = np.concatenate([va, np.zeros((n, m, pad))], axis=2)
-        vb = np.concatenate([vb, np.zeros((n, pad, nn))], axis=1)
     for i in range(n):
-        d = unit.matmul(va[i], vb[i], threads=threads)
-        out[i] = d.view(out.dtype)
+        a, b_cols = _words(A[i]), _words(B[i].transpose(0, 1))
+        if pad:  # +0 is the all-zero word of every format here
+            a = np.pad(a, ((0, 0), (0, pad)))
+            b_cols = np.pad(b_cols, ((0, 0), (0, pad)))
+        d = unit._u._matmul_words(a.reshape(-1), b_cols.reshape(-1), None, m, nn, k + pad, t)
+        out[i] = d.reshape(m, nn).view(out.dtype)
     return out, fd
 
 
