@@ -130,6 +130,60 @@ fn kernel_internals_stay_private() {
     assert!(gates.is_empty(), "{}", gates.join("\n"));
 }
 
+/// The kernel's layers (ARCHITECTURE.md, "mma-core"), ground to roof: `words.rs`, `table.rs`,
+/// `round.rs`, `isa.rs`, `plan.rs`; then `scalar/` (portable per-block functions); then `x86/`
+/// (the vector widths at its bottom know no model); then `mod.rs` and `dots.rs`. No file names
+/// a layer above its own, so the kernel has no cycle.
+#[test]
+fn the_kernel_is_layered() {
+    let kernel = root().join("crates/mma-core/src/kernel");
+    let mut sources = Vec::new();
+    files(&kernel, "rs", &mut sources);
+    let ground = ["words.rs", "table.rs", "round.rs", "isa.rs", "plan.rs"];
+    let above_ground = ["x86", "scalar", "dots", "Kernel"];
+    let mut bad = Vec::new();
+    for p in sources {
+        let r = rel(&p);
+        let name = r.rsplit('/').next().unwrap_or("").to_string();
+        let in_kernel = r.trim_start_matches("crates/mma-core/src/kernel/");
+        let forbidden: &[&str] = if ground.contains(&in_kernel) {
+            &above_ground
+        } else if in_kernel.starts_with("scalar/") {
+            &["x86", "dots", "Kernel"]
+        } else if in_kernel.starts_with("x86/vector") {
+            &[
+                "batch", "stage", "steps", "e_fdpa", "tr_late", "gemm", "lanes", "plan",
+            ]
+        } else {
+            &[]
+        };
+        let text = fs::read_to_string(&p).unwrap();
+        for (i, l) in text.lines().enumerate() {
+            let c = code(l);
+            let words: Vec<&str> = c
+                .split(|ch: char| !ch.is_alphanumeric() && ch != '_')
+                .collect();
+            for f in forbidden {
+                // Module names as path segments (`super::batch`, `stage::WDec`); other names
+                // (`Kernel`, `x86`) as words.
+                let module = in_kernel.starts_with("x86/vector");
+                let named = if module {
+                    c.contains(&format!("::{f}")) || c.contains(&format!("{f}::"))
+                } else {
+                    words.contains(f)
+                };
+                if named {
+                    bad.push(format!(
+                        "{r}:{}: {name} names `{f}`, a layer above its own",
+                        i + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
 #[test]
 fn the_core_knows_no_vendor_and_builds_without_gmp() {
     let manifest = |c: &str| fs::read_to_string(root().join(c).join("Cargo.toml")).unwrap();

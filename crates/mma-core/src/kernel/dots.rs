@@ -5,256 +5,13 @@
 //! row of D.
 
 use super::plan::Path;
-use super::scalar::sliced;
+use super::scalar::sliced::LastAdd;
+use super::words::{Permuted, Rows, Word, Words};
 use super::{x86, Kernel};
-use crate::unit::ShapeError;
+use crate::model::{Formats, MAX_BLOCK};
+use crate::unit::{DotUnit, Model, ShapeError};
+use crate::value::Value;
 use std::ops::Range;
-
-/// Operand words as stored: one element per word of the format's storage width (`u8` for the
-/// 8-bit and narrower formats, `u16` for fp16/bf16, `u32` for fp32/tf32) or the engine's `u64`.
-/// Narrow words are widened a tile at a time into buffers that stay in the first-level cache,
-/// so that a large batch of fp16 dot products streams a quarter of the bytes of its `u64` form.
-#[derive(Clone, Copy, Debug)]
-pub enum Words<'a> {
-    U8(&'a [u8]),
-    U16(&'a [u16]),
-    U32(&'a [u32]),
-    U64(&'a [u64]),
-}
-
-impl<'a> Words<'a> {
-    #[inline(always)]
-    pub(super) fn len(&self) -> usize {
-        match self {
-            Words::U8(x) => x.len(),
-            Words::U16(x) => x.len(),
-            Words::U32(x) => x.len(),
-            Words::U64(x) => x.len(),
-        }
-    }
-
-    /// The first `n` words.
-    #[inline]
-    fn head(&self, n: usize) -> Words<'a> {
-        match *self {
-            Words::U8(x) => Words::U8(&x[..n]),
-            Words::U16(x) => Words::U16(&x[..n]),
-            Words::U32(x) => Words::U32(&x[..n]),
-            Words::U64(x) => Words::U64(&x[..n]),
-        }
-    }
-
-    /// Elements `from + order[j]` of rows `rows` (`k` words apart), row after row
-    /// (`order.len()` words each), in the same width, into the buffer of `out` for that width:
-    /// a block's elements in another order, which the lanes then read in their storage width.
-    /// One-byte words go through a byte shuffle per row where `kern` was planned for one
-    /// (`x86/permute.rs`), the same words as the loop below.
-    #[inline]
-    pub(super) fn permute<'b>(
-        &self,
-        kern: &Kernel,
-        rows: Range<usize>,
-        k: usize,
-        (from, order): (usize, &[usize]),
-        out: &'b mut Permuted,
-    ) -> Words<'b> {
-        fn go<W: Word>(
-            x: &[W],
-            rows: Range<usize>,
-            k: usize,
-            (from, order): (usize, &[usize]),
-            out: &mut Vec<W>,
-        ) {
-            let n = order.len();
-            out.clear();
-            for r in rows {
-                let row = &x[r * k + from..][..n];
-                out.extend(order.iter().map(|&j| row[j]));
-            }
-        }
-        let at = (from, order);
-        match *self {
-            Words::U8(x) => {
-                if !super::x86::permute_bytes(kern, x, rows.clone(), k, at, &mut out.u8) {
-                    go(x, rows, k, at, &mut out.u8);
-                }
-                Words::U8(&out.u8)
-            }
-            Words::U16(x) => {
-                go(x, rows, k, at, &mut out.u16);
-                Words::U16(&out.u16)
-            }
-            Words::U32(x) => {
-                go(x, rows, k, at, &mut out.u32);
-                Words::U32(&out.u32)
-            }
-            Words::U64(x) => {
-                go(x, rows, k, at, &mut out.u64);
-                Words::U64(&out.u64)
-            }
-        }
-    }
-
-    /// Words `from .. to`, zero-extended, into `out` (resized to fit).
-    #[inline]
-    fn widen(&self, k: &Kernel, from: usize, to: usize, out: &mut Vec<u64>) {
-        out.resize(to - from, 0);
-        match *self {
-            Words::U8(x) => x86::widen(k, &x[from..to], out),
-            Words::U16(x) => x86::widen(k, &x[from..to], out),
-            Words::U32(x) => x86::widen(k, &x[from..to], out),
-            Words::U64(x) => out.copy_from_slice(&x[from..to]),
-        }
-    }
-}
-
-/// Buffers for [`Words::permute`], one per width (reused from tile to tile).
-#[derive(Debug, Default)]
-pub(super) struct Permuted {
-    u8: Vec<u8>,
-    u16: Vec<u16>,
-    u32: Vec<u32>,
-    u64: Vec<u64>,
-}
-
-/// An unsigned word that holds one operand element: `u8`, `u16`, `u32` or `u64` (sealed). See
-/// [`Kernel::dots`].
-pub trait Word: Copy + Into<u64> + Send + Sync + sealed::Sealed {}
-
-mod sealed {
-    use super::Words;
-
-    pub trait Sealed: Sized {
-        /// Bytes per word (a constant after monomorphisation: the lane loads branch on it).
-        const BYTES: usize;
-        fn words(x: &[Self]) -> Words<'_>;
-        /// The words themselves where they are `u64`.
-        fn as_u64(_: &[Self]) -> Option<&[u64]> {
-            None
-        }
-    }
-
-    impl Sealed for u8 {
-        const BYTES: usize = 1;
-        fn words(x: &[u8]) -> Words<'_> {
-            Words::U8(x)
-        }
-    }
-
-    impl Sealed for u16 {
-        const BYTES: usize = 2;
-        fn words(x: &[u16]) -> Words<'_> {
-            Words::U16(x)
-        }
-    }
-
-    impl Sealed for u32 {
-        const BYTES: usize = 4;
-        fn words(x: &[u32]) -> Words<'_> {
-            Words::U32(x)
-        }
-    }
-
-    impl Sealed for u64 {
-        const BYTES: usize = 8;
-        fn words(x: &[u64]) -> Words<'_> {
-            Words::U64(x)
-        }
-        fn as_u64(x: &[u64]) -> Option<&[u64]> {
-            Some(x)
-        }
-    }
-}
-
-impl Word for u8 {}
-impl Word for u16 {}
-impl Word for u32 {}
-impl Word for u64 {}
-
-/// The operand rows of a multiple of eight dot products: row `j` is `words[j · stride ..][..
-/// k]`. Rows of a batch of dot products follow each other (`stride = k`); a matrix product
-/// shares one row of A between columns of B (`stride = 0`) and takes the columns of B at the
-/// matrix's K. The words are the engine's `u64` or, for [`Kernel::dots`] on operands in their
-/// storage width, that width (`W`): the lane routines are compiled once per width, so that the
-/// width costs nothing in their loops.
-#[derive(Debug)]
-pub struct Rows<'a, W: Word = u64> {
-    /// The words and the distance between rows (read by the lane loads of `x86/batch.rs`).
-    pub(super) words: &'a [W],
-    pub(super) stride: usize,
-    k: usize,
-    n: usize,
-}
-
-impl<W: Word> Clone for Rows<'_, W> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<W: Word> Copy for Rows<'_, W> {}
-
-impl<'a, W: Word> Rows<'a, W> {
-    /// `n` rows (a multiple of 8); `None` when `words` is too short for them or `n` is not a
-    /// multiple of 8.
-    #[inline]
-    pub fn new(words: &'a [W], stride: usize, k: usize, n: usize) -> Option<Rows<'a, W>> {
-        (n.is_multiple_of(8) && (n == 0 || words.len() >= (n - 1) * stride + k)).then_some(Rows {
-            words,
-            stride,
-            k,
-            n,
-        })
-    }
-
-    /// Elements per row.
-    #[inline(always)]
-    pub fn k(&self) -> usize {
-        self.k
-    }
-
-    /// Number of rows.
-    #[inline(always)]
-    pub fn n(&self) -> usize {
-        self.n
-    }
-
-    /// Rows `from .. from + n` (`n` a multiple of 8).
-    #[inline(always)]
-    pub(super) fn part(&self, from: usize, n: usize) -> Rows<'a, W> {
-        assert!(from + n <= self.n && n.is_multiple_of(8));
-        Rows {
-            words: if n == 0 {
-                &self.words[..0]
-            } else {
-                &self.words[from * self.stride..]
-            },
-            stride: self.stride,
-            k: self.k,
-            n,
-        }
-    }
-
-    /// Elements `from .. from + k` of every row (a block of the chain).
-    // Read only by the lane routines of `x86/`.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    #[inline(always)]
-    pub(super) fn cols(&self, from: usize, k: usize) -> Rows<'a, W> {
-        assert!(from + k <= self.k);
-        Rows {
-            words: &self.words[from..],
-            stride: self.stride,
-            k,
-            n: self.n,
-        }
-    }
-
-    /// Row `j`.
-    #[inline(always)]
-    pub fn row(&self, j: usize) -> &'a [W] {
-        &self.words[j * self.stride..j * self.stride + self.k]
-    }
-}
 
 impl Kernel {
     /// Whether [`Kernel::dots`] (and the matrix driver) evaluate dot products eight or sixteen
@@ -286,8 +43,8 @@ impl Kernel {
     /// assert_eq!(kern.is_batched_for(3), kern.is_batched());
     /// ```
     pub fn is_batched_for(&self, k: usize) -> bool {
-        // Sliced-FDPA: its passes, put in order a tile at a time (`scalar/sliced.rs`).
-        if let Some(pass) = sliced::pass_kernel(self) {
+        // Sliced-FDPA: its passes, put in order a tile at a time (`sliced_dots` below).
+        if let Some(pass) = pass_kernel(self) {
             let block = self.unit.block;
             return k > 0 && k.is_multiple_of(block) && pass.is_batched_for(block);
         }
@@ -340,9 +97,7 @@ impl Kernel {
         (scale_a, scale_b): (&[u64], &[u64]),
         d: &mut [u64],
     ) {
-        if matches!(self.plan.path, Path::Sliced(_))
-            && s == 0
-            && sliced::sliced_dots(self, k, (a, b), c, d)
+        if matches!(self.plan.path, Path::Sliced(_)) && s == 0 && sliced_dots(self, k, (a, b), c, d)
         {
             return;
         }
@@ -372,8 +127,8 @@ impl Kernel {
         let (mut wa, mut wb) = (Vec::with_capacity(rows * k), Vec::with_capacity(rows * k));
         for r0 in (first..n).step_by(rows) {
             let r1 = (r0 + rows).min(n);
-            a.widen(self, r0 * k, r1 * k, &mut wa);
-            b.widen(self, r0 * k, r1 * k, &mut wb);
+            widen(a, self, r0 * k, r1 * k, &mut wa);
+            widen(b, self, r0 * k, r1 * k, &mut wb);
             self.dots_u64(
                 k,
                 s,
@@ -470,4 +225,161 @@ impl Kernel {
             }
         }
     }
+}
+
+/// Elements `from + order[j]` of rows `rows` of `words` (`k` words apart), row after row
+/// (`order.len()` words each), in the same width, into the buffer of `out` for that width:
+/// a block's elements in another order, which the lanes then read in their storage width.
+/// One-byte words go through a byte shuffle per row where `kern` was planned for one
+/// (`x86/permute.rs`), the same words as the loop below.
+#[inline]
+pub(super) fn permuted<'b>(
+    words: Words<'_>,
+    kern: &Kernel,
+    rows: Range<usize>,
+    k: usize,
+    (from, order): (usize, &[usize]),
+    out: &'b mut Permuted,
+) -> Words<'b> {
+    fn go<W: Word>(
+        x: &[W],
+        rows: Range<usize>,
+        k: usize,
+        (from, order): (usize, &[usize]),
+        out: &mut Vec<W>,
+    ) {
+        let n = order.len();
+        out.clear();
+        for r in rows {
+            let row = &x[r * k + from..][..n];
+            out.extend(order.iter().map(|&j| row[j]));
+        }
+    }
+    let at = (from, order);
+    match words {
+        Words::U8(x) => {
+            if !super::x86::permute_bytes(kern, x, rows.clone(), k, at, &mut out.u8) {
+                go(x, rows, k, at, &mut out.u8);
+            }
+            Words::U8(&out.u8)
+        }
+        Words::U16(x) => {
+            go(x, rows, k, at, &mut out.u16);
+            Words::U16(&out.u16)
+        }
+        Words::U32(x) => {
+            go(x, rows, k, at, &mut out.u32);
+            Words::U32(&out.u32)
+        }
+        Words::U64(x) => {
+            go(x, rows, k, at, &mut out.u64);
+            Words::U64(&out.u64)
+        }
+    }
+}
+
+/// Words `from .. to` of `words`, zero-extended, into `out` (resized to fit).
+#[inline]
+fn widen(words: Words<'_>, k: &Kernel, from: usize, to: usize, out: &mut Vec<u64>) {
+    out.resize(to - from, 0);
+    match words {
+        Words::U8(x) => x86::widen(k, &x[from..to], out),
+        Words::U16(x) => x86::widen(k, &x[from..to], out),
+        Words::U32(x) => x86::widen(k, &x[from..to], out),
+        Words::U64(x) => out.copy_from_slice(&x[from..to]),
+    }
+}
+
+/// Sliced-FDPA in batches ([`Kernel::dots`]): a tile of rows at a time, each block's elements
+/// are put in pass order (pass 0's, then pass 1's, ...), so that the passes are one T-FDPA chain
+/// of `passes` blocks from +0, which the kernel of the pass unit ([`pass_kernel`]) evaluates
+/// across vector lanes (operands in their storage width); C is then added by the vector
+/// kernels' last addition ([`LastLanes`](super::scalar::sliced::LastLanes)), else per dot product by [`LastAdd`] (by
+/// [`SlicedFdpa::add_c_last`](crate::models::sliced_fdpa::SlicedFdpa::add_c_last) where that does not apply: an Inf/NaN term), and a longer K feeds
+/// D back as the next block's C. These are `sliced_block`'s operations (`scalar/sliced.rs`) in its order, hence
+/// its bits. `false`, with nothing written, where K is not a whole number of blocks or the
+/// passes have no lanes.
+fn sliced_dots(
+    kern: &Kernel,
+    k: usize,
+    (a, b): (Words<'_>, Words<'_>),
+    c: &[u64],
+    d: &mut [u64],
+) -> bool {
+    let (Model::SlicedFdpa(m), Some(pass)) = (&kern.unit.model, pass_kernel(kern)) else {
+        return false;
+    };
+    let block = kern.unit.block;
+    if k == 0 || !k.is_multiple_of(block) || !pass.is_batched_for(block) {
+        return false;
+    }
+    let f = &kern.unit.formats;
+    let mut order = [0usize; MAX_BLOCK];
+    let pass_first = (0..m.passes).flat_map(|p| (0..block).filter(move |&j| m.pass_of(j) == p));
+    for (o, j) in order.iter_mut().zip(pass_first) {
+        *o = j;
+    }
+    // Rows per tile: the permuted operands (2 x 256 x K words, in the width they come in) stay
+    // in the second-level cache.
+    const TILE: usize = 256;
+    let (mut pa, mut pb) = (Permuted::default(), Permuted::default());
+    let zeros = [f.d.encode(Value::POS_ZERO, 0); TILE];
+    let mut acc = [0u64; TILE];
+    let last = LastAdd::new(m, f);
+    for r0 in (0..c.len()).step_by(TILE) {
+        let rows = TILE.min(c.len() - r0);
+        for j in 0..k / block {
+            let at = (j * block, &order[..block]);
+            let pa = permuted(a, kern, r0..r0 + rows, k, at, &mut pa);
+            let pb = permuted(b, kern, r0..r0 + rows, k, at, &mut pb);
+            pass.dots_words(
+                block,
+                0,
+                (pa, pb),
+                &zeros[..rows],
+                (&[], &[]),
+                &mut acc[..rows],
+            );
+            // The first block adds the instruction's C, a later one the previous block's D:
+            // `out` holds it, then D. The vector kernels take the leading multiples of eight,
+            // the rest goes through `LastAdd` or (an Inf/NaN term) the plain model.
+            let c_fmt = if j == 0 { &f.c } else { &f.d };
+            let out = &mut d[r0..r0 + rows];
+            if j == 0 {
+                out.copy_from_slice(&c[r0..r0 + rows]);
+            }
+            let fast = last.filter(|_| *c_fmt == f.d);
+            let done = match fast.and_then(|l| l.lanes()) {
+                Some(l) => x86::last_add(kern.plan.isa, l, &acc[..rows], out),
+                None => 0,
+            };
+            for i in done..rows {
+                let (s, ci) = (acc[i], out[i]);
+                out[i] = match fast.and_then(|l| l.add(s, ci)) {
+                    Some(w) => w,
+                    None => m.add_c_last(f, s, ci, c_fmt),
+                };
+            }
+        }
+    }
+    true
+}
+
+/// The kernel of a Sliced-FDPA unit's passes (for the same instruction set): a T-FDPA unit of
+/// one pass per block (`block / passes` elements) with C in D's format. `None` for other
+/// models, and where the passes of a block differ in length.
+pub(super) fn pass_kernel(kern: &Kernel) -> Option<Kernel> {
+    let Model::SlicedFdpa(m) = &kern.unit.model else {
+        return None;
+    };
+    let (f, block) = (&kern.unit.formats, kern.unit.block);
+    if m.group == 0 || m.passes == 0 || block % (m.group * m.passes) != 0 {
+        return None;
+    }
+    let unit = DotUnit {
+        formats: Formats { c: f.d, ..*f },
+        block: block / m.passes,
+        model: Model::TFdpa(m.pass),
+    };
+    Some(Kernel::for_isa(unit, kern.plan.isa))
 }

@@ -12,10 +12,12 @@
 //! ([`Isa::detect`], run-time CPU detection): the vector code is compiled with
 //! `#[target_feature]` in every build and taken only where the CPU has it.
 //!
-//! The layout: `plan.rs` makes every choice once per unit ([`Plan`]); `scalar/`
-//! holds the portable per-dot kernels by model; `x86/` every intrinsic (the AVX2 copies of the
-//! per-dot kernels, the vector block, the lanes), behind the one `cfg` below; `dots.rs` the batch
-//! entry point; `table.rs` and `round.rs` the decode tables and the fast output rounding.
+//! The layout, ground to roof (each file names only those below it; ARCHITECTURE.md): `words.rs`
+//! the operand words, `table.rs` and `round.rs` the decode tables and the fast output rounding,
+//! `isa.rs`, and `plan.rs`, which makes every choice once per unit ([`Plan`]); `scalar/` the
+//! portable per-block kernels by model; `x86/` every intrinsic (the AVX2 copies of the per-dot
+//! kernels, the vector block, the lanes), behind the one `cfg` below; this file (the per-dot
+//! dispatch) and `dots.rs` (every batch driver).
 
 mod dots;
 mod isa;
@@ -24,6 +26,7 @@ mod round;
 pub(crate) use round::FastRound;
 mod scalar;
 mod table;
+mod words;
 // The one gate of machine-specific code: `x86/` on x86-64, a stand-in without routines
 // elsewhere (same names; `Isa::detect` never returns `Isa::Avx2` there).
 #[cfg(target_arch = "x86_64")]
@@ -32,8 +35,8 @@ mod x86;
 #[path = "no_x86.rs"]
 mod x86;
 
-pub use dots::{Rows, Word};
 pub use isa::Isa;
+pub use words::{Rows, Word};
 pub(crate) use x86::{host_binary32_is_ieee, GemmLanes};
 #[cfg(test)]
 mod tests;
@@ -138,7 +141,18 @@ impl Kernel {
         let f = &self.unit.formats;
         let fast = match (&self.plan.path, &self.unit.model) {
             (Path::TFdpa(p), Model::TFdpa(m)) => tfdpa_block(m, f, p, x),
-            (Path::Gst(p), Model::GstFdpa(m)) => gst_block(m, f, p, x),
+            (Path::Gst(p), Model::GstFdpa(m)) => {
+                // The vector group sums, planned (`vals`) only for a vector instruction set;
+                // `None` from them: a block length they do not take.
+                let v = match (&p.vals, m.g) {
+                    (Some((va, vb)), 16) => x86::gst_v(m, f, p, va, vb, x),
+                    _ => None,
+                };
+                match v {
+                    Some(d) => d,
+                    None => gst_block(m, f, p, x),
+                }
+            }
             (&Path::EFdpa(decs), Model::EFdpa(m)) => efdpa_block(m, f, decs, x),
             (Path::Sliced(p), Model::SlicedFdpa(m)) => sliced_block(m, f, p, x),
             (&Path::Fma(wide, nan), _) => {

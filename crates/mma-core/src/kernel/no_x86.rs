@@ -3,8 +3,8 @@
 //! exist so that `kernel/mod.rs` needs a single `cfg` (the one on its `mod x86`). `.ci/run`
 //! checks this file with `cargo check --target aarch64-unknown-linux-gnu`.
 
-use super::dots::Words;
 use super::plan::{GPath, LaneKey, StKey, VDotKey};
+use super::words::Words;
 use super::{Isa, Kernel, Rows};
 use crate::model::{BlockIn, Formats};
 use crate::models::gst_fdpa::GstFdpa;

@@ -20,12 +20,12 @@
 //! path may be taken is in this file.
 
 use super::round::FastRound;
-use super::scalar::amd::TrParams;
-use super::scalar::gst::{ts_man, values4};
 use super::table::{self, Table8};
 use super::Isa;
 use crate::format::{self, Format};
 use crate::model::{Formats, Output, MAX_BLOCK};
+use crate::models::gtr_fdpa::GtrFdpa;
+use crate::models::tr_fdpa::TrFdpa;
 use crate::unit::{DotUnit, Model};
 
 /// Largest `F` for which the `i64` sums of the fast paths cannot overflow (see `kernel/mod.rs`).
@@ -610,4 +610,59 @@ fn gst_lanes(unit: &DotUnit, path: &Path) -> Option<GLanes> {
         va,
         vb,
     })
+}
+
+/// The parameters of the late C addition, for both models.
+#[derive(Clone, Copy, Debug)]
+pub struct TrParams {
+    pub f: u32,
+    pub f2: u32,
+    pub e_zero_c: i32,
+    pub e_norm_min: i32,
+    /// Products with scientific exponent at or above this go to the plain model.
+    pub e_prod_limit: i32,
+    /// GTR-FDPA: C is dropped below `e_max - c_drop`.
+    pub c_drop: Option<u32>,
+    /// `F - ma - mb`: the left shift of a product significand to `F` fraction bits.
+    pub shift: u32,
+}
+
+impl TrParams {
+    pub fn tr(m: &TrFdpa, ma: u32, mb: u32) -> TrParams {
+        TrParams {
+            f: m.f,
+            f2: m.f2,
+            e_zero_c: m.e_zero_c,
+            e_norm_min: m.e_norm_min,
+            e_prod_limit: m.product_inf_exp.map_or(i32::MAX, |t| t - 1),
+            c_drop: None,
+            shift: m.f - ma - mb,
+        }
+    }
+
+    pub fn gtr(m: &GtrFdpa, ma: u32, mb: u32) -> TrParams {
+        TrParams {
+            f: m.f,
+            f2: m.f2,
+            e_zero_c: m.e_zero_c,
+            e_norm_min: m.e_norm_min,
+            e_prod_limit: i32::MAX,
+            c_drop: Some(m.c_drop),
+            shift: m.f - ma - mb,
+        }
+    }
+}
+
+/// The vector GST-FDPA tables of A and B (`table::values4`), only where their products are
+/// exactly the scalar path's product table.
+fn values4(fa: &Format, fb: &Format) -> Option<([i8; 16], [i8; 16])> {
+    let (va, vb) = (table::values4(fa)?, table::values4(fb)?);
+    let pt = table::products4(fa, fb)?;
+    (0..256)
+        .all(|i| va[i >> 4] as i32 * vb[i & 15] as i32 == pt[i])
+        .then_some((va, vb))
+}
+
+fn ts_man(f: &Formats) -> i32 {
+    f.scale.map_or(0, |(s, _)| s.man_bits as i32)
 }

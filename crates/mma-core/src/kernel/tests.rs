@@ -238,7 +238,8 @@ fn check_last_lanes(
 /// loop takes it).
 #[test]
 fn byte_permute_matches_its_definition() {
-    use super::dots::{Permuted, Words};
+    use super::dots::permuted;
+    use super::words::{Permuted, Words};
     use super::{Isa, Kernel};
     use crate::models::fma::Fma;
     use crate::unit::{DotUnit, Model};
@@ -276,7 +277,7 @@ fn byte_permute_matches_its_definition() {
                 let x: Vec<u8> = (0..rows * k).map(|_| rng.random()).collect();
                 for from in [0, 1, n, k - n] {
                     let mut out = Permuted::default();
-                    let got = Words::U8(&x).permute(&kern, 3..rows, k, (from, &order), &mut out);
+                    let got = permuted(Words::U8(&x), &kern, 3..rows, k, (from, &order), &mut out);
                     let Words::U8(got) = got else {
                         panic!("the permutation changed the word width");
                     };

@@ -45,12 +45,11 @@
 //! `2^(F2+2)`: with `F2 <= 48` the total fits `i64`.
 
 use crate::format::Format;
+use crate::kernel::plan::TrParams;
 use crate::kernel::round::FastRound;
 use crate::kernel::table::{self, Dec, SPECIAL};
 use crate::model::{BlockIn, Output, MAX_BLOCK};
 use crate::models::ftz_mul_add::FtzMulAdd;
-use crate::models::gtr_fdpa::GtrFdpa;
-use crate::models::tr_fdpa::TrFdpa;
 
 /// Exponent of "no non-zero product": far below any real exponent, without overflowing the
 /// differences taken from it.
@@ -277,47 +276,6 @@ pub fn fma_block<F: NativeFloat>(nan_bits: u64, x: &BlockIn<'_>) -> u64 {
 // ---------------------------------------------------------------------------------------------
 // TR-FDPA and GTR-FDPA
 // ---------------------------------------------------------------------------------------------
-
-/// The parameters of the late C addition, for both models.
-#[derive(Clone, Copy, Debug)]
-pub struct TrParams {
-    pub f: u32,
-    pub f2: u32,
-    pub e_zero_c: i32,
-    pub e_norm_min: i32,
-    /// Products with scientific exponent at or above this go to the plain model.
-    pub e_prod_limit: i32,
-    /// GTR-FDPA: C is dropped below `e_max - c_drop`.
-    pub c_drop: Option<u32>,
-    /// `F - ma - mb`: the left shift of a product significand to `F` fraction bits.
-    pub shift: u32,
-}
-
-impl TrParams {
-    pub fn tr(m: &TrFdpa, ma: u32, mb: u32) -> TrParams {
-        TrParams {
-            f: m.f,
-            f2: m.f2,
-            e_zero_c: m.e_zero_c,
-            e_norm_min: m.e_norm_min,
-            e_prod_limit: m.product_inf_exp.map_or(i32::MAX, |t| t - 1),
-            c_drop: None,
-            shift: m.f - ma - mb,
-        }
-    }
-
-    pub fn gtr(m: &GtrFdpa, ma: u32, mb: u32) -> TrParams {
-        TrParams {
-            f: m.f,
-            f2: m.f2,
-            e_zero_c: m.e_zero_c,
-            e_norm_min: m.e_norm_min,
-            e_prod_limit: i32::MAX,
-            c_drop: Some(m.c_drop),
-            shift: m.f - ma - mb,
-        }
-    }
-}
 
 /// `floor(x / 2^s)` for `s >= 0`, `x · 2^-s` for `s < 0` (the callers bound `-s` to a few bits).
 #[inline(always)]

@@ -2,11 +2,9 @@
 //! `pshufb` lookups, or the exact product table), scale pairs, C, and one rounding.
 
 use super::{c_aligned, c_term, finish, signed};
-use crate::format::Format;
 use crate::kernel::plan::GPath;
 use crate::kernel::round::FastRound;
 use crate::kernel::table::{self, Dec, SPECIAL};
-use crate::kernel::x86;
 use crate::model::{BlockIn, Formats, MAX_BLOCK};
 use crate::models::gst_fdpa::GstFdpa;
 
@@ -18,12 +16,6 @@ pub(in crate::kernel) fn gst_block(
     p: &GPath,
     x: &BlockIn<'_>,
 ) -> Option<u64> {
-    // The vector group sums: planned (`vals`) only for a vector instruction set.
-    if let (Some((va, vb)), 16) = (&p.vals, m.g) {
-        if let Some(d) = x86::gst_v(m, f, p, va, vb, x) {
-            return d;
-        }
-    }
     let GPath {
         ta,
         tb,
@@ -116,18 +108,4 @@ pub(in crate::kernel) fn gst_tail(
         sum += signed(mag, neg);
     }
     Some(finish(&m.out, &f.d, round, sum, quantum, false))
-}
-
-/// The vector GST-FDPA tables of A and B (`table::values4`), only where their products are
-/// exactly the scalar path's product table.
-pub(in crate::kernel) fn values4(fa: &Format, fb: &Format) -> Option<([i8; 16], [i8; 16])> {
-    let (va, vb) = (table::values4(fa)?, table::values4(fb)?);
-    let pt = table::products4(fa, fb)?;
-    (0..256)
-        .all(|i| va[i >> 4] as i32 * vb[i & 15] as i32 == pt[i])
-        .then_some((va, vb))
-}
-
-pub(in crate::kernel) fn ts_man(f: &Formats) -> i32 {
-    f.scale.map_or(0, |(s, _)| s.man_bits as i32)
 }

@@ -9,7 +9,7 @@
 //! T-FDPA kernel leaves to the plain model (an Inf/NaN input, a length it does not take) sends
 //! the whole block there (`None`), so the specials stay in one place.
 //!
-//! In batches ([`sliced_dots`]) the same passes run a group of dot products at a time: put in pass
+//! In batches (`sliced_dots` in `dots.rs`) the same passes run a group of dot products at a time: put in pass
 //! order, a block's passes are a T-FDPA chain from +0 of `passes` blocks, which the lanes of
 //! the pass unit evaluate as they evaluate any T-FDPA unit; C is added last per dot product,
 //! for finite IEEE words by an exact `i64` sum and [`FastRound`] ([`LastAdd`]), and for fp16
@@ -19,14 +19,11 @@
 use super::t_fdpa::tfdpa_block;
 use super::{ieee_word, is_ieee_word, signed};
 use crate::format::{self, Format};
-use crate::kernel::dots::{Permuted, Words};
 use crate::kernel::plan::TPath;
 use crate::kernel::round::FastRound;
-use crate::kernel::Kernel;
 use crate::model::{BlockIn, Formats, Output, OutputRounding, MAX_BLOCK};
 use crate::models::sliced_fdpa::SlicedFdpa;
 use crate::round::Rounding;
-use crate::unit::{DotUnit, Model};
 use crate::value::Value;
 
 /// Sliced-FDPA over one block through the T-FDPA kernel of its passes (`p`: the pass's
@@ -54,100 +51,6 @@ pub(in crate::kernel) fn sliced_block(
         acc = tfdpa_block(&m.pass, f, p, &step)?;
     }
     Some(m.add_c_last(f, acc, x.c, x.c_fmt))
-}
-
-/// Sliced-FDPA in batches ([`Kernel::dots`]): a tile of rows at a time, each block's elements
-/// are put in pass order (pass 0's, then pass 1's, ...), so that the passes are one T-FDPA chain
-/// of `passes` blocks from +0, which the kernel of the pass unit ([`pass_kernel`]) evaluates
-/// across vector lanes (operands in their storage width); C is then added by the vector
-/// kernels' last addition ([`LastLanes`]), else per dot product by [`LastAdd`] (by
-/// [`SlicedFdpa::add_c_last`] where that does not apply: an Inf/NaN term), and a longer K feeds
-/// D back as the next block's C. These are [`sliced_block`]'s operations in its order, hence
-/// its bits. `false`, with nothing written, where K is not a whole number of blocks or the
-/// passes have no lanes.
-pub(in crate::kernel) fn sliced_dots(
-    kern: &Kernel,
-    k: usize,
-    (a, b): (Words<'_>, Words<'_>),
-    c: &[u64],
-    d: &mut [u64],
-) -> bool {
-    let (Model::SlicedFdpa(m), Some(pass)) = (&kern.unit.model, pass_kernel(kern)) else {
-        return false;
-    };
-    let block = kern.unit.block;
-    if k == 0 || !k.is_multiple_of(block) || !pass.is_batched_for(block) {
-        return false;
-    }
-    let f = &kern.unit.formats;
-    let mut order = [0usize; MAX_BLOCK];
-    let pass_first = (0..m.passes).flat_map(|p| (0..block).filter(move |&j| m.pass_of(j) == p));
-    for (o, j) in order.iter_mut().zip(pass_first) {
-        *o = j;
-    }
-    // Rows per tile: the permuted operands (2 x 256 x K words, in the width they come in) stay
-    // in the second-level cache.
-    const TILE: usize = 256;
-    let (mut pa, mut pb) = (Permuted::default(), Permuted::default());
-    let zeros = [f.d.encode(Value::POS_ZERO, 0); TILE];
-    let mut acc = [0u64; TILE];
-    let last = LastAdd::new(m, f);
-    for r0 in (0..c.len()).step_by(TILE) {
-        let rows = TILE.min(c.len() - r0);
-        for j in 0..k / block {
-            let at = (j * block, &order[..block]);
-            let pa = a.permute(kern, r0..r0 + rows, k, at, &mut pa);
-            let pb = b.permute(kern, r0..r0 + rows, k, at, &mut pb);
-            pass.dots_words(
-                block,
-                0,
-                (pa, pb),
-                &zeros[..rows],
-                (&[], &[]),
-                &mut acc[..rows],
-            );
-            // The first block adds the instruction's C, a later one the previous block's D:
-            // `out` holds it, then D. The vector kernels take the leading multiples of eight,
-            // the rest goes through `LastAdd` or (an Inf/NaN term) the plain model.
-            let c_fmt = if j == 0 { &f.c } else { &f.d };
-            let out = &mut d[r0..r0 + rows];
-            if j == 0 {
-                out.copy_from_slice(&c[r0..r0 + rows]);
-            }
-            let fast = last.filter(|_| *c_fmt == f.d);
-            let done = match fast.and_then(|l| l.lanes()) {
-                Some(l) => crate::kernel::x86::last_add(kern.plan.isa, l, &acc[..rows], out),
-                None => 0,
-            };
-            for i in done..rows {
-                let (s, ci) = (acc[i], out[i]);
-                out[i] = match fast.and_then(|l| l.add(s, ci)) {
-                    Some(w) => w,
-                    None => m.add_c_last(f, s, ci, c_fmt),
-                };
-            }
-        }
-    }
-    true
-}
-
-/// The kernel of a Sliced-FDPA unit's passes (for the same instruction set): a T-FDPA unit of
-/// one pass per block (`block / passes` elements) with C in D's format. `None` for other
-/// models, and where the passes of a block differ in length.
-pub(in crate::kernel) fn pass_kernel(kern: &Kernel) -> Option<Kernel> {
-    let Model::SlicedFdpa(m) = &kern.unit.model else {
-        return None;
-    };
-    let (f, block) = (&kern.unit.formats, kern.unit.block);
-    if m.group == 0 || m.passes == 0 || block % (m.group * m.passes) != 0 {
-        return None;
-    }
-    let unit = DotUnit {
-        formats: Formats { c: f.d, ..*f },
-        block: block / m.passes,
-        model: Model::TFdpa(m.pass),
-    };
-    Some(Kernel::for_isa(unit, kern.plan.isa))
 }
 
 /// Step 3 for two finite words of D's format (an IEEE format of at most 32 bits) with `last` =

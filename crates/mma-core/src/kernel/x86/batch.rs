@@ -32,9 +32,10 @@
 #![allow(unused_unsafe)]
 
 use super::stage::{OnRows, Products, Stage};
+use super::steps::Steps;
 use super::vector::Vector;
-pub use crate::kernel::dots::{Rows, Word};
-pub(super) use crate::kernel::plan::{GLanes, TLanes};
+pub(super) use crate::kernel::plan::{GLanes, TLanes, TrParams};
+pub use crate::kernel::words::{Rows, Word};
 use core::marker::PhantomData;
 
 // ---------------------------------------------------------------------------------------------
@@ -328,45 +329,16 @@ pub fn tfdpa_blocks_rows<V: Vector, const N: usize, P: Products, const R: usize>
 /// Value of the exponent lanes of a block without non-zero products ([`crate::kernel::scalar::amd`]'s `NONE`).
 pub(super) const NONE: i32 = -(1 << 20);
 
-/// A TR-FDPA or GTR-FDPA unit prepared for the lanes (see [`crate::kernel::scalar::amd::TrParams`]); the output
-/// is fp32 with RNE (the only rounding of these units).
-#[derive(Clone, Copy, Debug)]
-pub struct TrLanes {
-    pub f: u32,
-    pub f2: u32,
-    pub e_zero_c: i32,
-    pub e_norm_min: i32,
-    pub e_prod_limit: i32,
-    /// GTR-FDPA: C is dropped below `e_max - c_drop`.
-    pub c_drop: Option<u32>,
-    pub shift: u32,
-}
-
-impl TrLanes {
-    /// The lanes' copy of a unit's TR/GTR-FDPA parameters.
-    pub fn of(q: &crate::kernel::scalar::amd::TrParams) -> TrLanes {
-        TrLanes {
-            f: q.f,
-            f2: q.f2,
-            e_zero_c: q.e_zero_c,
-            e_norm_min: q.e_norm_min,
-            e_prod_limit: q.e_prod_limit,
-            c_drop: q.c_drop,
-            shift: q.shift,
-        }
-    }
-}
-
 /// One TR-FDPA (`GTR` false) or GTR-FDPA block of `N` products (4 or a multiple of 8) for a
 /// group of dot products, as [`tfdpa`]: the products as [`super::simd::tfdpa`] and
 /// [`super::simd::gtr`] form them (GTR-FDPA: even elements in group 0, odd in group 1), then the
 /// steps of [`crate::kernel::scalar::amd`]'s `late_c` (late C, the floor to `F2` fraction bits,
-/// the RNE rounding to fp32) by [`Vector::tr_late`] (`tr_late.rs`). Inf/NaN inputs and products at the Inf threshold
+/// the RNE rounding to fp32) by [`Steps::tr_late`] (`tr_late.rs`). Inf/NaN inputs and products at the Inf threshold
 /// are flagged. The caller ensures that a negative result rounding to zero keeps its sign
 /// (`-0`), as IEEE conversion does.
 #[inline(always)]
-pub fn tr<V: Vector, const N: usize, const GTR: bool, P: Products>(
-    t: &TrLanes,
+pub fn tr<V: Steps, const N: usize, const GTR: bool, P: Products>(
+    t: &TrParams,
     p: P,
     k0: usize,
     c: V::I,
@@ -403,8 +375,8 @@ pub fn tr<V: Vector, const N: usize, const GTR: bool, P: Products>(
 
 /// A chain of TR-FDPA or GTR-FDPA blocks, as [`tfdpa_chain`].
 #[inline(always)]
-pub fn tr_chain<V: Vector, const N: usize, const GTR: bool, S: Stage, W: Word>(
-    t: &TrLanes,
+pub fn tr_chain<V: Steps, const N: usize, const GTR: bool, S: Stage, W: Word>(
+    t: &TrParams,
     a: Rows<'_, W>,
     b: Rows<'_, W>,
     c: &[u64],
@@ -422,8 +394,8 @@ pub fn tr_chain<V: Vector, const N: usize, const GTR: bool, S: Stage, W: Word>(
 
 /// The TR-FDPA or GTR-FDPA blocks of `N` over elements `0 .. k` of `p`, as [`tfdpa_blocks`].
 #[inline(always)]
-pub fn tr_blocks<V: Vector, const N: usize, const GTR: bool, P: Products>(
-    t: &TrLanes,
+pub fn tr_blocks<V: Steps, const N: usize, const GTR: bool, P: Products>(
+    t: &TrParams,
     p: P,
     k: usize,
     c: V::I,
@@ -434,8 +406,8 @@ pub fn tr_blocks<V: Vector, const N: usize, const GTR: bool, P: Products>(
 
 /// [`tr_blocks`] for `R` independent chains at once, as [`tfdpa_blocks_rows`].
 #[inline(always)]
-pub fn tr_blocks_rows<V: Vector, const N: usize, const GTR: bool, P: Products, const R: usize>(
-    t: &TrLanes,
+pub fn tr_blocks_rows<V: Steps, const N: usize, const GTR: bool, P: Products, const R: usize>(
+    t: &TrParams,
     p: [P; R],
     k: usize,
     c: [V::I; R],

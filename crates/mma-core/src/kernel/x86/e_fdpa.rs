@@ -40,16 +40,15 @@
 //! recomputes it with the per-dot kernel (`kernel/scalar/e_fdpa.rs`), which also handles every
 //! special.
 //!
-//! Blocks of two (CDNA1 bf16) take none of this: `e_fdpa_sum3.rs` sums C and two products in
+//! The chain of blocks over a group's rows is `e_fdpa_chain.rs`. Blocks of two (CDNA1 bf16)
+//! take none of this: `e_fdpa_sum3.rs` sums C and two products in
 //! `f32` lanes, twice as many per vector, rounded correctly without a bracket; they come in
 //! pairs from one four-column transpose.
 //!
 //! Under AVX-512 a block of up to eight first goes through `e_fdpa_directed.rs`
-//! ([`Vector::efdpa_block`]: the sum bracketed by additions rounded down and up), which hands
+//! (`Steps::efdpa_block`, `steps.rs`: the sum bracketed by additions rounded down and up), which hands
 //! a block with an undecided lane back to [`short_block`] here.
 
-use super::batch::{Rows, Word};
-use super::e_fdpa_sum3;
 use super::stage::WDec;
 use super::vector::Vector;
 
@@ -120,7 +119,7 @@ fn bracket<V: Vector>(
 /// One block's running state, per half of the lanes: C as an `f64` (zero where it is
 /// infinite), where C is infinite, the running sum, the largest term magnitude and the least
 /// non-zero product magnitude.
-struct Sums<V: Vector> {
+pub(super) struct Sums<V: Vector> {
     c: [V::D; 2],
     c_inf: [V::MQ; 2],
     sum: [V::D; 2],
@@ -130,7 +129,7 @@ struct Sums<V: Vector> {
 
 /// A block's state before its products, from C (an fp32 word in each lane of `c`).
 #[inline(always)]
-fn start<V: Vector>(c: V::I) -> Sums<V> {
+pub(super) fn start<V: Vector>(c: V::I) -> Sums<V> {
     let (inf, zero) = (V::d_splat(f64::INFINITY), V::d_splat(0.0));
     let cv = [V::half_d(V::as_f(c), 0), V::half_d(V::as_f(c), 1)];
     // An infinite C leaves the sum (taken as if C were 0) and gives the lane its value.
@@ -151,7 +150,7 @@ fn start<V: Vector>(c: V::I) -> Sums<V> {
 /// Adds the products of the element columns in pairs `pa[m]` and `pb[m]` (each the
 /// [`Vector::pack16`] of columns `2m` and `2m + 1`) to the block's state.
 #[inline(always)]
-fn add_products<V: Vector, A: WDec, B: WDec>(s: &mut Sums<V>, pa: &[V::I], pb: &[V::I]) {
+pub(super) fn add_products<V: Vector, A: WDec, B: WDec>(s: &mut Sums<V>, pa: &[V::I], pb: &[V::I]) {
     for (&wa, &wb) in pa.iter().zip(pb) {
         let (a0, a1) = A::values::<V>(wa);
         let (b0, b1) = B::values::<V>(wb);
@@ -170,7 +169,7 @@ fn add_products<V: Vector, A: WDec, B: WDec>(s: &mut Sums<V>, pa: &[V::I], pb: &
 /// `wp` the products' last place below their leading bit): the fp32 results and the bit mask
 /// of flagged lanes.
 #[inline(always)]
-fn finish<V: Vector, const N: usize>(s: &Sums<V>, wp: i64, c: V::I) -> (V::I, u32) {
+pub(super) fn finish<V: Vector, const N: usize>(s: &Sums<V>, wp: i64, c: V::I) -> (V::I, u32) {
     let h0 = bracket::<V>(carry_bits(N), wp, (s.min[0], s.max[0], s.sum[0], s.c[0]));
     let h1 = bracket::<V>(carry_bits(N), wp, (s.min[1], s.max[1], s.sum[1], s.c[1]));
     let (lo, hi) = (
@@ -204,70 +203,4 @@ pub(super) fn short_block<V: Vector, const N: usize, A: WDec, B: WDec>(
     let mut s = start::<V>(c);
     add_products::<V, A, B>(&mut s, pa, pb);
     finish::<V, N>(&s, wp, c)
-}
-
-/// A chain of E-FDPA blocks of `N` (2, 4 or a multiple of 8) over the group's rows of `k`
-/// words (a multiple of `N`): writes the D words (fp32; a block's D is the next block's C) and
-/// returns the bit mask of the lanes the caller must recompute.
-#[inline(always)]
-pub fn chain<V: Vector, const N: usize, A: WDec, B: WDec, W: Word>(
-    a: Rows<'_, W>,
-    b: Rows<'_, W>,
-    c: &[u64],
-    out: &mut [u64],
-) -> u32 {
-    let wp = (A::MAN_BITS + B::MAN_BITS + 1) as i64;
-    let mut acc = V::lanes(c);
-    let mut bad = 0;
-    if N == 2 {
-        // Blocks of two in f32 lanes (`e_fdpa_sum3.rs`), in pairs from one read of four
-        // columns where K allows, each block's pair at a fixed place, written out: taking two
-        // of four at a run-time place (as a loop over the two places also compiled) kept the
-        // columns in memory.
-        let mut k0 = 0;
-        while k0 + 4 <= a.k() {
-            let (pa, pb) = (a.block_pairs16::<V, 4>(k0), b.block_pairs16::<V, 4>(k0));
-            let (d, flag) = e_fdpa_sum3::block::<V, A, B>(pa[0], pb[0], acc);
-            let (d, flag_2) = e_fdpa_sum3::block::<V, A, B>(pa[1], pb[1], d);
-            acc = d;
-            bad |= flag | flag_2;
-            k0 += 4;
-        }
-        if k0 < a.k() {
-            let (pa, pb) = (a.block_pairs16::<V, 2>(k0), b.block_pairs16::<V, 2>(k0));
-            let (d, flag) = e_fdpa_sum3::block::<V, A, B>(pa[0], pb[0], acc);
-            acc = d;
-            bad |= flag;
-        }
-    } else if N == 4 && a.k().is_multiple_of(8) {
-        // Blocks of four in pairs from one read of eight columns, as above.
-        for k0 in (0..a.k()).step_by(8) {
-            let (pa, pb) = (a.block_pairs16::<V, 8>(k0), b.block_pairs16::<V, 8>(k0));
-            let (d, flag) = V::efdpa_block::<N, A, B>((&pa[..2], &pb[..2]), wp, acc);
-            let (d, flag_2) = V::efdpa_block::<N, A, B>((&pa[2..], &pb[2..]), wp, d);
-            acc = d;
-            bad |= flag | flag_2;
-        }
-    } else if N <= 8 {
-        for k0 in (0..a.k()).step_by(N) {
-            let (pa, pb) = (a.block_pairs16::<V, N>(k0), b.block_pairs16::<V, N>(k0));
-            let (d, flag) = V::efdpa_block::<N, A, B>((&pa[..N / 2], &pb[..N / 2]), wp, acc);
-            acc = d;
-            bad |= flag;
-        }
-    } else {
-        for k0 in (0..a.k()).step_by(N) {
-            let mut s = start::<V>(acc);
-            for j in (0..N).step_by(8) {
-                let pa = a.block_pairs16::<V, N>(k0 + j);
-                let pb = b.block_pairs16::<V, N>(k0 + j);
-                add_products::<V, A, B>(&mut s, &pa, &pb);
-            }
-            let (d, flag) = finish::<V, N>(&s, wp, acc);
-            acc = d;
-            bad |= flag;
-        }
-    }
-    V::store(acc, out);
-    bad
 }

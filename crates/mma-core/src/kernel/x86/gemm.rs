@@ -30,8 +30,9 @@
 //! with zeros, subnormals, Inf/NaN and the top binade, for every model family here and block
 //! lengths 4 to 32. Soundness: `x86/mod.rs`.
 
-use super::batch::{self, TLanes, TrLanes};
+use super::batch::{self, TLanes, TrParams};
 use super::stage::{align_scales, sum_halves, Products, Term};
+use super::steps::Steps;
 use super::vector::{Vector, Ymm, Zmm};
 use crate::drive::GemmIn;
 use crate::format::Format;
@@ -225,7 +226,7 @@ impl<V: Vector, const G: usize> Term<V> for Aligned<'_, V, G> {
 #[derive(Clone, Copy, Debug)]
 enum Family {
     T(TLanes),
-    Tr(TrLanes),
+    Tr(TrParams),
 }
 
 /// The blocks along K of a panel's columns for one model family and block length, for `R`
@@ -233,7 +234,7 @@ enum Family {
 /// `batch::tr_blocks_rows`).
 trait Chain {
     /// `(family, operands, k, C lanes) -> (D lanes, flags)`, per row.
-    fn run<V: Vector, const R: usize>(
+    fn run<V: Steps, const R: usize>(
         f: &Family,
         p: [Pre<'_>; R],
         k: usize,
@@ -254,7 +255,7 @@ struct TChain<const N: usize>;
 
 impl<const N: usize> Chain for TChain<N> {
     #[inline(always)]
-    fn run<V: Vector, const R: usize>(
+    fn run<V: Steps, const R: usize>(
         f: &Family,
         p: [Pre<'_>; R],
         k: usize,
@@ -272,7 +273,7 @@ struct TrChain<const N: usize, const GTR: bool>;
 
 impl<const N: usize, const GTR: bool> Chain for TrChain<N, GTR> {
     #[inline(always)]
-    fn run<V: Vector, const R: usize>(
+    fn run<V: Steps, const R: usize>(
         f: &Family,
         p: [Pre<'_>; R],
         k: usize,
@@ -386,7 +387,7 @@ pub(crate) fn gemm_lanes(
             (Family::T(t), rows_fn, n)
         }
         (LaneKey::Tr { n, gtr, .. }, Path::Tr(p) | Path::Gtr(p)) => {
-            let t = TrLanes::of(&p.params);
+            let t = p.params;
             let rows_fn = match (n, gtr) {
                 (4, false) => pick!(TrChain<4, false>),
                 (8, false) => pick!(TrChain<8, false>),
@@ -464,13 +465,7 @@ impl GemmLanes {
 
     /// [`GemmLanes::rows`] with panels of `V::LANES` columns (and of eight, by [`Ymm`]).
     #[inline(always)]
-    fn rows_on<V: Vector, C: Chain>(
-        &self,
-        kern: &Kernel,
-        i0: usize,
-        x: &GemmIn<'_>,
-        d: &mut [u64],
-    ) {
+    fn rows_on<V: Steps, C: Chain>(&self, kern: &Kernel, i0: usize, x: &GemmIn<'_>, d: &mut [u64]) {
         let (n, k) = (self.n, self.k);
         let rows = d.len() / n;
         let mut a = vec![0i32; rows * 2 * k];
@@ -517,7 +512,7 @@ impl GemmLanes {
     /// smallest codes, `d` its D rows) over panel `p`: their chains interleaved, then the
     /// flagged lanes recomputed by `stepped(i, j)`. Returns `R`.
     #[inline(always)]
-    fn panel_rows<V: Vector, C: Chain, const R: usize>(
+    fn panel_rows<V: Steps, C: Chain, const R: usize>(
         &self,
         p: &Panel,
         (a, a_min): (&[i32], &[u32]),
@@ -559,7 +554,7 @@ impl GemmLanes {
     /// The chains of `pre` on vectors `W` (a panel of `W::LANES` columns): C from `c` at
     /// `c_at`, D into `d` at `d_at`, per row; returns the rows' flags.
     #[inline(always)]
-    fn chains<W: Vector, C: Chain, const R: usize>(
+    fn chains<W: Steps, C: Chain, const R: usize>(
         &self,
         pre: [Pre<'_>; R],
         (c, c_at): (&[u64], [usize; R]),

@@ -5,10 +5,11 @@
 //! `on_zmm`), which run each group through the arithmetic of `batch.rs` and the other
 //! arithmetic modules and send the lanes it flags to `Kernel::dot`. Soundness: `x86/mod.rs`.
 
-use super::vector::{Vector, Ymm, Zmm};
-use super::{batch, both, e_fdpa, fma, gst, simd, stage, LaneFn, StoredFn};
-use crate::kernel::dots::Word;
+use super::steps::Steps;
+use super::vector::{Ymm, Zmm};
+use super::{batch, both, e_fdpa_chain, fma, gst, simd, stage, LaneFn, StoredFn};
 use crate::kernel::plan::{LaneKey, Path, StKey, VFmt, TR_SHORT};
+use crate::kernel::words::Word;
 use crate::kernel::{table, Kernel, Rows};
 use core::marker::PhantomData;
 
@@ -27,7 +28,7 @@ pub(super) trait Lanes<W: Word> {
     /// then goes to `Kernel::dot`).
     fn prepare(kern: &Kernel, k: usize, s: usize) -> Option<Self::Ctx>;
     /// One group: writes the D words and returns the bit mask of the lanes to recompute.
-    fn group<V: Vector>(
+    fn group<V: Steps>(
         ctx: &Self::Ctx,
         a: Rows<'_, W>,
         b: Rows<'_, W>,
@@ -40,7 +41,7 @@ pub(super) trait Lanes<W: Word> {
 /// The dot products of `c` (a multiple of `V::LANES` of them) through `L`, group by group, and
 /// the lanes it flags through [`Kernel::dot`].
 #[inline(always)]
-fn run<V: Vector, L: Lanes<W>, W: Word>(
+fn run<V: Steps, L: Lanes<W>, W: Word>(
     kern: &Kernel,
     a: Rows<'_, W>,
     b: Rows<'_, W>,
@@ -241,7 +242,7 @@ impl<const WIDE: bool, W: Word> Lanes<W> for FmaChains<WIDE> {
     }
 
     #[inline(always)]
-    fn group<V: Vector>(
+    fn group<V: Steps>(
         &nan: &u64,
         a: Rows<'_, W>,
         b: Rows<'_, W>,
@@ -277,7 +278,7 @@ impl<const N: usize, const P: usize, D: batch::VH16, W: Word> Lanes<W> for FtzMu
     }
 
     #[inline(always)]
-    fn group<V: Vector>(
+    fn group<V: Steps>(
         &nan: &u64,
         a: Rows<'_, W>,
         b: Rows<'_, W>,
@@ -290,7 +291,7 @@ impl<const N: usize, const P: usize, D: batch::VH16, W: Word> Lanes<W> for FtzMu
     }
 }
 
-/// E-FDPA over a multiple of the block `N` ([`e_fdpa::chain`]).
+/// E-FDPA over a multiple of the block `N` ([`e_fdpa_chain::chain`]).
 pub(super) struct EFdpaBlocks<const N: usize, A, B>(PhantomData<(A, B)>);
 
 impl<const N: usize, A: stage::WDec, B: stage::WDec, W: Word> Lanes<W> for EFdpaBlocks<N, A, B> {
@@ -303,7 +304,7 @@ impl<const N: usize, A: stage::WDec, B: stage::WDec, W: Word> Lanes<W> for EFdpa
     }
 
     #[inline(always)]
-    fn group<V: Vector>(
+    fn group<V: Steps>(
         _: &(),
         a: Rows<'_, W>,
         b: Rows<'_, W>,
@@ -311,7 +312,7 @@ impl<const N: usize, A: stage::WDec, B: stage::WDec, W: Word> Lanes<W> for EFdpa
         c: &[u64],
         d: &mut [u64],
     ) -> u32 {
-        e_fdpa::chain::<V, N, A, B, W>(a, b, c, d)
+        e_fdpa_chain::chain::<V, N, A, B, W>(a, b, c, d)
     }
 }
 
@@ -330,7 +331,7 @@ impl<const N: usize, S: stage::Stage, W: Word> Lanes<W> for TFdpaBlocks<N, S> {
     }
 
     #[inline(always)]
-    fn group<V: Vector>(
+    fn group<V: Steps>(
         t: &batch::TLanes,
         a: Rows<'_, W>,
         b: Rows<'_, W>,
@@ -377,10 +378,10 @@ fn fp16_as_fp32(c: &[u64], out: &mut [u64]) -> u32 {
 pub(super) struct TrBlocks<const N: usize, const GTR: bool, S>(PhantomData<S>);
 
 impl<const N: usize, const GTR: bool, S: stage::Stage, W: Word> Lanes<W> for TrBlocks<N, GTR, S> {
-    type Ctx = (batch::TrLanes, usize);
+    type Ctx = (batch::TrParams, usize);
 
     #[inline(always)]
-    fn prepare(kern: &Kernel, k: usize, _: usize) -> Option<(batch::TrLanes, usize)> {
+    fn prepare(kern: &Kernel, k: usize, _: usize) -> Option<(batch::TrParams, usize)> {
         let p = match kern.plan.path {
             Path::Tr(p) if !GTR => p,
             Path::Gtr(p) if GTR => p,
@@ -388,12 +389,12 @@ impl<const N: usize, const GTR: bool, S: stage::Stage, W: Word> Lanes<W> for TrB
         };
         kern.plan
             .lanes_take(kern.unit.block, k)
-            .then(|| (batch::TrLanes::of(&p.params), k % N))
+            .then(|| (p.params, k % N))
     }
 
     #[inline(always)]
-    fn group<V: Vector>(
-        &(t, tail): &(batch::TrLanes, usize),
+    fn group<V: Steps>(
+        &(t, tail): &(batch::TrParams, usize),
         a: Rows<'_, W>,
         b: Rows<'_, W>,
         _: (&[u64], &[u64]),
@@ -430,7 +431,7 @@ impl<const N: usize, S: stage::Stage> Lanes<u64> for StBlock<N, S> {
     }
 
     #[inline(always)]
-    fn group<V: Vector>(
+    fn group<V: Steps>(
         (t, ts): &(batch::TLanes, table::Table8),
         a: Rows<'_>,
         b: Rows<'_>,

@@ -21,6 +21,7 @@
 
 mod batch;
 mod e_fdpa;
+mod e_fdpa_chain;
 mod e_fdpa_directed;
 mod e_fdpa_sum3;
 mod fma;
@@ -33,6 +34,7 @@ mod permute;
 mod rows;
 mod simd;
 mod stage;
+mod steps;
 mod tr_late;
 mod vector;
 
@@ -40,9 +42,9 @@ pub(super) use gemm::gemm_lanes;
 pub(crate) use gemm::GemmLanes;
 pub(super) use per_dot::gst_v;
 
-use crate::kernel::dots::{Word, Words};
 use crate::kernel::plan::{LaneKey, StKey, VDotKey};
 use crate::kernel::scalar::sliced::LastLanes;
+use crate::kernel::words::{Word, Words};
 use crate::kernel::{Isa, Kernel, Rows};
 use crate::model::BlockIn;
 use lanes::NO_SCALES;

@@ -7,9 +7,10 @@
 
 use super::{simd, VDotFn};
 use crate::format::Format;
+use crate::kernel::plan::TrParams;
 use crate::kernel::plan::{GPath, Path, TPath, TrPath, VDotKey, VFmt, VModel};
 use crate::kernel::round::FastRound;
-use crate::kernel::scalar::amd::{floor_shift, late_c, TrParams, NONE};
+use crate::kernel::scalar::amd::{floor_shift, late_c, NONE};
 use crate::kernel::scalar::gst::gst_tail;
 use crate::kernel::scalar::{c_aligned, c_term, finish, signed};
 use crate::kernel::table::{self, Dec, SPECIAL};

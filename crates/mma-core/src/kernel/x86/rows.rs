@@ -4,7 +4,7 @@
 //! Soundness: `x86/mod.rs`; every pointer read is argued where it happens.
 
 use super::vector::Vector;
-use crate::kernel::dots::{Rows, Word};
+use crate::kernel::words::{Rows, Word};
 
 impl<W: Word> Rows<'_, W> {
     /// The columns of a block of `N` elements from `k0` for a group of `V::LANES` rows: eight

@@ -23,9 +23,9 @@
 
 #![allow(unused_unsafe)]
 
-use super::batch::{Rows, Word};
 use super::simd::{VDec, SP_ALL_ONES, SP_IEEE, SP_NEG_ZERO, V as Fmt};
 use super::vector::Vector;
+use crate::kernel::words::{Rows, Word};
 use core::marker::PhantomData;
 
 /// The product stage of one block of `N` elements (4 or a multiple of 8) in `G` groups (1, or 2:

@@ -1,5 +1,5 @@
 //! The late-C steps of a TR-FDPA or GTR-FDPA block in lanes ([`super::batch::tr`] calls them
-//! through [`Vector::tr_late`]): what [`crate::kernel::scalar::amd`]'s `late_c` computes from
+//! through [`Steps::tr_late`](super::steps::Steps::tr_late)): what [`crate::kernel::scalar::amd`]'s `late_c` computes from
 //! the block's product sum `dot · 2^(e_dot - F)` and C (fp32), for every lane at once.
 //!
 //! Step by step, as `late_c`:
@@ -12,10 +12,10 @@
 //! 3. `total` floored to `F2` fraction bits (relative to its leading bit), the grid not below
 //!    the exponent `e_norm_min`, and rounded to fp32 (RNE, IEEE subnormals, overflow to Inf).
 //!
-//! Two formulations give the same bits. [`int`] (the default of [`Vector::tr_late`], used with
+//! Two formulations give the same bits. [`int`] (`Ymm`'s `Steps::tr_late`, used with
 //! AVX2) decodes C into a signed significand and exponent in 32-bit lanes, aligns both terms by
 //! shifts in 64-bit integer lanes and does step 3 in f64, with powers of two built from the
-//! exponent bits. [`scalef`] (AVX-512, `Zmm`'s override) keeps every value in f64 from the
+//! exponent bits. [`scalef`] (AVX-512, `Zmm`'s) keeps every value in f64 from the
 //! start: `vscalefpd` multiplies by `2^n` for an `n` held in f64 lanes, `vgetexppd` gives
 //! `floor(log2 |x|)` and `vrndscalepd` the floor, so C needs no decoding beyond its exponent
 //! and no step needs a 64-bit integer shift. Every f64 value there is exact: the products'
@@ -26,13 +26,13 @@
 
 #![allow(unused_unsafe)]
 
-use super::batch::TrLanes;
 use super::vector::Vector;
+use crate::kernel::plan::TrParams;
 use core::arch::x86_64::*;
 
 /// The late-C steps in 32-bit and 64-bit integer lanes (see the module docs).
 #[inline(always)]
-pub fn int<V: Vector>(t: &TrLanes, dot: V::I, e_dot: V::I, c: V::I) -> V::I {
+pub fn int<V: Vector>(t: &TrParams, dot: V::I, e_dot: V::I, c: V::I) -> V::I {
     let set = V::splat;
     let zero = V::zero();
     // C (fp32): signed significand, lsb exponent, scientific exponent.
@@ -81,7 +81,7 @@ fn pow2<V: Vector>(x: V::Q) -> V::D {
 /// fraction bits and rounded to fp32.
 #[inline(always)]
 fn int_round<V: Vector>(
-    t: &TrLanes,
+    t: &TrParams,
     (dot_r, dot_l, c_fl, q2): (V::I, V::I, V::I, V::I),
     up: u32,
     h: usize,
@@ -116,7 +116,7 @@ fn int_round<V: Vector>(
 /// The late-C steps in f64 lanes with AVX-512's scaling instructions (see the module docs);
 /// the lanes of [`super::vector::Zmm`].
 #[inline(always)]
-pub fn scalef(t: &TrLanes, dot: __m512i, e_dot: __m512i, c: __m512i) -> __m512i {
+pub fn scalef(t: &TrParams, dot: __m512i, e_dot: __m512i, c: __m512i) -> __m512i {
     // SAFETY: register-only AVX-512F intrinsics, reached only from the entry points compiled
     // for AVX-512 (module docs of `vector.rs`).
     unsafe {
@@ -183,7 +183,7 @@ fn floor(x: __m512d) -> __m512d {
 
 /// Steps 2 and 3 of [`scalef`] on eight lanes: `[dot, s_dot, c, s_c, q2]` as there.
 #[inline(always)]
-fn scalef_round(t: &TrLanes, [dot, s_dot, c, s_c, q2]: [__m256i; 5], up: i32) -> __m256 {
+fn scalef_round(t: &TrParams, [dot, s_dot, c, s_c, q2]: [__m256i; 5], up: i32) -> __m256 {
     // SAFETY: as in `scalef`.
     unsafe {
         let dp = floor(_mm512_scalef_pd(f64s(dot), f64s(s_dot)));

@@ -24,9 +24,7 @@ mod zmm;
 pub use ymm::Ymm;
 pub use zmm::Zmm;
 
-use super::batch::TrLanes;
-use super::stage::WDec;
-use crate::kernel::dots::{Rows, Word};
+use crate::kernel::words::{Rows, Word};
 
 /// A vector width of the lane routines (see the module docs).
 pub trait Vector: Copy + 'static {
@@ -214,28 +212,6 @@ pub trait Vector: Copy + 'static {
     /// Elements `0 .. k` (K of 1, 2 or 4, `u64` words) of the rows of half `h`, following each
     /// other, by contiguous loads; `None` for other rows.
     fn rows64<W: Word>(r: &Rows<'_, W>, h: usize) -> Option<[Self::D; 4]>;
-
-    // Model steps whose best formulation depends on the width's instructions.
-    /// The late-C steps of a TR-FDPA or GTR-FDPA block (`tr_late.rs`): from the product sum
-    /// `dot · 2^(e_dot - F)` and C (fp32 words), the fp32 results. By default in 64-bit
-    /// integer lanes; [`Zmm`] overrides it with the shorter f64 formulation AVX-512 allows.
-    #[inline(always)]
-    fn tr_late(t: &TrLanes, dot: Self::I, e_dot: Self::I, c: Self::I) -> Self::I {
-        super::tr_late::int::<Self>(t, dot, e_dot, c)
-    }
-    /// One E-FDPA block of `N <= 8` elements from its columns in pairs ([`Vector::pack16`]
-    /// layout, `N / 2` per operand), C the fp32 word in each lane of `c`: the results and the
-    /// lanes to recompute. By default the `f64` sum with an a
-    /// priori bracket (`e_fdpa.rs`); [`Zmm`] overrides it with sums rounded down and up
-    /// (`e_fdpa_directed.rs`), which AVX-512's per-instruction rounding allows.
-    #[inline(always)]
-    fn efdpa_block<const N: usize, A: WDec, B: WDec>(
-        pairs: (&[Self::I], &[Self::I]),
-        wp: i64,
-        c: Self::I,
-    ) -> (Self::I, u32) {
-        super::e_fdpa::short_block::<Self, N, A, B>(pairs, wp, c)
-    }
 }
 
 /// Largest row stride for which the gather indices (`(LANES - 1) · stride + k`, in 32-bit

@@ -2,7 +2,7 @@
 //! four 64-bit lanes. The row loads transpose eight words of eight rows in registers.
 
 use super::{gathers_fit, Vector};
-use crate::kernel::dots::{Rows, Word};
+use crate::kernel::words::{Rows, Word};
 use core::arch::x86_64::*;
 
 /// AVX2 (with FMA and F16C): eight lanes.

@@ -3,9 +3,7 @@
 //! 256-bit halves of a register and transpose both halves at once.
 
 use super::{gathers_fit, Vector};
-use crate::kernel::dots::{Rows, Word};
-use crate::kernel::x86::batch::TrLanes;
-use crate::kernel::x86::stage::WDec;
+use crate::kernel::words::{Rows, Word};
 use core::arch::x86_64::*;
 
 /// AVX-512 F/BW/DQ/VL (with AVX2, FMA and F16C): sixteen lanes.
@@ -726,19 +724,5 @@ impl Vector for Zmm {
                 }
             }
         }
-    }
-
-    #[inline(always)]
-    fn efdpa_block<const N: usize, A: WDec, B: WDec>(
-        pairs: (&[__m512i], &[__m512i]),
-        wp: i64,
-        c: __m512i,
-    ) -> (__m512i, u32) {
-        crate::kernel::x86::e_fdpa_directed::block::<N, A, B>(pairs, wp, c)
-    }
-
-    #[inline(always)]
-    fn tr_late(t: &TrLanes, dot: __m512i, e_dot: __m512i, c: __m512i) -> __m512i {
-        super::super::tr_late::scalef(t, dot, e_dot, c)
     }
 }
