@@ -294,11 +294,13 @@ fn widen(words: Words<'_>, k: &Kernel, from: usize, to: usize, out: &mut Vec<u64
 /// are put in pass order (pass 0's, then pass 1's, ...), so that the passes are one T-FDPA chain
 /// of `passes` blocks from +0, which the kernel of the pass unit ([`pass_kernel`]) evaluates
 /// across vector lanes (operands in their storage width); C is then added by the vector
-/// kernels' last addition ([`LastLanes`](super::scalar::sliced::LastLanes)), else per dot product by [`LastAdd`] (by
-/// [`SlicedFdpa::add_c_last`](crate::models::sliced_fdpa::SlicedFdpa::add_c_last) where that does not apply: an Inf/NaN term), and a longer K feeds
-/// D back as the next block's C. These are `sliced_block`'s operations (`scalar/sliced.rs`) in its order, hence
-/// its bits. `false`, with nothing written, where K is not a whole number of blocks or the
-/// passes have no lanes.
+/// kernels' last addition ([`LastLanes`](super::scalar::sliced::LastLanes)), else per dot
+/// product by [`LastAdd`] (by
+/// [`SlicedFdpa::add_c_last`](crate::models::sliced_fdpa::SlicedFdpa::add_c_last) where that
+/// does not apply: an Inf/NaN term), and a longer K feeds D back as the next block's C. These
+/// are the operations of `sliced_block` (`scalar/sliced.rs`) in its order, hence its bits.
+/// `false`, with nothing written, where K is not a whole number of blocks or the passes have
+/// no lanes.
 fn sliced_dots(
     kern: &Kernel,
     k: usize,

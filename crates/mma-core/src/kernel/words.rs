@@ -104,9 +104,10 @@ impl Word for u64 {}
 /// The operand rows of a multiple of eight dot products: row `j` is `words[j · stride ..][..
 /// k]`. Rows of a batch of dot products follow each other (`stride = k`); a matrix product
 /// shares one row of A between columns of B (`stride = 0`) and takes the columns of B at the
-/// matrix's K. The words are the engine's `u64` or, for [`Kernel::dots`] on operands in their
-/// storage width, that width (`W`): the lane routines are compiled once per width, so that the
-/// width costs nothing in their loops.
+/// matrix's K. The words are the engine's `u64` or, for
+/// [`Kernel::dots`](super::Kernel::dots) on operands in their storage width, that width (`W`):
+/// the lane routines are compiled once per width, so that the width costs nothing in their
+/// loops.
 #[derive(Debug)]
 pub struct Rows<'a, W: Word = u64> {
     /// The words and the distance between rows (read by the lane loads of `x86/batch.rs`).
@@ -150,6 +151,8 @@ impl<'a, W: Word> Rows<'a, W> {
     }
 
     /// Rows `from .. from + n` (`n` a multiple of 8).
+    // Read only by the lane routines of `x86/`.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     #[inline(always)]
     pub(super) fn part(&self, from: usize, n: usize) -> Rows<'a, W> {
         assert!(from + n <= self.n && n.is_multiple_of(8));

@@ -9,8 +9,8 @@
 //! T-FDPA kernel leaves to the plain model (an Inf/NaN input, a length it does not take) sends
 //! the whole block there (`None`), so the specials stay in one place.
 //!
-//! In batches (`sliced_dots` in `dots.rs`) the same passes run a group of dot products at a time: put in pass
-//! order, a block's passes are a T-FDPA chain from +0 of `passes` blocks, which the lanes of
+//! In batches (`sliced_dots` in `dots.rs`) the same passes run a group of dot products at a
+//! time: put in pass order, a block's passes are a T-FDPA chain from +0 of `passes` blocks, which the lanes of
 //! the pass unit evaluate as they evaluate any T-FDPA unit; C is added last per dot product,
 //! for finite IEEE words by an exact `i64` sum and [`FastRound`] ([`LastAdd`]), and for fp16
 //! and fp32 words on a vector instruction set eight at a time by a native addition
