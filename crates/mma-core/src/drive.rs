@@ -292,7 +292,7 @@ fn gemm_rows(
                         };
                         let mut c = [0u64; 16];
                         c[..w].copy_from_slice(acc);
-                        kern.eight(ra, rb, &c[..w], acc);
+                        kern.across_lanes(ra, rb, &c[..w], acc);
                     }
                     drow[j..j + w].copy_from_slice(acc);
                     j += w;

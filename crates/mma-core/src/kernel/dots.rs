@@ -20,7 +20,7 @@ impl Kernel {
         if self.plan.g.is_some() {
             return true;
         }
-        self.eight.is_some() || self.eight_scaled.is_some()
+        self.lane_routine.is_some() || self.lane_scaled.is_some()
     }
 
     /// Whether [`Kernel::dots`] evaluates dot products of `k` elements eight or sixteen at a
@@ -56,7 +56,7 @@ impl Kernel {
     /// fp16). `None` where the lanes read only `u64` words, or there are no lanes; other widths
     /// are widened a tile at a time, with the same results.
     pub fn stored_width(&self) -> Option<usize> {
-        self.eight_stored.map(|s| s.bytes())
+        self.lane_stored.map(|s| s.bytes())
     }
 
     /// `n = c.len()` independent dot products of `k` elements: `d[i] = a_i·b_i + c[i]`, where
@@ -108,7 +108,7 @@ impl Kernel {
         // Whole groups of eight through the routine compiled for the storage width, where the
         // unit has one and A and B come in that width; the rest widened below.
         let whole = if k > 0 && s == 0 { n / 8 * 8 } else { 0 };
-        let first = match self.eight_stored {
+        let first = match self.lane_stored {
             Some(run) if whole > 0 => {
                 let (ha, hb) = (a.head(whole * k), b.head(whole * k));
                 if run.run(self, k, (ha, hb), &c[..whole], &mut d[..whole]) {
@@ -161,7 +161,7 @@ impl Kernel {
         };
         let (sa, sb) = (&scale_a[..whole * s], &scale_b[..whole * s]);
         let (cw, dw) = (&c[..whole], &mut d[..whole]);
-        let done = match (s, self.eight, self.eight_scaled) {
+        let done = match (s, self.lane_routine, self.lane_scaled) {
             (0, Some(run), _) => {
                 run.run(self, ra, rb, cw, dw);
                 true
@@ -211,10 +211,10 @@ impl Kernel {
     /// Dot products of one length in groups of eight (`c` and `d` hold as many words as `a` and
     /// `b` rows), without scale factors, lane-wise where the kernel has the routine.
     #[inline]
-    pub(crate) fn eight(&self, a: Rows<'_>, b: Rows<'_>, c: &[u64], d: &mut [u64]) {
+    pub(crate) fn across_lanes(&self, a: Rows<'_>, b: Rows<'_>, c: &[u64], d: &mut [u64]) {
         let n = c.len();
         assert!(a.n() == n && b.n() == n && d.len() == n);
-        match self.eight {
+        match self.lane_routine {
             Some(run) if a.k() > 0 && a.k() == b.k() && self.unit.formats.scale.is_none() => {
                 run.run(self, a, b, c, d)
             }

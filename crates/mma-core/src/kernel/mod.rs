@@ -44,7 +44,8 @@ mod tests;
 use crate::model::{BlockIn, BlockModel};
 use crate::unit::{DotUnit, Model};
 use plan::{Decs, GPath, Path, Plan};
-use scalar::{amd, e_fdpa::efdpa_block, gst::gst_block, sliced::sliced_block, t_fdpa::tfdpa_block};
+use scalar::{e_fdpa::efdpa_block, fma, ftz_mul_add, gst::gst_block, sliced::sliced_block};
+use scalar::{t_fdpa::tfdpa_block, tr_fdpa};
 use table::{Bf16Dec, F16Dec, Tf32Dec};
 
 /// A [`DotUnit`] prepared for repeated evaluation; cheap to copy, built by [`DotUnit::kernel`].
@@ -56,10 +57,10 @@ pub struct Kernel {
     plan: Plan,
     /// The vector block of one dot product.
     vdot: Option<x86::VDot>,
-    eight: Option<x86::Eight>,
+    lane_routine: Option<x86::LaneRoutine>,
     /// The lane routine compiled for the operands' storage width (`Kernel::dots`).
-    eight_stored: Option<x86::Stored>,
-    eight_scaled: Option<x86::EightScaled>,
+    lane_stored: Option<x86::Stored>,
+    lane_scaled: Option<x86::LaneRoutineScaled>,
 }
 
 impl DotUnit {
@@ -92,16 +93,17 @@ impl Kernel {
     /// are called on that premise): the plan, and the routines `x86/` compiled for its keys.
     fn for_isa(unit: DotUnit, isa: Isa) -> Kernel {
         let plan = Plan::new(&unit, isa);
-        let (eight, eight_stored) = match plan.lanes.and_then(|key| x86::eight_of(key, isa)) {
-            Some((eight, stored)) => (Some(eight), stored),
-            None => (None, None),
-        };
+        let (lane_routine, lane_stored) =
+            match plan.lanes.and_then(|key| x86::lane_routine_of(key, isa)) {
+                Some((routine, stored)) => (Some(routine), stored),
+                None => (None, None),
+            };
         Kernel {
             unit,
             vdot: plan.vdot.and_then(|key| x86::vdot_of(key, isa)),
-            eight,
-            eight_stored,
-            eight_scaled: plan.st.and_then(|key| x86::eight_scaled_of(key, isa)),
+            lane_routine,
+            lane_stored,
+            lane_scaled: plan.st.and_then(|key| x86::lane_scaled_of(key, isa)),
             plan,
         }
     }
@@ -157,34 +159,34 @@ impl Kernel {
             (Path::Sliced(p), Model::SlicedFdpa(m)) => sliced_block(m, f, p, x),
             (&Path::Fma(wide, nan), _) => {
                 return if wide {
-                    amd::fma_block::<f64>(nan, x)
+                    fma::fma_block::<f64>(nan, x)
                 } else {
-                    amd::fma_block::<f32>(nan, x)
+                    fma::fma_block::<f32>(nan, x)
                 };
             }
             (&Path::Ftz(f16, nan), Model::FtzMulAdd(m)) => {
                 return if f16 {
-                    amd::ftz_block::<amd::F16In>(m, nan, x)
+                    ftz_mul_add::ftz_block::<ftz_mul_add::F16In>(m, nan, x)
                 } else {
-                    amd::ftz_block::<amd::Bf16In>(m, nan, x)
+                    ftz_mul_add::ftz_block::<ftz_mul_add::Bf16In>(m, nan, x)
                 };
             }
             (Path::Tr(p), Model::TrFdpa(m)) => {
                 let (pa, o, r) = (&p.params, &m.out, &p.round);
                 match p.decs {
-                    Decs::T8(da, db) => amd::tr_block(pa, o, &f.d, r, da, db, x),
-                    Decs::F16 => amd::tr_block(pa, o, &f.d, r, F16Dec {}, F16Dec {}, x),
-                    Decs::Bf16 => amd::tr_block(pa, o, &f.d, r, Bf16Dec {}, Bf16Dec {}, x),
-                    Decs::Tf32 => amd::tr_block(pa, o, &f.d, r, Tf32Dec, Tf32Dec, x),
+                    Decs::T8(da, db) => tr_fdpa::tr_block(pa, o, &f.d, r, da, db, x),
+                    Decs::F16 => tr_fdpa::tr_block(pa, o, &f.d, r, F16Dec {}, F16Dec {}, x),
+                    Decs::Bf16 => tr_fdpa::tr_block(pa, o, &f.d, r, Bf16Dec {}, Bf16Dec {}, x),
+                    Decs::Tf32 => tr_fdpa::tr_block(pa, o, &f.d, r, Tf32Dec, Tf32Dec, x),
                 }
             }
             (Path::Gtr(p), Model::GtrFdpa(m)) => {
                 let (pa, o, r) = (&p.params, &m.out, &p.round);
                 match p.decs {
-                    Decs::T8(da, db) => amd::gtr_block(pa, o, &f.d, r, da, db, x),
-                    Decs::F16 => amd::gtr_block(pa, o, &f.d, r, F16Dec {}, F16Dec {}, x),
-                    Decs::Bf16 => amd::gtr_block(pa, o, &f.d, r, Bf16Dec {}, Bf16Dec {}, x),
-                    Decs::Tf32 => amd::gtr_block(pa, o, &f.d, r, Tf32Dec, Tf32Dec, x),
+                    Decs::T8(da, db) => tr_fdpa::gtr_block(pa, o, &f.d, r, da, db, x),
+                    Decs::F16 => tr_fdpa::gtr_block(pa, o, &f.d, r, F16Dec {}, F16Dec {}, x),
+                    Decs::Bf16 => tr_fdpa::gtr_block(pa, o, &f.d, r, Bf16Dec {}, Bf16Dec {}, x),
+                    Decs::Tf32 => tr_fdpa::gtr_block(pa, o, &f.d, r, Tf32Dec, Tf32Dec, x),
                 }
             }
             _ => None,

@@ -16,9 +16,9 @@ pub(super) fn widen<W: Copy + Into<u64>>(_: &Kernel, x: &[W], out: &mut [u64]) {
 
 /// No lane routine: uninhabited.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Eight {}
+pub(super) enum LaneRoutine {}
 
-impl Eight {
+impl LaneRoutine {
     pub(super) fn run(self, _: &Kernel, _: Rows<'_>, _: Rows<'_>, _: &[u64], _: &mut [u64]) {
         match self {}
     }
@@ -47,9 +47,9 @@ impl Stored {
 
 /// No scaled lane routine: uninhabited.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum EightScaled {}
+pub(super) enum LaneRoutineScaled {}
 
-impl EightScaled {
+impl LaneRoutineScaled {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn run(
         self,
@@ -75,11 +75,11 @@ impl VDot {
     }
 }
 
-pub(super) fn eight_of(_: LaneKey, _: Isa) -> Option<(Eight, Option<Stored>)> {
+pub(super) fn lane_routine_of(_: LaneKey, _: Isa) -> Option<(LaneRoutine, Option<Stored>)> {
     None
 }
 
-pub(super) fn eight_scaled_of(_: StKey, _: Isa) -> Option<EightScaled> {
+pub(super) fn lane_scaled_of(_: StKey, _: Isa) -> Option<LaneRoutineScaled> {
     None
 }
 

@@ -419,7 +419,7 @@ fn per_dot_path(unit: &DotUnit, isa: Isa) -> Path {
 }
 
 /// Whether a TR-FDPA or GTR-FDPA unit's widths keep the fast path's sums within `i64` (see
-/// `kernel/scalar/amd.rs`) and its alignment shifts non-negative.
+/// `kernel/scalar/tr_fdpa.rs`) and its alignment shifts non-negative.
 fn tr_fits(f_bits: u32, f2: u32, f: &Formats) -> bool {
     f_bits <= 25 && f2 <= MAX_FAST_F && f2 + 1 >= f_bits && f_bits >= f.a.man_bits + f.b.man_bits
 }

@@ -23,7 +23,7 @@
 //! flush that both models apply to every finite product.
 //!
 //! The fp32 arithmetic is done exactly and rounded by [`crate::round::round`]; a test checks it
-//! against Berkeley SoftFloat. The fast path (`kernel/scalar/amd.rs`) computes the same operations
+//! against Berkeley SoftFloat. The fast path (`kernel/scalar/ftz_mul_add.rs`) computes the same operations
 //! with the machine's fp32 multiply and add and explicit flush checks; its module docs explain
 //! why that is bit-exact, and `tests/fast_paths.rs` compares the two. Because C is flushed only once per call, a unit built on this
 //! model should use the instruction's whole K as its block, so that chained blocks are chained

@@ -11,7 +11,7 @@
 //! rounding are computed for every dot product of the group by the same instructions.
 //!
 //! - FTZ-MulAdd ([`ftz`]) uses the machine's fp32 multiply and add, exactly as the scalar
-//!   [`crate::kernel::scalar::amd::ftz_block`] does (its module docs say why that is bit-exact), with the same
+//!   [`crate::kernel::scalar::ftz_mul_add::ftz_block`] does (its module docs say why that is bit-exact), with the same
 //!   flushes as lane masks. It covers every input; there is no fallback.
 //! - T-FDPA ([`tfdpa`]) takes its products from a [`Stage`] (`kernel/x86/stage.rs`: the aligned,
 //!   truncated product sum and the largest exponent, as `crate::kernel::tfdpa_n` computes them), adds
@@ -43,12 +43,12 @@ use core::marker::PhantomData;
 // ---------------------------------------------------------------------------------------------
 
 /// A 16-bit IEEE format decoded to `f32` lanes with the input flush of FTZ-MulAdd (zero
-/// exponent field: `+0`), as [`crate::kernel::scalar::amd::H16`] does for one word.
+/// exponent field: `+0`), as [`crate::kernel::scalar::ftz_mul_add::H16`] does for one word.
 pub trait VH16 {
     fn ftz<V: Vector>(x: V::I) -> V::F;
 }
 
-impl VH16 for crate::kernel::scalar::amd::F16In {
+impl VH16 for crate::kernel::scalar::ftz_mul_add::F16In {
     #[inline(always)]
     fn ftz<V: Vector>(x: V::I) -> V::F {
         let set = V::splat;
@@ -64,7 +64,7 @@ impl VH16 for crate::kernel::scalar::amd::F16In {
     }
 }
 
-impl VH16 for crate::kernel::scalar::amd::Bf16In {
+impl VH16 for crate::kernel::scalar::ftz_mul_add::Bf16In {
     #[inline(always)]
     fn ftz<V: Vector>(x: V::I) -> V::F {
         let r = V::shl(x, 16);
@@ -74,7 +74,7 @@ impl VH16 for crate::kernel::scalar::amd::Bf16In {
 }
 
 /// The output flush, lane-wise: a result below the smallest normal number becomes a zero of
-/// its sign ([`crate::kernel::scalar::amd::flush`]).
+/// its sign ([`crate::kernel::scalar::ftz_mul_add::flush`]).
 #[inline(always)]
 fn flush<V: Vector>(x: V::F) -> V::F {
     let b = V::as_i(x);
@@ -91,7 +91,7 @@ fn add<V: Vector>(x: V::F, y: V::F) -> V::F {
 
 /// FTZ-MulAdd of a group of dot products of `N` elements (2, 4 or a multiple of 8) in groups
 /// of `P` (a power of two dividing `N`): `a` and `b` are the rows, `c` the C words; writes the
-/// D words. The operations and their order are [`crate::kernel::scalar::amd::ftz_block`]'s.
+/// D words. The operations and their order are [`crate::kernel::scalar::ftz_mul_add::ftz_block`]'s.
 #[inline(always)]
 pub fn ftz<V: Vector, const N: usize, const P: usize, D: VH16, W: Word>(
     a: Rows<'_, W>,
@@ -326,13 +326,13 @@ pub fn tfdpa_blocks_rows<V: Vector, const N: usize, P: Products, const R: usize>
 // TR-FDPA and GTR-FDPA
 // ---------------------------------------------------------------------------------------------
 
-/// Value of the exponent lanes of a block without non-zero products ([`crate::kernel::scalar::amd`]'s `NONE`).
+/// Value of the exponent lanes of a block without non-zero products ([`crate::kernel::scalar::tr_fdpa`]'s `NONE`).
 pub(super) const NONE: i32 = -(1 << 20);
 
 /// One TR-FDPA (`GTR` false) or GTR-FDPA block of `N` products (4 or a multiple of 8) for a
 /// group of dot products, as [`tfdpa`]: the products as [`super::simd::tfdpa`] and
 /// [`super::simd::gtr`] form them (GTR-FDPA: even elements in group 0, odd in group 1), then the
-/// steps of [`crate::kernel::scalar::amd`]'s `late_c` (late C, the floor to `F2` fraction bits,
+/// steps of [`crate::kernel::scalar::tr_fdpa`]'s `late_c` (late C, the floor to `F2` fraction bits,
 /// the RNE rounding to fp32) by [`Steps::tr_late`] (`tr_late.rs`). Inf/NaN inputs and products at the Inf threshold
 /// are flagged. The caller ensures that a negative result rounding to zero keeps its sign
 /// (`-0`), as IEEE conversion does.

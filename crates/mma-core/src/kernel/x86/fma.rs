@@ -1,7 +1,7 @@
 //! FMA chains across lanes: a group of fp32 dot products per [`Vector`] (eight or sixteen), or
 //! of fp64 dot products in two vectors of half as many, each lane running
 //! `acc = fma(a_k, b_k, acc)` over K exactly as the scalar
-//! [`crate::kernel::scalar::amd::fma_block`] does.
+//! [`crate::kernel::scalar::fma::fma_block`] does.
 //!
 //! Why it is bit-exact: the vector `vfmadd` is the same IEEE fused multiply-add as the scalar
 //! one (one rounding, to nearest even under the default MXCSR, subnormals kept), applied in

@@ -1,6 +1,6 @@
 //! The matrix driver's lane path ([`crate::DotUnit::gemm`]) for T-FDPA, TR-FDPA and GTR-FDPA
 //! units: a group of columns of a row of D at a time (one per lane of a [`Vector`]), as
-//! `drive.rs` does through `Kernel::eight`,
+//! `drive.rs` does through `Kernel::across_lanes`,
 //! but with A and B decoded once instead of once per instruction and column.
 //!
 //! Step by step:

@@ -511,7 +511,7 @@ pub(super) fn lane_fns_of<T: Entry>(key: LaneKey) -> Option<(LaneFn, Option<Stor
         LaneKey::Fma { wide: true } => Some((Ymm::of::<FmaChains<true>, u64>(), None)),
         LaneKey::Fma { wide: false } => Some(twice!(Ymm, FmaChains, [false], u32)),
         LaneKey::Ftz { f16, n, p } => {
-            use crate::kernel::scalar::amd::{Bf16In, F16In};
+            use crate::kernel::scalar::ftz_mul_add::{Bf16In, F16In};
             match (f16, n, p) {
                 // CDNA2 bf16 without `_1k` with K = 2: one pair.
                 (true, 2, 2) => Some(twice!(T, FtzMulAdd, [2, 2, F16In], u16)),

@@ -56,8 +56,8 @@ use vector::{Ymm, Zmm};
 /// multiple of 8; lanes outside the routine's common case, and a `k` it does not take, are
 /// computed by `Kernel::dot`.
 /// # Safety
-/// Compiled for AVX2 or AVX-512: call only on a CPU that has it (what [`Eight`], [`Stored`]
-/// and [`EightScaled`] guarantee).
+/// Compiled for AVX2 or AVX-512: call only on a CPU that has it (what [`LaneRoutine`], [`Stored`]
+/// and [`LaneRoutineScaled`] guarantee).
 type LaneFn<W = u64> =
     unsafe fn(&Kernel, Rows<'_, W>, Rows<'_, W>, (&[u64], &[u64], usize), &[u64], &mut [u64]);
 /// A whole dot product through the vector block, monomorphised for a format pair and a block
@@ -67,8 +67,8 @@ type LaneFn<W = u64> =
 type VDotFn = unsafe fn(&Kernel, &[u64], &[u64], u64) -> u64;
 
 /// Whether routines compiled for the vector instruction set `isa` may be handed out: the
-/// kernel is planned for AVX2 or AVX-512 and this CPU has it. Every [`Eight`], [`Stored`],
-/// [`EightScaled`], [`VDot`] and matrix lane routine is made behind this check, which is what
+/// kernel is planned for AVX2 or AVX-512 and this CPU has it. Every [`LaneRoutine`], [`Stored`],
+/// [`LaneRoutineScaled`], [`VDot`] and matrix lane routine is made behind this check, which is what
 /// makes calling them safe.
 fn vector_here(isa: Isa) -> bool {
     matches!(isa, Isa::Avx2 | Isa::Avx512) && isa.is_supported()
@@ -86,21 +86,21 @@ pub(crate) fn host_binary32_is_ieee() -> bool {
     csr & NOT_IEEE == 0
 }
 
-/// A lane routine this CPU can run (see [`LaneFn`]); made only by [`eight_of`].
+/// A lane routine this CPU can run (see [`LaneFn`]); made only by [`lane_routine_of`].
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Eight(LaneFn);
+pub(super) struct LaneRoutine(LaneFn);
 
-impl Eight {
+impl LaneRoutine {
     #[inline(always)]
     pub(super) fn run(self, k: &Kernel, a: Rows<'_>, b: Rows<'_>, c: &[u64], d: &mut [u64]) {
-        // SAFETY: the routine is compiled for the kernel's instruction set, and an `Eight` is
+        // SAFETY: the routine is compiled for the kernel's instruction set, and a `LaneRoutine` is
         // made only where `vector_here` confirmed that this CPU has it.
         unsafe { (self.0)(k, a, b, NO_SCALES, c, d) }
     }
 }
 
 /// A lane routine compiled for the storage width of a unit's operands (`u8`, `u16` or `u32`;
-/// the `u64` routine is [`Eight`]): the same arithmetic, reading the narrow words directly.
+/// the `u64` routine is [`LaneRoutine`]): the same arithmetic, reading the narrow words directly.
 #[derive(Clone, Copy, Debug)]
 enum StoredFn {
     U8(LaneFn<u8>),
@@ -138,7 +138,7 @@ fn both<W: LaneWord>(wide: LaneFn, stored: LaneFn<W>) -> (LaneFn, Option<StoredF
     (wide, W::stored(stored))
 }
 
-/// A storage-width lane routine this CPU can run; made only by [`eight_of`].
+/// A storage-width lane routine this CPU can run; made only by [`lane_routine_of`].
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Stored(StoredFn);
 
@@ -179,7 +179,7 @@ impl Stored {
             if d.len() != n || k == 0 {
                 return false;
             }
-            // SAFETY: as `Eight::run`: a `Stored` is made only where `vector_here` held.
+            // SAFETY: as `LaneRoutine::run`: a `Stored` is made only where `vector_here` held.
             unsafe { f(kern, ra, rb, NO_SCALES, c, d) };
             true
         }
@@ -193,11 +193,11 @@ impl Stored {
 }
 
 /// A scaled lane routine this CPU can run (ST-FDPA: one scale factor per dot product and
-/// operand); made only by [`eight_scaled_of`].
+/// operand); made only by [`lane_scaled_of`].
 #[derive(Clone, Copy, Debug)]
-pub(super) struct EightScaled(LaneFn);
+pub(super) struct LaneRoutineScaled(LaneFn);
 
-impl EightScaled {
+impl LaneRoutineScaled {
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn run(
@@ -210,7 +210,7 @@ impl EightScaled {
         c: &[u64],
         d: &mut [u64],
     ) {
-        // SAFETY: as `Eight::run`: made only where `vector_here` held.
+        // SAFETY: as `LaneRoutine::run`: made only where `vector_here` held.
         unsafe { (self.0)(k, a, b, (sa, sb, 1), c, d) }
     }
 }
@@ -222,7 +222,7 @@ pub(super) struct VDot(VDotFn);
 impl VDot {
     #[inline(always)]
     pub(super) fn call(self, k: &Kernel, a: &[u64], b: &[u64], c: u64) -> u64 {
-        // SAFETY: as `Eight::run`: made only where `vector_here` held (the routine needs
+        // SAFETY: as `LaneRoutine::run`: made only where `vector_here` held (the routine needs
         // AVX2, which both vector instruction sets have).
         unsafe { (self.0)(k, a, b, c) }
     }
@@ -230,23 +230,23 @@ impl VDot {
 
 /// The lane routine compiled for a plan's lane key, for a kernel planned for `isa`, and its
 /// copy for the operands' storage width where that is narrower than `u64`.
-pub(super) fn eight_of(key: LaneKey, isa: Isa) -> Option<(Eight, Option<Stored>)> {
+pub(super) fn lane_routine_of(key: LaneKey, isa: Isa) -> Option<(LaneRoutine, Option<Stored>)> {
     let fns = match isa {
         _ if !vector_here(isa) => None,
         Isa::Avx512 => lanes::lane_fns_of::<Zmm>(key),
         _ => lanes::lane_fns_of::<Ymm>(key),
     };
-    fns.map(|(wide, stored)| (Eight(wide), stored.map(Stored)))
+    fns.map(|(wide, stored)| (LaneRoutine(wide), stored.map(Stored)))
 }
 
 /// The scaled lane routine compiled for a plan's ST-FDPA key, for a kernel planned for `isa`.
-pub(super) fn eight_scaled_of(key: StKey, isa: Isa) -> Option<EightScaled> {
+pub(super) fn lane_scaled_of(key: StKey, isa: Isa) -> Option<LaneRoutineScaled> {
     let f = match isa {
         _ if !vector_here(isa) => None,
         Isa::Avx512 => lanes::scaled_fn_of::<Zmm>(key),
         _ => lanes::scaled_fn_of::<Ymm>(key),
     };
-    f.map(EightScaled)
+    f.map(LaneRoutineScaled)
 }
 
 /// The vector dot product compiled for a plan's key, for a kernel planned for `isa`.

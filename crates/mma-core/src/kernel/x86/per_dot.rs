@@ -2,7 +2,7 @@
 //! [`Isa::Avx2`](crate::kernel::Isa::Avx2) (`dot` and `block`, the portable code of
 //! `kernel/mod.rs` inlined into a copy that may use BMI2 shifts, LZCNT, FMA and AVX2), the
 //! monomorphised vector routines of T-FDPA,
-//! TR-FDPA and GTR-FDPA (`vdot`, `amd_dot`) with the table of the plan's keys they are compiled for
+//! TR-FDPA and GTR-FDPA (`vdot`, `tr_dot`) with the table of the plan's keys they are compiled for
 //! (`vdot_fn_of`), and the vector group sums of GST-FDPA (`gst_v`). Soundness: `x86/mod.rs`.
 
 use super::{simd, VDotFn};
@@ -10,8 +10,8 @@ use crate::format::Format;
 use crate::kernel::plan::TrParams;
 use crate::kernel::plan::{GPath, Path, TPath, TrPath, VDotKey, VFmt, VModel};
 use crate::kernel::round::FastRound;
-use crate::kernel::scalar::amd::{floor_shift, late_c, NONE};
 use crate::kernel::scalar::gst::gst_tail;
+use crate::kernel::scalar::tr_fdpa::{floor_shift, late_c, NONE};
 use crate::kernel::scalar::{c_aligned, c_term, finish, signed};
 use crate::kernel::table::{self, Dec, SPECIAL};
 use crate::kernel::Kernel;
@@ -57,10 +57,10 @@ pub(super) fn vdot_fn_of(key: VDotKey) -> Option<VDotFn> {
         ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
             match (a, b, n, model == VModel::Gtr) {
                 $(
-                    (VFmt::$va, VFmt::$vb, 8, false) => Some(amd_dot::<8, false, $ta, $tb> as VDotFn),
-                    (VFmt::$va, VFmt::$vb, 16, false) => Some(amd_dot::<16, false, $ta, $tb> as VDotFn),
-                    (VFmt::$va, VFmt::$vb, 8, true) => Some(amd_dot::<8, true, $ta, $tb> as VDotFn),
-                    (VFmt::$va, VFmt::$vb, 16, true) => Some(amd_dot::<16, true, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 8, false) => Some(tr_dot::<8, false, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 16, false) => Some(tr_dot::<16, false, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 8, true) => Some(tr_dot::<8, true, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 16, true) => Some(tr_dot::<16, true, $ta, $tb> as VDotFn),
                 )*
                 _ => None,
             }
@@ -156,7 +156,7 @@ fn chain_fixed<const N: usize>(
 /// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2): a kernel holds this routine
 /// only when it was planned for that instruction set.
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn amd_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
+unsafe fn tr_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
     k: &Kernel,
     a: &[u64],
     b: &[u64],

@@ -3,8 +3,8 @@
 //!
 //! The only `unsafe` code of the fast paths. Compiled only where the build enables AVX2
 //! (`.cargo/config.toml` builds for `x86-64-v3`); elsewhere the scalar loops of
-//! `crate::kernel::tfdpa_n` and of [`crate::kernel::scalar::amd`] (`tr_n`, `gtr_n`) run. TR-FDPA uses [`tfdpa`]
-//! with C left out (C is added by `amd::late_c`), GTR-FDPA [`gtr`]. Bit-identical to it (and so to the plain model): the same integer
+//! `crate::kernel::tfdpa_n` and of [`crate::kernel::scalar::tr_fdpa`] (`tr_n`, `gtr_n`) run. TR-FDPA uses [`tfdpa`]
+//! with C left out (C is added by `tr_fdpa::late_c`), GTR-FDPA [`gtr`]. Bit-identical to it (and so to the plain model): the same integer
 //! operations, lane by lane, in a different order of an exact integer sum.
 //!
 //! Lanes are 32 bits wide. A product significand is below `2^(ma+mb+2)`, shifted left by

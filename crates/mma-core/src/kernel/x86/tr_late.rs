@@ -1,5 +1,5 @@
 //! The late-C steps of a TR-FDPA or GTR-FDPA block in lanes ([`super::batch::tr`] calls them
-//! through [`Steps::tr_late`](super::steps::Steps::tr_late)): what [`crate::kernel::scalar::amd`]'s `late_c` computes from
+//! through [`Steps::tr_late`](super::steps::Steps::tr_late)): what [`crate::kernel::scalar::tr_fdpa`]'s `late_c` computes from
 //! the block's product sum `dot · 2^(e_dot - F)` and C (fp32), for every lane at once.
 //!
 //! Step by step, as `late_c`:
