@@ -127,7 +127,8 @@ fn words(
 /// valid encoding of `fmt` (a `ValueError` naming `name[row, col]`), and of the right width (a
 /// `TypeError`).
 fn widened(name: &str, fmt: &Format, src: &Src<'_>, cols: usize) -> PyResult<Vec<u64>> {
-    let bits = fmt.storage_bits.next_power_of_two().max(8);
+    // One element per storage word, as `Unit.dots` takes plain-layout operands.
+    let bits = fmt.storage_bits;
     if src.bits() != bits {
         return Err(PyTypeError::new_err(format!(
             "{name}: expected uint{bits} words ({}), got uint{}",
