@@ -5,6 +5,7 @@ use anyhow::{bail, Result};
 use mma::core::GemmIn;
 use mma::core::{format, DotUnit, Format, Value};
 use mma::core::{Kernel, Word};
+use mma_cli::values;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::json;
@@ -58,17 +59,43 @@ const LIST: &[(&str, &str, &str, &str)] = &[
     ("amd", "CDNA3", "MFMA", "f32_16x16x8_xf32"),
 ];
 
-pub struct Opts {
+/// Dot products per second of the models against a native FMA chain (single thread),
+/// and optionally a threaded GEMM.
+///
+/// Example: mma bench --filter bf16 --seconds 0.5
+#[derive(clap::Args)]
+pub struct BenchCmd {
+    /// Print one JSON document instead of the table.
+    #[arg(long)]
     pub json: bool,
-    /// Every distinct unit of both catalogs instead of the list.
-    pub all: bool,
-    pub threads: usize,
+    /// Threads for the GEMM (default: all available; at most 1024).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
+    /// Seconds spent measuring each instruction and each baseline (0 < S <= 3600).
+    #[arg(long, default_value_t = 1.0, value_parser = values::seconds)]
     pub seconds: f64,
+    /// Also time SIZE×SIZE×SIZE matrix products (Hopper bf16 and e4m3, CDNA3 fp16), 1
+    /// thread vs --threads, against a native single-thread f32 GEMM (matrixmultiply).
+    #[arg(long, value_name = "SIZE", value_parser = values::gemm_size)]
     pub gemm: Option<usize>,
     /// Only instructions whose name contains this text.
+    #[arg(long)]
     pub filter: Option<String>,
-    /// Independent dot products in the data set each measurement cycles through.
+    /// Every distinct unit of both catalogs (the first instruction of each, with the
+    /// number of instructions sharing it) instead of one instruction per class.
+    #[arg(long)]
+    pub all: bool,
+    /// Dot products per pass, with A and B in their storage width (u8/u16/u32/u64 words,
+    /// as a NumPy caller passes them); the default cycles 4096 in cache. Large batches
+    /// (2^20) measure the streaming rate.
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = values::bench_dots)]
     pub dots: usize,
+}
+
+impl BenchCmd {
+    pub fn run(self) -> Result<bool> {
+        run(&self)
+    }
 }
 
 /// Operand words in their storage width, as a NumPy caller passes them to `Kernel::dots`.
@@ -380,7 +407,11 @@ fn native_rate(d: &Data, seconds: f64) -> f64 {
     }
 }
 
-pub fn run(o: &Opts) -> Result<bool> {
+fn run(o: &BenchCmd) -> Result<bool> {
+    let threads = o.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    );
     let chosen = targets(o.all);
     if let (Some(f), None) = (o.filter.as_deref(), o.gemm) {
         // As `mma list --filter`: a filter that selects nothing is an error, not an empty run
@@ -460,7 +491,7 @@ pub fn run(o: &Opts) -> Result<bool> {
     let mut ok = true;
     let gemm = match o.gemm {
         Some(size) => {
-            let gs = gemms(size, o.threads)?;
+            let gs = gemms(size, threads)?;
             for g in &gs {
                 if g["run"] == json!(true) {
                     ok &= g["identical"].as_bool() == Some(true);
@@ -515,7 +546,7 @@ pub fn run(o: &Opts) -> Result<bool> {
         None => serde_json::Value::Null,
     };
     if o.json {
-        let doc = json!({"threads": o.threads, "seconds": o.seconds, "batch": o.dots,
+        let doc = json!({"threads": threads, "seconds": o.seconds, "batch": o.dots,
                          "dots": rows, "gemm": gemm});
         mma_cli::outln!("{}", serde_json::to_string_pretty(&doc)?);
     }

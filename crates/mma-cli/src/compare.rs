@@ -8,7 +8,8 @@
 //! its instruction of the family whose K divides the number of elements given (the largest
 //! such K), issued K_given / K times with D fed back as C, as a kernel walks K.
 
-use crate::dot::{dot_case, DotTarget};
+use crate::dot::dot_case;
+use crate::flags::{DotTarget, OperandFlags};
 use anyhow::{anyhow, bail, Result};
 use mma::cases::{self, Layout, Target};
 use mma::core::trace::{Source, Step};
@@ -61,19 +62,60 @@ pub fn families() -> Vec<String> {
     f
 }
 
-/// Which architectures to compare.
-pub enum Archs<'a> {
-    Named(&'a [String]),
-    All,
+/// The same dot product on several architectures, side by side.
+///
+/// Prints the exact value (exact sum of the products and C, no oracle needed), each
+/// architecture's result in hex and decimal with its error in ulps, and for results that
+/// differ, the first step at which the two models' traces (`mma explain`) part.
+///
+/// An instruction family is the shape-independent type signature D.A.B.C of the
+/// instruction (f32.f16.f16.f32; block-scaled: f32.e2m1.e2m1.f32.ue8m0), whatever the
+/// vendor's spelling (m16n8k16.f32.f16.f16.f32, v_mfma_f32_32x32x8_f16). Each architecture
+/// runs its instruction of the family whose K divides the number of elements given (the
+/// largest), issued as often as needed with D fed back as C. Operands are read as `mma dot`
+/// reads them (see its --help), --round included; every architecture's instruction of a
+/// family has the same formats, so they read the same on each.
+///
+/// Example: mma compare --instr-family f32.f16.f16.f32 --arch H100,MI300X
+/// --a 6c00,b800,b400,b000,0,0,0,0,0,0,0,0,0,0,0,0 ... --c cb000000
+#[derive(clap::Args)]
+pub struct CompareCmd {
+    /// The family: D.A.B.C formats (f32.f16.f16.f32, f32.bf16.bf16.f32, ...).
+    #[arg(long)]
+    pub instr_family: String,
+    /// Architectures, comma-separated (names, PTX targets or products).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        required_unless_present = "all",
+        conflicts_with = "all"
+    )]
+    pub arch: Vec<String>,
+    /// Every architecture that has an instruction of the family.
+    #[arg(long)]
+    pub all: bool,
+    #[command(flatten)]
+    pub operands: OperandFlags,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
-/// The operand flags (those of `mma dot`).
-pub struct Operands<'a> {
-    pub a: &'a str,
-    pub b: &'a str,
-    pub c: &'a str,
-    pub scale_a: Option<&'a str>,
-    pub scale_b: Option<&'a str>,
+impl CompareCmd {
+    pub fn run(self) -> Result<bool> {
+        let archs = if self.all {
+            Archs::All
+        } else {
+            Archs::Named(&self.arch)
+        };
+        compare(&self.instr_family, archs, &self.operands, self.json)
+    }
+}
+
+/// Which architectures to compare.
+enum Archs<'a> {
+    Named(&'a [String]),
+    All,
 }
 
 /// One architecture's run.
@@ -119,20 +161,13 @@ fn count(a: &str, packing: Layout) -> usize {
     }
 }
 
-fn run(e: Entry, x: &Operands) -> Result<Run> {
+fn run(e: Entry, x: &OperandFlags) -> Result<Run> {
     let t = e.target;
-    let k = count(x.a, t.packing);
+    let k = count(&x.a, t.packing);
     let whole = Target { k, ..t };
-    let case = dot_case(
-        &DotTarget::Unit(&whole),
-        x.a,
-        x.b,
-        x.c,
-        x.scale_a,
-        x.scale_b,
-    )?;
+    let case = dot_case(&DotTarget::Unit(&whole), x)?;
     let o = cases::operands(&case, &whole)
-        .map_err(|err| anyhow!("{} {}: {}", e.arch, t.name, crate::commands::in_flags(err)))?;
+        .map_err(|err| anyhow!("{} {}: {}", e.arch, t.name, crate::flags::in_flags(err)))?;
     let u = t.unit;
     let f = &u.formats;
     if k > t.k && f.c != f.d {
@@ -276,7 +311,7 @@ fn decimal(bits: u64, fmt: &Format) -> String {
     }
 }
 
-pub fn compare(fam: &str, archs: Archs, x: &Operands, json: bool) -> Result<bool> {
+fn compare(fam: &str, archs: Archs, x: &OperandFlags, json: bool) -> Result<bool> {
     let all = entries();
     if !all.iter().any(|e| family(e.target.unit) == fam) {
         bail!(
@@ -315,7 +350,7 @@ pub fn compare(fam: &str, archs: Archs, x: &Operands, json: bool) -> Result<bool
             }
             continue;
         };
-        let k = count(x.a, any.target.packing);
+        let k = count(&x.a, any.target.packing);
         match pick(&all, vendor, arch, fam, k) {
             Some(e) => runs.push(run(e, x)?),
             None => skipped.push(format!(
@@ -334,17 +369,10 @@ pub fn compare(fam: &str, archs: Archs, x: &Operands, json: bool) -> Result<bool
     let f = &first.target.unit.formats;
     let o = {
         let whole = Target {
-            k: count(x.a, first.target.packing),
+            k: count(&x.a, first.target.packing),
             ..first.target
         };
-        let case = dot_case(
-            &DotTarget::Unit(&whole),
-            x.a,
-            x.b,
-            x.c,
-            x.scale_a,
-            x.scale_b,
-        )?;
+        let case = dot_case(&DotTarget::Unit(&whole), x)?;
         cases::operands(&case, &whole).map_err(|e| anyhow!("{e}"))?
     };
     let ex = mma_cli::exact::exact_dot(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);

@@ -7,36 +7,39 @@ use mma::core::{Format, Rounding};
 use mma_cli::operand::{self, Operand};
 use mma_cli::{decimal, exact};
 
-use crate::commands::in_flags;
+use crate::flags::{in_flags, DotTarget, OperandFlags, TargetFlags};
 
-/// Where `mma dot` finds its instruction: a catalog name or a unit file.
-#[derive(Clone, Copy)]
-pub enum DotTarget<'a> {
-    Catalog {
-        vendor: &'a str,
-        arch: &'a str,
-        op: Option<&'a str>,
-        instr: &'a str,
-    },
-    Unit(&'a Target),
+/// Evaluate one dot product given on the command line.
+///
+/// Example: mma dot --arch MI300X --instr f32_32x32x4_2b_f16 --a 1,-0.75,0x1.8p-3,bits:3c00 --b 1,1,1,1 --c 0
+///
+/// Operands: a decimal (-0.75, 1e-3, inf, -inf, nan), a C99 hex-float with its p exponent
+/// (0x1.8p-3), raw bits (bits:3c00), or a case-file word of exactly the storage width's hex
+/// digits (3c00, 0x3c00). A word that is both a decimal and such a word (1000 for f16, 38
+/// for fp8) is an error unless both readings give the same bits (0000). A value the format
+/// cannot hold exactly is an error naming its neighbours, unless --round is given.
+///
+/// Prints D as a hex word and its shortest round-trip decimal, the exact result (the
+/// exact sum of the products of the decoded operands and C) as a hex-float and a decimal,
+/// and D's error in ulps of D's format at the exact value's binade.
+#[derive(clap::Args)]
+pub struct DotCmd {
+    #[command(flatten)]
+    pub target: TargetFlags,
+    #[command(flatten)]
+    pub operands: OperandFlags,
+    /// Print one JSON object: the case line with "d", "d_decimal", "exact", "exact_hex"
+    /// and "error_ulps" (null when infinite).
+    #[arg(long)]
+    pub json: bool,
 }
 
-/// The operands as given on the command line.
-pub struct DotArgs<'a> {
-    pub a: &'a str,
-    pub b: &'a str,
-    pub c: &'a str,
-    pub scale_a: Option<&'a str>,
-    pub scale_b: Option<&'a str>,
-    pub round: Option<Rounding>,
-    pub output: Output,
-}
-
-/// How `mma dot` prints its answer.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Output {
-    Text,
-    Json,
+impl DotCmd {
+    pub fn run(self) -> Result<bool> {
+        let fixed = self.target.unit_file()?;
+        let target = self.target.target(&fixed)?;
+        dot(target, &self.operands, self.json)
+    }
 }
 
 /// Where an operand's words sit: the flag (for messages), the element format and the layout.
@@ -127,21 +130,9 @@ impl Slot {
     }
 }
 
-pub(crate) fn resolve(target: &DotTarget) -> Result<Target> {
-    match target {
-        DotTarget::Unit(t) => Ok(**t),
-        DotTarget::Catalog {
-            vendor,
-            arch,
-            op,
-            instr,
-        } => cases::resolve(vendor, arch, *op, instr).map_err(|e| anyhow!("{e}")),
-    }
-}
-
 /// The case line of the command line's operands for `target` (resolved as `t`): every operand
 /// read as people write it (`mma_cli::operand`) and written as case-file words.
-fn case_line(target: &DotTarget, t: &Target, x: &DotArgs) -> Result<String> {
+fn case_line(target: &DotTarget, t: &Target, x: &OperandFlags) -> Result<String> {
     let f = &t.unit.formats;
     let slot = |flag, fmt, packing| Slot {
         flag,
@@ -165,16 +156,16 @@ fn case_line(target: &DotTarget, t: &Target, x: &DotArgs) -> Result<String> {
         }
         m.insert("instr".into(), instr.into());
     }
-    m.insert("a".into(), list(slot("--a", f.a, t.packing).words(x.a)?));
-    m.insert("b".into(), list(slot("--b", f.b, t.packing).words(x.b)?));
-    let c = slot("--c", f.c, Layout::Plain).words(x.c)?;
+    m.insert("a".into(), list(slot("--a", f.a, t.packing).words(&x.a)?));
+    m.insert("b".into(), list(slot("--b", f.b, t.packing).words(&x.b)?));
+    let c = slot("--c", f.c, Layout::Plain).words(&x.c)?;
     if c.len() != 1 {
         bail!("--c: {} values, but C is one {} value", c.len(), f.c.name);
     }
     m.insert("c".into(), c[0].clone().into());
     for (key, flag, s) in [
-        ("scale_a", "--scale-a", x.scale_a),
-        ("scale_b", "--scale-b", x.scale_b),
+        ("scale_a", "--scale-a", x.scale_a.as_deref()),
+        ("scale_b", "--scale-b", x.scale_b.as_deref()),
     ] {
         if let Some(s) = s {
             let words = match f.scale {
@@ -187,48 +178,25 @@ fn case_line(target: &DotTarget, t: &Target, x: &DotArgs) -> Result<String> {
     Ok(serde_json::Value::Object(m).to_string())
 }
 
-/// The operands of `mma explain` and `mma compare` (values as `mma dot` reads them, no
-/// `--round`) as a case for `target`.
-pub fn dot_case(
-    target: &DotTarget,
-    a: &str,
-    b: &str,
-    c: &str,
-    scale_a: Option<&str>,
-    scale_b: Option<&str>,
-) -> Result<cases::Case> {
-    let t = resolve(target)?;
-    let x = DotArgs {
-        a,
-        b,
-        c,
-        scale_a,
-        scale_b,
-        round: None,
-        output: Output::Text,
-    };
-    let line = case_line(target, &t, &x)?;
-    cases::parse_line_for(&line, fixed_of(target)).map_err(|e| anyhow!("{}", in_flags(e)))
+/// The operands of `mma explain` and `mma compare` (read as `mma dot` reads them) as a case
+/// for `target`.
+pub fn dot_case(target: &DotTarget, x: &OperandFlags) -> Result<cases::Case> {
+    let t = target.resolve()?;
+    let line = case_line(target, &t, x)?;
+    cases::parse_line_for(&line, target.fixed()).map_err(|e| anyhow!("{}", in_flags(e)))
 }
 
 /// The instruction and operands of a case from [`dot_case`].
 pub fn dot_operands(case: &cases::Case, target: &DotTarget) -> Result<(Target, cases::Operands)> {
-    let t = resolve(target)?;
+    let t = target.resolve()?;
     let o = cases::operands(case, &t).map_err(|e| anyhow!("{}", in_flags(e)))?;
     Ok((t, o))
 }
 
-fn fixed_of<'a>(target: &DotTarget<'a>) -> Option<&'a Target> {
-    match *target {
-        DotTarget::Unit(t) => Some(t),
-        DotTarget::Catalog { .. } => None,
-    }
-}
-
-pub fn dot(target: DotTarget, x: &DotArgs) -> Result<bool> {
-    let t = resolve(&target)?;
+fn dot(target: DotTarget, x: &OperandFlags, json: bool) -> Result<bool> {
+    let t = target.resolve()?;
     let line = case_line(&target, &t, x)?;
-    let fixed = fixed_of(&target);
+    let fixed = target.fixed();
     let wrap = |e: cases::CaseError| anyhow!("{}", in_flags(e));
     let case = cases::parse_line_for(&line, fixed).map_err(wrap)?;
     let (t, d) = cases::evaluate_for(&case, fixed).map_err(wrap)?;
@@ -237,37 +205,34 @@ pub fn dot(target: DotTarget, x: &DotArgs) -> Result<bool> {
     let ex = exact::exact_dot(&t.unit.formats, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     let ulps = exact::ulp_error(fd, d, &ex);
     let d_dec = decimal::shortest(fd, d);
-    match x.output {
-        Output::Json => {
-            let mut fields = case.fields.clone();
-            fields.insert("d".into(), cases::hex(d, fd).into());
-            fields.insert("d_format".into(), fd.name.into());
-            fields.insert("d_decimal".into(), d_dec.into());
-            fields.insert("exact".into(), ex.decimal().into());
-            fields.insert("exact_hex".into(), ex.hex().into());
-            fields.insert(
-                "error_ulps".into(),
-                ulps.map_or(serde_json::Value::Null, serde_json::Value::from),
-            );
-            mma_cli::outln!("{}", serde_json::Value::Object(fields));
+    if json {
+        let mut fields = case.fields.clone();
+        fields.insert("d".into(), cases::hex(d, fd).into());
+        fields.insert("d_format".into(), fd.name.into());
+        fields.insert("d_decimal".into(), d_dec.into());
+        fields.insert("exact".into(), ex.decimal().into());
+        fields.insert("exact_hex".into(), ex.hex().into());
+        fields.insert(
+            "error_ulps".into(),
+            ulps.map_or(serde_json::Value::Null, serde_json::Value::from),
+        );
+        mma_cli::outln!("{}", serde_json::Value::Object(fields));
+    } else {
+        let full = ex.decimal();
+        let shown = if full.len() <= 60 {
+            full
+        } else {
+            format!("≈ {}", approx(&ex))
+        };
+        mma_cli::outln!("d = {} ({d_dec})", cases::hex(d, fd));
+        match ex.hex() {
+            // inf, -inf, nan: one spelling.
+            h if h == shown => mma_cli::outln!("exact = {h}"),
+            h => mma_cli::outln!("exact = {h} ({shown})"),
         }
-        Output::Text => {
-            let full = ex.decimal();
-            let shown = if full.len() <= 60 {
-                full
-            } else {
-                format!("≈ {}", approx(&ex))
-            };
-            mma_cli::outln!("d = {} ({d_dec})", cases::hex(d, fd));
-            match ex.hex() {
-                // inf, -inf, nan: one spelling.
-                h if h == shown => mma_cli::outln!("exact = {h}"),
-                h => mma_cli::outln!("exact = {h} ({shown})"),
-            }
-            match ulps {
-                Some(u) => mma_cli::outln!("error = {u} ulp of {} (d − exact)", fd.name),
-                None => mma_cli::outln!("error = infinite (d and the exact result differ in kind)"),
-            }
+        match ulps {
+            Some(u) => mma_cli::outln!("error = {u} ulp of {} (d − exact)", fd.name),
+            None => mma_cli::outln!("error = infinite (d and the exact result differ in kind)"),
         }
     }
     Ok(true)

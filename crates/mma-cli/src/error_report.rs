@@ -4,15 +4,46 @@
 use anyhow::{Context, Result};
 use std::fs;
 use std::io::Write;
-pub struct ErrorReportArgs {
+/// Error distribution of instructions against the exact (MPFR) oracle.
+///
+/// Runs random (or file) dot products through the model and the oracle and prints the
+/// error in ulps (mean, median, 99th percentile, maximum), the share of correctly rounded
+/// results, the Table V bound beside the observed maximum and the worst input as an
+/// `mma dot` command. Several --arch (or a comma list) overlay their histograms in --plot.
+///
+/// Example: mma error-report --arch Hopper --instr m64n8k16.f32.f16.f16 --samples 1000
+#[derive(clap::Args)]
+pub struct ErrorReportCmd {
+    /// Architecture(s): repeat or give a comma list.
+    #[arg(long, required = true, value_delimiter = ',')]
     pub arch: Vec<String>,
+    /// Instruction(s): one for every architecture, or one per architecture.
+    #[arg(long, required = true, value_delimiter = ',')]
     pub instr: Vec<String>,
+    /// nvidia or amd (default: whichever catalog knows the architecture).
+    #[arg(long)]
     pub vendor: Option<String>,
+    /// Number of dot products, at least 1 (default 10000; with file:, every fitting line).
+    #[arg(long, value_parser = mma_cli::values::samples)]
     pub samples: Option<usize>,
+    /// logu, narrow, bits, cancel or file:PATH.
+    #[arg(long, default_value = "logu")]
     pub dist: String,
+    /// Seed of the random inputs (the same seed, formats and K give the same inputs).
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Print JSON (an array, one object per instruction) instead of text.
+    #[arg(long)]
     pub json: bool,
+    /// Write an SVG histogram of the signed error in ulps.
+    #[arg(long)]
     pub plot: Option<std::path::PathBuf>,
+}
+
+impl ErrorReportCmd {
+    pub fn run(self) -> Result<bool> {
+        error_report(&self)
+    }
 }
 
 /// A one-line `\r` progress counter on stderr, shown once a run has taken a second and only
@@ -63,7 +94,7 @@ impl Progress {
     }
 }
 
-pub fn error_report(args: &ErrorReportArgs) -> Result<bool> {
+fn error_report(args: &ErrorReportCmd) -> Result<bool> {
     use mma::errors::{self, Job, Source};
     use mma::oracle::stats::{symmetric_range, Histogram};
     let source: Source = args.dist.parse().map_err(|e: String| anyhow::anyhow!(e))?;

@@ -1,7 +1,8 @@
 //! `mma explain`: one dot product step by step, as the plain model computes it
 //! (`DotUnit::explain`), rendered for people (aligned binary columns) or as JSON.
 
-use crate::dot::{dot_case, dot_operands, DotTarget};
+use crate::dot::{dot_case, dot_operands};
+use crate::flags::{DotTarget, OperandFlags, TargetFlags};
 use anyhow::Result;
 use mma::cases;
 use mma::core::trace::{ExactInfo, Num, Source, Step, TermInfo};
@@ -29,49 +30,63 @@ impl Color {
     }
 }
 
-/// Text or JSON.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Output {
-    Text,
-    Json,
+/// One dot product step by step, as the model computes it.
+///
+/// Decoded operands, each product's exponent and significand, e_max, every term after
+/// alignment in binary columns with the bits truncation dropped (after `|`), groups,
+/// slices and blocks of a chained K with the C each receives, where C joins, the exact sum
+/// and the rounding (guard and sticky bits). Colour only on a terminal (--color). Operands
+/// are read as `mma dot` reads them (see its --help), --round included.
+///
+/// Example: mma explain --arch H100 --instr m16n8k8.f32.f16.f16.f32
+/// --a 6c00,b800,b400,b000,0000,0000,0000,0000 --b 6800,3c00,3c00,3c00,0000,0000,0000,0000
+/// --c cb000000
+#[derive(clap::Args)]
+pub struct ExplainCmd {
+    #[command(flatten)]
+    pub target: TargetFlags,
+    #[command(flatten)]
+    pub operands: OperandFlags,
+    /// Print one JSON object: "d" (hex word, as `mma dot`), "unit", "model", "steps".
+    #[arg(long)]
+    pub json: bool,
+    /// Colour the text: auto (when standard output is a terminal), always or never.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
 }
 
-/// The operand flags of `mma explain` (those of `mma dot`).
-pub struct Operands<'a> {
-    pub a: &'a str,
-    pub b: &'a str,
-    pub c: &'a str,
-    pub scale_a: Option<&'a str>,
-    pub scale_b: Option<&'a str>,
+impl ExplainCmd {
+    pub fn run(self) -> Result<bool> {
+        let fixed = self.target.unit_file()?;
+        let target = self.target.target(&fixed)?;
+        explain(target, &self.operands, self.json, self.color)
+    }
 }
 
-pub fn explain(target: DotTarget, x: &Operands, output: Output, color: Color) -> Result<bool> {
-    let case = dot_case(&target, x.a, x.b, x.c, x.scale_a, x.scale_b)?;
+fn explain(target: DotTarget, x: &OperandFlags, json: bool, color: Color) -> Result<bool> {
+    let case = dot_case(&target, x)?;
     let (t, o) = dot_operands(&case, &target)?;
     let e = t.unit.explain(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     let fd = &t.unit.formats.d;
-    match output {
-        Output::Json => {
-            let mut m = serde_json::Map::new();
-            if let DotTarget::Catalog { .. } = target {
-                m.insert("arch".into(), case.arch.clone().into());
-                m.insert("instr".into(), t.name.into());
-            }
-            m.insert("unit".into(), e.unit.clone().into());
-            m.insert("model".into(), e.model.into());
-            m.insert("d".into(), cases::hex(e.d, fd).into());
-            m.insert("d_format".into(), fd.name.into());
-            m.insert("d_value".into(), num_text(&Num::word(e.d, fd)).into());
-            // Written, not converted to a `Value`: sums and magnitudes may exceed 64 bits,
-            // which the writer prints as integers and `Value` cannot hold.
-            let head = serde_json::Value::Object(m).to_string();
-            let steps = serde_json::to_string(&e.steps)?;
-            mma_cli::outln!("{},\"steps\":{steps}}}", &head[..head.len() - 1]);
+    if json {
+        let mut m = serde_json::Map::new();
+        if let DotTarget::Catalog { .. } = target {
+            m.insert("arch".into(), case.arch.clone().into());
+            m.insert("instr".into(), t.name.into());
         }
-        Output::Text => {
-            let title = format!("{} on {}", t.name, case.arch);
-            mma_cli::out!("{}", render(&title, &e, &Style::new(color.on())));
-        }
+        m.insert("unit".into(), e.unit.clone().into());
+        m.insert("model".into(), e.model.into());
+        m.insert("d".into(), cases::hex(e.d, fd).into());
+        m.insert("d_format".into(), fd.name.into());
+        m.insert("d_value".into(), num_text(&Num::word(e.d, fd)).into());
+        // Written, not converted to a `Value`: sums and magnitudes may exceed 64 bits,
+        // which the writer prints as integers and `Value` cannot hold.
+        let head = serde_json::Value::Object(m).to_string();
+        let steps = serde_json::to_string(&e.steps)?;
+        mma_cli::outln!("{},\"steps\":{steps}}}", &head[..head.len() - 1]);
+    } else {
+        let title = format!("{} on {}", t.name, case.arch);
+        mma_cli::out!("{}", render(&title, &e, &Style::new(color.on())));
     }
     Ok(true)
 }

@@ -2,28 +2,45 @@
 //! steps of the instruction's K, D fed back as C; optionally split-K), through the library's
 //! drivers [`mma::core::DotUnit::gemm`] and [`mma::core::DotUnit::gemm_split_k`].
 
-use crate::dot::{resolve, DotTarget};
+use crate::flags::{DotTarget, TargetFlags};
 use anyhow::{bail, Result};
 use mma::core::GemmIn;
 use mma_cli::npy::{self, Input, Matrix};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-/// The arguments of `mma gemm` (its documentation is the subcommand's in `main.rs`).
+/// A whole matrix product from NumPy files, as a kernel issues it.
+///
+/// Example: mma gemm --arch H100 --instr m64n8k16.f32.f16.f16 --a A.npy --b B.npy -o D.npy
+///
+/// A is M×K, B is K×N, C (optional, +0 without it) and D are M×N. K is walked in steps of
+/// the instruction's K, each step's D fed back as the next step's C (the library's
+/// DotUnit::gemm), rows of D spread over threads; the result does not depend on the thread
+/// count. With --split-k S, K is cut into S equal slices, each computed from a +0 C, and
+/// the partial results are added into C in slice order, D = ((C + P0) + P1) + ..., each
+/// addition IEEE 754 in D's format rounded to nearest even (for f32 D an fp32 reduction).
+///
+/// Arrays: float16, float32 or float64, whose values must be exact in the operand's format
+/// (the first that is not is named with its row and column), or with --a-bits, --b-bits,
+/// --c-bits or --scale-bits unsigned-integer arrays of raw encodings (uint8 for 8-bit and
+/// narrower formats, one element per byte in its low bits, uint16 for f16/bf16, uint32 for
+/// f32/tf32). D is written as float16/float32/float64 when its format is one of those, else
+/// as raw encodings.
+///
+/// Library GEMMs: with --gpu NAME (or --recipe FILE), `torch._scaled_mm` as that GPU's
+/// cuBLASLt computes it: A is mat1 (M×K), B is mat2 (K×N), FP8 of --a-format and
+/// --b-format; --scale-a and --scale-b are binary32 values (tensor-wise scales); the
+/// output is --out-dtype; promotion every 128 elements unless --fast-accum; split-K as the
+/// GPU took it (--split-k S --split-order serial|pairwise). Calls the GPU rejects are
+/// errors naming the reason. --explain prints the plan and where each part comes from.
+///
+/// Example: mma gemm --gpu "RTX 4060" --a A.npy --b B.npy --a-bits --b-bits
+/// --scale-a 0.5 --scale-b 2 --out-dtype bf16 --split-k 3 --split-order pairwise -o D.npy
 #[derive(clap::Args)]
 pub struct GemmCmd {
-    /// nvidia or amd (default: whichever catalog knows the architecture).
-    #[arg(long)]
-    pub vendor: Option<String>,
-    /// Architecture: name (Hopper), PTX target (sm_90) or product (H100, MI300X).
-    #[arg(long, required_unless_present_any = ["unit", "gpu", "recipe"])]
-    pub arch: Option<String>,
-    /// NVIDIA operation, needed only when the instruction name alone is ambiguous.
-    #[arg(long)]
-    pub op: Option<String>,
-    /// Instruction, as `mma list` names it (or a PTX spelling or AMD mnemonic).
-    #[arg(long, required_unless_present_any = ["unit", "gpu", "recipe"])]
-    pub instr: Option<String>,
+    // The instruction (with neither --gpu nor --recipe).
+    #[command(flatten)]
+    pub target: TargetFlags,
     /// A library GEMM on this GPU's library platform ("RTX 4060", "H100 PCIe").
     #[arg(long, conflicts_with_all = ["arch", "instr", "vendor", "op", "unit", "recipe", "c", "c_bits", "scale_bits", "report"])]
     pub gpu: Option<String>,
@@ -54,9 +71,6 @@ pub struct GemmCmd {
     /// Print the plan of the library GEMM (unit, promotion, split-K, epilogue, evidence).
     #[arg(long)]
     pub explain: bool,
-    /// A unit file instead of --arch and --instr (its "k" is the instruction's K).
-    #[arg(long, conflicts_with_all = ["arch", "instr", "vendor", "op"])]
-    pub unit: Option<PathBuf>,
     /// A, M×K (.npy).
     #[arg(long)]
     pub a: PathBuf,
@@ -133,8 +147,8 @@ impl GemmCmd {
         let Some(output) = g.output.clone() else {
             bail!("-o: give the file to write D to");
         };
-        let fixed = crate::unit_target(g.unit.as_deref())?;
-        let target = crate::dot_target(&fixed, &g.vendor, &g.arch, &g.op, &g.instr);
+        let fixed = g.target.unit_file()?;
+        let target = g.target.target(&fixed)?;
         let input = |bits: bool| if bits { Input::Bits } else { Input::Values };
         gemm(
             target,
@@ -188,7 +202,7 @@ pub fn gemm(target: DotTarget, x: &GemmArgs) -> Result<bool> {
     if x.report == Report::Yes {
         bail!("--report needs the exact oracle: rebuild with `cargo run --release --features oracle --bin mma -- gemm ...`");
     }
-    let t = resolve(&target)?;
+    let t = target.resolve()?;
     let u = t.unit;
     let f = &u.formats;
     if let (Some((sf, per)), None, _) | (Some((sf, per)), _, None) =

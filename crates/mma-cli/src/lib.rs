@@ -2,7 +2,8 @@
 //! targets of `cargo xtask fuzz` ([`values`]), operands as people write them converted exactly
 //! ([`operand`]), values as text ([`decimal`]), the exact dot-product result and the error in
 //! ulps ([`exact`]) and `.npy` matrices ([`npy`]). The tool itself is the `mma` binary
-//! (`src/main.rs`; its documentation is `mma --help` and the README).
+//! (`src/main.rs` and a module per subcommand; its documentation is `mma --help` and
+//! `docs/cli.md`).
 //!
 //! ```
 //! use mma_cli::values::{seconds, word_list};

@@ -15,18 +15,55 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The options of `mma probe emit`.
-pub struct EmitOpts {
-    pub a: String,
-    pub b: Option<String>,
-    pub c: String,
-    pub d: String,
+/// The subcommands of `mma probe`.
+#[derive(clap::Subcommand)]
+pub enum ProbeCmd {
+    Emit(EmitCmd),
+}
+
+impl ProbeCmd {
+    pub fn run(self) -> Result<bool> {
+        match self {
+            ProbeCmd::Emit(e) => emit(&e),
+        }
+    }
+}
+
+/// Write probes.jsonl (targeted probes) and random.jsonl (random records) without "d".
+///
+/// Example: mma probe emit --a-format e4m3 --c-format f32 --d-format f32 --k 32 -o probes/
+#[derive(clap::Args)]
+pub struct EmitCmd {
+    /// A's format, as `mma list` names formats (f16, bf16, tf32, e4m3, e2m1, ...).
+    #[arg(long)]
+    pub a_format: String,
+    /// B's format (default: A's).
+    #[arg(long)]
+    pub b_format: Option<String>,
+    /// C's format (f32, f16, ...).
+    #[arg(long)]
+    pub c_format: String,
+    /// D's format.
+    #[arg(long)]
+    pub d_format: String,
+    /// Elements per dot product.
+    #[arg(long)]
     pub k: usize,
-    pub scale: Option<String>,
+    /// Block-scale format (ue8m0, ue4m3), with --block.
+    #[arg(long, requires = "block")]
+    pub scale_format: Option<String>,
+    /// Elements per block scale.
+    #[arg(long, requires = "scale_format")]
     pub block: Option<usize>,
-    pub records: usize,
+    /// Number of random records (at most 10^9; they are streamed to the file).
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
+    pub records: u64,
+    /// Seed of the random records.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    pub out: PathBuf,
+    /// Folder to write probes.jsonl and random.jsonl into.
+    #[arg(short, long)]
+    pub output: PathBuf,
 }
 
 fn format(name: &str) -> Result<Format> {
@@ -35,9 +72,9 @@ fn format(name: &str) -> Result<Format> {
 }
 
 /// Writes `probes.jsonl` (targeted) and `random.jsonl` (N random records) under `out`.
-pub fn emit(o: &EmitOpts) -> Result<bool> {
-    let a = format(&o.a)?;
-    let scale = match (&o.scale, o.block) {
+fn emit(o: &EmitCmd) -> Result<bool> {
+    let a = format(&o.a_format)?;
+    let scale = match (&o.scale_format, o.block) {
         (Some(s), Some(n)) if n > 0 => Some((format(s)?, n)),
         (None, None) => None,
         _ => bail!("--scale-format and --block (> 0) go together"),
@@ -71,18 +108,19 @@ pub fn emit(o: &EmitOpts) -> Result<bool> {
     };
     let spec = Spec {
         formats: Formats {
-            a: element("--a-format", &o.a)?,
-            b: match &o.b {
+            a: element("--a-format", &o.a_format)?,
+            b: match &o.b_format {
                 Some(b) => element("--b-format", b)?,
                 None => a,
             },
-            c: element("--c-format", &o.c)?,
-            d: element("--d-format", &o.d)?,
+            c: element("--c-format", &o.c_format)?,
+            d: element("--d-format", &o.d_format)?,
             scale,
         },
         k: o.k,
     };
-    fs::create_dir_all(&o.out).with_context(|| format!("cannot create {}", o.out.display()))?;
+    fs::create_dir_all(&o.output)
+        .with_context(|| format!("cannot create {}", o.output.display()))?;
     // Both files are written in full before either replaces an old one (`OutFile`): a failure
     // (a full disk) leaves the folder as it was.
     let write = |name: &str,
@@ -90,7 +128,7 @@ pub fn emit(o: &EmitOpts) -> Result<bool> {
                  recs: &mut dyn Iterator<Item = Record>,
                  field: &str|
      -> Result<(OutFile, usize)> {
-        let mut f = OutFile::create(&o.out.join(name), &[])?;
+        let mut f = OutFile::create(&o.output.join(name), &[])?;
         let mut n = 0usize;
         let mut put = |line: &str| writeln!(f, "{line}");
         let r: std::io::Result<()> = (|| {
@@ -114,14 +152,14 @@ pub fn emit(o: &EmitOpts) -> Result<bool> {
     let (rf, r) = write(
         "random.jsonl",
         "Random records (mma probe emit): run each line on the device, set \"d\", then `mma infer`.",
-        &mut random_iter(&spec, o.records, o.seed),
+        &mut random_iter(&spec, o.records as usize, o.seed),
         "sampler",
     )?;
     pf.commit()?;
     rf.commit()?;
     mma_cli::outln!(
         "{}: {t} targeted probes (probes.jsonl), {r} random records (random.jsonl)",
-        o.out.display()
+        o.output.display()
     );
     Ok(true)
 }
@@ -375,22 +413,44 @@ pub fn set_json(set: &RecordSet, inf: &Inference, archs: &[String]) -> Json {
     m
 }
 
-/// The options of `mma infer`.
-pub struct InferOpts {
+/// Infer a unit's model from records with the device's results: case files, a folder laid
+/// out like shared/hw, or one GPU's folder of it.
+///
+/// Example: mma infer probes/probes.jsonl probes/random.jsonl --json
+#[derive(clap::Args)]
+pub struct InferCmd {
+    /// Case files with the device's "d", folders laid out like shared/hw, or GPU folders.
+    #[arg(required = true)]
     pub paths: Vec<PathBuf>,
+    /// Print a JSON array, one object per record set.
+    #[arg(long)]
     pub json: bool,
-    pub suggest: Option<PathBuf>,
+    /// Write inputs on which the remaining fits disagree to the file of -o.
+    #[arg(long, requires = "output")]
+    pub suggest: bool,
+    /// The case file --suggest writes.
+    #[arg(short, long, requires = "suggest")]
+    pub output: Option<PathBuf>,
+    /// Write each fit as a unit file into this folder.
+    #[arg(long, value_name = "DIR")]
     pub write_units: Option<PathBuf>,
 }
 
+impl InferCmd {
+    pub fn run(self) -> Result<bool> {
+        infer(&self)
+    }
+}
+
 /// `mma infer`: every record set of every path, its fits or best fits, and the architectures.
-pub fn infer(o: &InferOpts) -> Result<bool> {
+fn infer(o: &InferCmd) -> Result<bool> {
     // Never over a file being read (`--suggest -o m.jsonl` on m.jsonl would replace the
     // measured records): refused before any work.
     let inputs: Vec<&Path> = o.paths.iter().map(PathBuf::as_path).collect();
     let suggest_file = o
-        .suggest
+        .output
         .as_deref()
+        .filter(|_| o.suggest)
         .map(|p| OutFile::create(p, &inputs))
         .transpose()?;
     let mut sets = Vec::new();
@@ -415,7 +475,7 @@ pub fn infer(o: &InferOpts) -> Result<bool> {
         if let Some(dir) = &o.write_units {
             write_units(dir, si, set.k, &inf, &inputs)?;
         }
-        if o.suggest.is_some() {
+        if o.suggest {
             for r in mma_probe::suggest::separating(set, &inf.fits, 64, 4000) {
                 let extra = [("probe", Json::String(r.label.clone()))];
                 suggestions.push(records::write_line(&set.formats, &r, None, &extra));

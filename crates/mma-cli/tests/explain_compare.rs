@@ -449,3 +449,83 @@ fn compare_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("3"), "{err}");
 }
+
+/// `mma explain` and `mma compare` read operands as `mma dot` does, `--round` included (the
+/// flags are one group in the tool). Hand derivation: 0.1 = 1.6 · 2^-4; f16 keeps 10 fraction
+/// bits, 0.6 · 2^10 = 614.4, so RNE and RZ give 614 (0x266) and RU 615 (0x267), with the
+/// exponent field -4 + 15 = 11: words 0x2e66 = 1638 · 2^-14 = 0.0999755859375 and
+/// 0x2e67 = 1639 · 2^-14 = 0.10003662109375. C = 0.1 in f32 rounds up under both RNE and RU:
+/// 0.1 · 2^27 = 13421772.8 → 13421773 · 2^-27 = 0.100000001490116119384765625 (0x3dcccccd).
+#[test]
+fn explain_and_compare_take_round_as_dot_does() {
+    // Sixteen elements: K = 16 on H100's m16n8k16 and MI300X's f32_16x16x16_f16.
+    let zeros = ",0".repeat(15);
+    let a16 = format!("0.1{zeros}");
+    let b16 = format!("1{zeros}");
+    let explain = |round: Option<&str>| {
+        let mut args = vec!["explain", "--json"];
+        args.extend(H100);
+        args.extend(["--a", &a16, "--b", &b16, "--c", "0"]);
+        args.extend(round.map(|r| ["--round", r]).into_iter().flatten());
+        mma(&args)
+    };
+    let (code, _, err) = explain(None);
+    assert_eq!(code, 2);
+    assert!(err.contains("--a") && err.contains("--round"), "{err}");
+    for (round, word, sig) in [
+        ("rne", 0x2e66, 1638),
+        ("rz", 0x2e66, 1638),
+        ("ru", 0x2e67, 1639),
+    ] {
+        let (code, out, err) = explain(Some(round));
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let block = v["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["step"] == "block")
+            .unwrap_or_else(|| panic!("no block step: {out}"));
+        assert_eq!(block["a"][0]["bits"], word, "--round {round}: {block}");
+        assert_eq!(block["a"][0]["sig"], sig, "--round {round}: {block}");
+        assert_eq!(block["a"][0]["exp"], -14, "--round {round}: {block}");
+    }
+    let args = |round: &'static str| {
+        let mut v: Vec<String> = [
+            "compare",
+            "--json",
+            "--instr-family",
+            "f32.f16.f16.f32",
+            "--arch",
+            "H100,MI300X",
+            "--c",
+            "0.1",
+            "--round",
+            round,
+        ]
+        .map(String::from)
+        .to_vec();
+        v.extend(["--a".into(), a16.clone(), "--b".into(), b16.clone()]);
+        v
+    };
+    let (code, out, err) = mma(&args("ru").iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // 0.10003662109375 + 0.100000001490116119384765625, exactly.
+    assert_eq!(v["exact"], "0.200036622583866119384765625", "{out}");
+    let (code, _, err) = mma(&[
+        "compare",
+        "--instr-family",
+        "f32.f16.f16.f32",
+        "--arch",
+        "H100",
+        "--a",
+        &a16,
+        "--b",
+        &b16,
+        "--c",
+        "0",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--a") && err.contains("--round"), "{err}");
+}

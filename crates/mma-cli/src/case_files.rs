@@ -1,12 +1,63 @@
-//! The subcommands. Each returns Ok(true) on success, Ok(false) when a check failed.
+//! `mma eval` and `mma check`: case files (JSON Lines, one dot product per line) through the
+//! models, one line at a time; a line that cannot be read costs only its own line.
 
+use crate::flags::load_unit;
 use anyhow::{Context, Result};
 use mma::cases::{self, Case, CaseError, LineError};
 use mma_io::out::{stdout_error, OutFile};
 use mma_io::{Line, Lines};
 use std::fs;
 use std::io::{BufRead, BufReader, BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Write every case back with "d" set to the model's result.
+///
+/// Example: mma eval vectors/rounding.jsonl -o out.jsonl
+#[derive(clap::Args)]
+pub struct EvalCmd {
+    /// Case file (JSON Lines, one dot product per line; see docs/cli.md, "Case files").
+    pub input: PathBuf,
+    /// Write the cases here instead of to standard output.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Run every line on this unit file's unit (lines may omit "arch" and "instr").
+    #[arg(long)]
+    pub unit: Option<PathBuf>,
+}
+
+impl EvalCmd {
+    pub fn run(self) -> Result<bool> {
+        let fixed = self.unit.as_deref().map(load_unit).transpose()?;
+        eval(&self.input, self.output.as_deref(), fixed.as_ref())
+    }
+}
+
+/// Compare the model with each case's "d"; exit non-zero on any failure.
+///
+/// Example: mma check vectors/*.jsonl --show 3
+#[derive(clap::Args)]
+pub struct CheckCmd {
+    /// Case files whose lines carry the expected "d".
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// How many failing lines to show per file.
+    #[arg(long, default_value_t = 5)]
+    pub show: usize,
+    /// Count any NaN as equal to any NaN (for references whose NaN payload comes from the
+    /// host CPU, such as mmasim's FMA, FTZ-MulAdd and E-FDPA paths).
+    #[arg(long)]
+    pub any_nan: bool,
+    /// Run every line on this unit file's unit (lines may omit "arch" and "instr").
+    #[arg(long)]
+    pub unit: Option<PathBuf>,
+}
+
+impl CheckCmd {
+    pub fn run(self) -> Result<bool> {
+        let fixed = self.unit.as_deref().map(load_unit).transpose()?;
+        check(&self.files, self.show, self.any_nan, fixed.as_ref())
+    }
+}
 
 /// Opens a case file (or `-` for standard input) as a stream of numbered lines.
 fn open_lines(path: &Path) -> Result<Lines<Box<dyn BufRead>>> {
@@ -31,21 +82,7 @@ fn case_text(line: &Line) -> Option<Result<&str, CaseError>> {
 }
 
 /// The instruction every line runs on instead of its own (`--unit FILE`), if any.
-pub type Fixed<'a> = Option<&'a cases::Target>;
-
-/// Reads a unit file (JSON, the schema of `mma_core::unit_file`) as the target of every line.
-/// The unit lives as long as the process: one is read per command.
-pub fn load_unit(path: &Path) -> Result<cases::Target> {
-    let text =
-        fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let file: mma::core::UnitFile = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not a unit file", path.display()))?;
-    let unit = mma::core::DotUnit::try_from(&file)
-        .with_context(|| format!("{}: not a unit file", path.display()))?;
-    let k = file.k.unwrap_or(unit.block);
-    let name: &'static str = Box::leak(path.display().to_string().into_boxed_str());
-    Ok(cases::Target::of_unit(Box::leak(Box::new(unit)), k, name))
-}
+type Fixed<'a> = Option<&'a cases::Target>;
 
 /// Evaluates a line; errors carry the file and line.
 fn eval_line(
@@ -80,7 +117,7 @@ fn refused_line(text: Option<&str>, n: usize, error: &CaseError) -> String {
 /// `mma eval`: one output line for every input line, in order. Comments and blank lines are
 /// copied as they are; a case gets `"d"`; a refused line gets `"error"` (and is reported on
 /// stderr). Reads and writes one line at a time.
-pub fn eval(input: &Path, output: Option<&Path>, fixed: Fixed) -> Result<bool> {
+fn eval(input: &Path, output: Option<&Path>, fixed: Fixed) -> Result<bool> {
     let lines = open_lines(input)?;
     let file = input.display().to_string();
     // The output never is the input, and replaces the old file only once complete.
@@ -205,12 +242,7 @@ fn check_line(
 
 /// `mma check`: every case of every file against its `"d"`, one line at a time. A file that
 /// cannot be read or holds no case counts as a failure.
-pub fn check(
-    files: &[std::path::PathBuf],
-    show: usize,
-    any_nan: bool,
-    fixed: Fixed,
-) -> Result<bool> {
+fn check(files: &[std::path::PathBuf], show: usize, any_nan: bool, fixed: Fixed) -> Result<bool> {
     let (mut tp, mut tf) = (0usize, 0usize);
     for path in files {
         let file = path.display().to_string();
@@ -273,220 +305,4 @@ pub fn check(
         mma_cli::outln!("total: {tp} passed, {tf} failed");
     }
     Ok(tf == 0)
-}
-
-/// `mma list --arch A --instr I --unit-file`: the catalog unit as a unit file (JSON), with the
-/// instruction's K.
-pub fn unit_file(arch: &str, instr: &str) -> Result<bool> {
-    let t = cases::resolve(cases::vendor_of(arch), arch, None, instr)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut file = mma::core::UnitFile::from(t.unit);
-    file.k = Some(t.k);
-    mma_cli::outln!("{}", serde_json::to_string_pretty(&file)?);
-    Ok(true)
-}
-
-/// Every architecture name of the built-in catalogs, for the error on an unknown one.
-fn known_archs() -> String {
-    let nv: Vec<&str> = mma::nvidia::Arch::ALL.iter().map(|a| a.name()).collect();
-    let amd: Vec<&str> = mma::amd::Arch::ALL.iter().map(|a| a.name()).collect();
-    format!(
-        "NVIDIA: {}; AMD: {} (PTX targets such as sm_90 and products such as H100 or MI300X work too)",
-        nv.join(", "),
-        amd.join(", ")
-    )
-}
-
-/// Which vendors `mma list` shows.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Vendor {
-    Nvidia,
-    Amd,
-}
-
-/// How `mma list` prints the catalog.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum ListOutput {
-    Table,
-    Json,
-}
-
-pub fn list(
-    arch: Option<&str>,
-    filter: Option<&str>,
-    vendor: Option<Vendor>,
-    output: ListOutput,
-) -> Result<bool> {
-    let (nv_arch, amd_arch) = match arch {
-        Some(a) => (
-            mma::nvidia::parse_arch(a).ok(),
-            mma::amd::parse_arch(a).ok(),
-        ),
-        None => (None, None),
-    };
-    if let (Some(a), None, None) = (arch, nv_arch, amd_arch) {
-        anyhow::bail!("unknown architecture {a:?}; known: {}", known_archs());
-    }
-    let filter_lc = filter.map(str::to_ascii_lowercase);
-    let keep = |name: &str| match &filter_lc {
-        None => true,
-        Some(f) => name.to_ascii_lowercase().contains(f),
-    };
-    // Both catalogs have the same row type: one row format for both.
-    fn row<A: std::fmt::Display, O: std::fmt::Display>(
-        vendor: &str,
-        i: &mma::catalog::Instruction<A, O>,
-    ) -> [String; 7] {
-        [
-            vendor.into(),
-            i.arch.to_string(),
-            i.op.to_string(),
-            i.name.clone(),
-            i.k.to_string(),
-            i.mnemonic.clone(),
-            i.unit.describe(),
-        ]
-    }
-    let mut rows: Vec<[String; 7]> = Vec::new();
-    let show = |v: Vendor| vendor.is_none_or(|w| w == v);
-    if (arch.is_none() || nv_arch.is_some()) && show(Vendor::Nvidia) {
-        rows.extend(
-            mma::nvidia::catalog()
-                .iter()
-                .filter(|i| nv_arch.is_none_or(|a| a == i.arch) && keep(&i.name))
-                .map(|i| row("nvidia", i)),
-        );
-    }
-    if (arch.is_none() || amd_arch.is_some()) && show(Vendor::Amd) {
-        rows.extend(
-            mma::amd::catalog()
-                .iter()
-                .filter(|i| amd_arch.is_none_or(|a| a == i.arch) && keep(&i.name))
-                .map(|i| row("amd", i)),
-        );
-    }
-    if rows.is_empty() {
-        // Only a filter can leave nothing: every architecture has instructions.
-        anyhow::bail!(
-            "no instruction{} contains {:?}",
-            arch.map(|a| format!(" of {a}")).unwrap_or_default(),
-            filter.unwrap_or_default()
-        );
-    }
-    if output == ListOutput::Json {
-        let keys = [
-            "vendor",
-            "arch",
-            "op",
-            "instruction",
-            "k",
-            "ptx_isa",
-            "model",
-        ];
-        let items: Vec<serde_json::Value> = rows
-            .iter()
-            .map(|r| {
-                let mut m = serde_json::Map::new();
-                for (key, v) in keys.iter().zip(r) {
-                    let v = match *key {
-                        "k" => serde_json::Value::from(v.parse::<u64>().unwrap_or_default()),
-                        _ => serde_json::Value::from(v.as_str()),
-                    };
-                    m.insert((*key).into(), v);
-                }
-                serde_json::Value::Object(m)
-            })
-            .collect();
-        mma_cli::outln!("{}", serde_json::Value::Array(items));
-        return Ok(true);
-    }
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    let header = [
-        "vendor",
-        "arch",
-        "op",
-        "instruction",
-        "K",
-        "PTX/ISA",
-        "model",
-    ];
-    // A reader that goes away (`mma list | head`) ends the process through SIGPIPE; any
-    // other failed write (a full disk) is an error.
-    for row in std::iter::once(header.map(String::from)).chain(rows) {
-        writeln!(out, "{}", row.join("\t")).map_err(stdout_error)?;
-    }
-    out.flush().map_err(stdout_error)?;
-    Ok(true)
-}
-
-pub fn hw_check(dir: &Path, show: usize) -> Result<bool> {
-    use mma::hw;
-    let (sets, errors) = hw::load_dir(dir);
-    for e in &errors {
-        eprintln!("error: {e}");
-    }
-    let (mut tp, mut tf) = (0usize, 0usize);
-    for s in &sets {
-        let r = hw::check_set(s);
-        mma_cli::outln!(
-            "{} {} -> {} ({} {}): {} passed, {} failed",
-            s.gpu,
-            s.input.name,
-            s.output.name,
-            s.arch,
-            s.instruction.name,
-            r.passed,
-            r.failures.len()
-        );
-        for (line, want, got) in r.failures.iter().take(show) {
-            let w = cases::hex(*want, &s.output);
-            let g = cases::hex(*got, &s.output);
-            mma_cli::outln!("  line {line}: GPU {w}, model {g}");
-        }
-        tp += r.passed;
-        tf += r.failures.len();
-    }
-    if errors.is_empty() {
-        mma_cli::outln!("total: {tp} passed, {tf} failed");
-    } else {
-        mma_cli::outln!(
-            "total: {tp} passed, {tf} failed, {} records or folders unreadable (above)",
-            errors.len()
-        );
-    }
-    if tp + tf == 0 {
-        eprintln!(
-            "error: {}: no records to check (expected <GPU>/<format>/{{a,b,c,d}}_*.txt)",
-            dir.display()
-        );
-        return Ok(false);
-    }
-    Ok(tf == 0 && errors.is_empty())
-}
-
-/// A case-file error in the words of `mma dot`'s command line: fields become flags
-/// (`scale_a` is `--scale-a`) and element indices count from 1.
-pub(crate) fn in_flags(e: CaseError) -> String {
-    let flag = |f: &str| format!("--{}", f.replace('_', "-"));
-    match e {
-        CaseError::Word {
-            field,
-            index,
-            hex,
-            msg,
-        } => format!("{}: word {} ({hex:?}): {msg}", flag(field), index + 1),
-        CaseError::Count {
-            field,
-            got,
-            want,
-            instr,
-        } => format!(
-            "{}: {got} word{}, but {instr} takes {want}",
-            flag(field),
-            if got == 1 { "" } else { "s" }
-        ),
-        CaseError::Field { field, msg } => format!("{}: {msg}", flag(field)),
-        CaseError::Missing(field) => format!("{} is required", flag(field)),
-        other => other.to_string(),
-    }
 }

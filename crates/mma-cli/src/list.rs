@@ -1,0 +1,183 @@
+//! `mma list`: the instruction catalogs, as a table, JSON, or one instruction's unit file.
+
+use anyhow::Result;
+use mma::cases;
+use mma_io::out::stdout_error;
+use std::io::{BufWriter, Write};
+
+/// List the instruction catalog: instruction, model, parameters.
+///
+/// Example: mma list --vendor amd --filter f16 --json
+#[derive(clap::Args)]
+pub struct ListCmd {
+    /// Only this vendor's catalog.
+    #[arg(long, value_enum)]
+    pub vendor: Option<Vendor>,
+    /// Print a JSON array, one object per instruction (vendor, arch, op, instruction, k,
+    /// ptx_isa, model).
+    #[arg(long, conflicts_with = "unit_file")]
+    pub json: bool,
+    /// Only this architecture (name, PTX target or GPU product).
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// Only instructions whose name contains this text.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// With --unit-file: the instruction to print.
+    #[arg(long, requires = "unit_file")]
+    pub instr: Option<String>,
+    /// Print the unit of --arch and --instr as a unit file (JSON).
+    #[arg(long, requires_all = ["arch", "instr"])]
+    pub unit_file: bool,
+}
+
+impl ListCmd {
+    pub fn run(self) -> Result<bool> {
+        match (&self.arch, &self.instr) {
+            (Some(arch), Some(instr)) if self.unit_file => unit_file(arch, instr),
+            (arch, _) => list(
+                arch.as_deref(),
+                self.filter.as_deref(),
+                self.vendor,
+                self.json,
+            ),
+        }
+    }
+}
+
+/// `mma list --arch A --instr I --unit-file`: the catalog unit as a unit file (JSON), with the
+/// instruction's K.
+fn unit_file(arch: &str, instr: &str) -> Result<bool> {
+    let t = cases::resolve(cases::vendor_of(arch), arch, None, instr)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut file = mma::core::UnitFile::from(t.unit);
+    file.k = Some(t.k);
+    mma_cli::outln!("{}", serde_json::to_string_pretty(&file)?);
+    Ok(true)
+}
+
+/// Every architecture name of the built-in catalogs, for the error on an unknown one.
+fn known_archs() -> String {
+    let nv: Vec<&str> = mma::nvidia::Arch::ALL.iter().map(|a| a.name()).collect();
+    let amd: Vec<&str> = mma::amd::Arch::ALL.iter().map(|a| a.name()).collect();
+    format!(
+        "NVIDIA: {}; AMD: {} (PTX targets such as sm_90 and products such as H100 or MI300X work too)",
+        nv.join(", "),
+        amd.join(", ")
+    )
+}
+
+/// Which vendors `mma list` shows.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Vendor {
+    Nvidia,
+    Amd,
+}
+
+fn list(
+    arch: Option<&str>,
+    filter: Option<&str>,
+    vendor: Option<Vendor>,
+    json: bool,
+) -> Result<bool> {
+    let (nv_arch, amd_arch) = match arch {
+        Some(a) => (
+            mma::nvidia::parse_arch(a).ok(),
+            mma::amd::parse_arch(a).ok(),
+        ),
+        None => (None, None),
+    };
+    if let (Some(a), None, None) = (arch, nv_arch, amd_arch) {
+        anyhow::bail!("unknown architecture {a:?}; known: {}", known_archs());
+    }
+    let filter_lc = filter.map(str::to_ascii_lowercase);
+    let keep = |name: &str| match &filter_lc {
+        None => true,
+        Some(f) => name.to_ascii_lowercase().contains(f),
+    };
+    // Both catalogs have the same row type: one row format for both.
+    fn row<A: std::fmt::Display, O: std::fmt::Display>(
+        vendor: &str,
+        i: &mma::catalog::Instruction<A, O>,
+    ) -> [String; 7] {
+        [
+            vendor.into(),
+            i.arch.to_string(),
+            i.op.to_string(),
+            i.name.clone(),
+            i.k.to_string(),
+            i.mnemonic.clone(),
+            i.unit.describe(),
+        ]
+    }
+    let mut rows: Vec<[String; 7]> = Vec::new();
+    let show = |v: Vendor| vendor.is_none_or(|w| w == v);
+    if (arch.is_none() || nv_arch.is_some()) && show(Vendor::Nvidia) {
+        rows.extend(
+            mma::nvidia::catalog()
+                .iter()
+                .filter(|i| nv_arch.is_none_or(|a| a == i.arch) && keep(&i.name))
+                .map(|i| row("nvidia", i)),
+        );
+    }
+    if (arch.is_none() || amd_arch.is_some()) && show(Vendor::Amd) {
+        rows.extend(
+            mma::amd::catalog()
+                .iter()
+                .filter(|i| amd_arch.is_none_or(|a| a == i.arch) && keep(&i.name))
+                .map(|i| row("amd", i)),
+        );
+    }
+    if rows.is_empty() {
+        // Only a filter can leave nothing: every architecture has instructions.
+        anyhow::bail!(
+            "no instruction{} contains {:?}",
+            arch.map(|a| format!(" of {a}")).unwrap_or_default(),
+            filter.unwrap_or_default()
+        );
+    }
+    if json {
+        let keys = [
+            "vendor",
+            "arch",
+            "op",
+            "instruction",
+            "k",
+            "ptx_isa",
+            "model",
+        ];
+        let items: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                let mut m = serde_json::Map::new();
+                for (key, v) in keys.iter().zip(r) {
+                    let v = match *key {
+                        "k" => serde_json::Value::from(v.parse::<u64>().unwrap_or_default()),
+                        _ => serde_json::Value::from(v.as_str()),
+                    };
+                    m.insert((*key).into(), v);
+                }
+                serde_json::Value::Object(m)
+            })
+            .collect();
+        mma_cli::outln!("{}", serde_json::Value::Array(items));
+        return Ok(true);
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let header = [
+        "vendor",
+        "arch",
+        "op",
+        "instruction",
+        "K",
+        "PTX/ISA",
+        "model",
+    ];
+    // A reader that goes away (`mma list | head`) ends the process through SIGPIPE; any
+    // other failed write (a full disk) is an error.
+    for row in std::iter::once(header.map(String::from)).chain(rows) {
+        writeln!(out, "{}", row.join("\t")).map_err(stdout_error)?;
+    }
+    out.flush().map_err(stdout_error)?;
+    Ok(true)
+}
