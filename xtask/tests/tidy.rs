@@ -160,6 +160,11 @@ fn the_kernel_is_layered() {
         let text = fs::read_to_string(&p).unwrap();
         for (i, l) in text.lines().enumerate() {
             let c = code(l);
+            // The routines per key hold no methods of the kernel: the batch drivers and the
+            // way back to `Kernel::dot` live in `dots.rs`.
+            if in_kernel.starts_with("x86/") && c.trim_start().starts_with("impl Kernel") {
+                bad.push(format!("{r}:{}: `impl Kernel` under x86/", i + 1));
+            }
             let words: Vec<&str> = c
                 .split(|ch: char| !ch.is_alphanumeric() && ch != '_')
                 .collect();
@@ -470,6 +475,45 @@ fn the_cli_declares_each_shared_flag_once() {
                     "{name}: declares {s:?}; flatten flags::OperandFlags or flags::TargetFlags"
                 ));
             }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The facade is curated (ARCHITECTURE.md, `crates/mma`): re-exports only, named one by one, one
+/// path to each name: no glob of `mma-core` and no `mma::core` beside the top level.
+#[test]
+fn the_facade_gives_one_path_to_each_name() {
+    let lib = fs::read_to_string(root().join("crates/mma/src/lib.rs")).unwrap();
+    let mut bad = Vec::new();
+    for (i, l) in lib.lines().enumerate() {
+        let c = code(l).trim();
+        if c.is_empty() || c.starts_with("//") || c.starts_with('#') {
+            continue;
+        }
+        if c.contains("::*") || c.contains(" as core") {
+            bad.push(format!("crates/mma/src/lib.rs:{}: {c}", i + 1));
+        }
+        if c.starts_with("pub ") && !c.starts_with("pub use ") {
+            bad.push(format!(
+                "crates/mma/src/lib.rs:{}: not a re-export: {c}",
+                i + 1
+            ));
+        }
+        if c.starts_with("fn ") || c.starts_with("struct ") || c.starts_with("impl ") {
+            bad.push(format!(
+                "crates/mma/src/lib.rs:{}: code in the facade: {c}",
+                i + 1
+            ));
+        }
+    }
+    for p in rust_sources() {
+        let text = fs::read_to_string(&p).unwrap();
+        if text.contains(&format!("mma::{}::", "core")) {
+            bad.push(format!(
+                "{}: uses mma::core (the names are at mma's top level)",
+                rel(&p)
+            ));
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));

@@ -158,6 +158,7 @@ pub type Instruction = mma_core::catalog::Instruction<Arch, Op>;
 
 /// Why a look-up failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CatalogError {
     #[error(
         "unknown AMD architecture `{input}` (expected CDNA1, CDNA2, CDNA3 or a product name \

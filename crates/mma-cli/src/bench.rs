@@ -2,9 +2,9 @@
 //! fp64 instructions, fp32 otherwise) on the same random inputs, and the threaded matrix driver.
 
 use anyhow::{bail, Result};
-use mma::core::GemmIn;
-use mma::core::{format, DotUnit, Format, Value};
-use mma::core::{Kernel, Word};
+use mma::GemmIn;
+use mma::{format, DotUnit, Format, Value};
+use mma::{Kernel, Word};
 use mma_cli::values;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -308,7 +308,7 @@ fn rate(seconds: f64, dots: usize, mut pass: impl FnMut()) -> f64 {
     (n * dots) as f64 / (thread_time() - t0).as_secs_f64()
 }
 
-/// One pass of the model over the data set through [`mma::core::Kernel::dots`], the
+/// One pass of the model over the data set through [`mma::Kernel::dots`], the
 /// library's way to evaluate many dot products (eight at a time across vector lanes where the
 /// model allows).
 #[inline(never)]
@@ -419,7 +419,7 @@ fn run(o: &BenchCmd) -> Result<bool> {
         if !chosen.iter().any(|t| t.name.contains(f)) {
             anyhow::bail!(
                 "--filter: no benchmarked instruction contains {:?} (`mma list --filter` shows names)",
-                mma::core::catalog::clip(f)
+                mma::catalog::clip(f)
             );
         }
     }
@@ -558,7 +558,7 @@ fn run(o: &BenchCmd) -> Result<bool> {
 /// against `DotUnit::gemm` of the same instruction over the same operands (the ratio the
 /// library path adds to the instruction chain).
 fn library_gemm(size: usize) -> Result<serde_json::Value> {
-    use mma::core::library::{Order, Scales, Split};
+    use mma::library::{Order, Scales, Split};
     use mma::nvidia::library::{platform, ScaledMm};
     let p = platform("RTX 4060")?;
     let ins = p

@@ -12,8 +12,8 @@ use crate::dot::dot_case;
 use crate::flags::{DotTarget, OperandFlags};
 use anyhow::{anyhow, bail, Result};
 use mma::cases::{self, Layout, Target};
-use mma::core::trace::{Source, Step};
-use mma::core::{DotUnit, Explanation, Format, Value};
+use mma::trace::{Source, Step};
+use mma::{DotUnit, Explanation, Format, Value};
 use std::fmt::Write as _;
 
 /// The family of a unit: `D.A.B.C`, plus `.S` for a block-scale format S.
@@ -299,7 +299,7 @@ pub fn parting(x: &Explanation, y: &Explanation) -> String {
     "the same steps (the traces do not part)".into()
 }
 
-fn num(n: &mma::core::trace::Num) -> String {
+fn num(n: &mma::trace::Num) -> String {
     crate::explain::num_text(n)
 }
 

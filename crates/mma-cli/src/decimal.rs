@@ -2,8 +2,8 @@
 //! exact dyadic values `±mag·2^exp` as exact decimals and C99 hex-floats. All exact
 //! (`num-bigint`); nothing goes through `f64`.
 
-use mma::core::round::{round, RoundOpts, Rounding};
-use mma::core::{Format, Value};
+use mma::round::{round, RoundOpts, Rounding};
+use mma::{Format, Value};
 use num_bigint::BigUint;
 use num_traits::Zero;
 
@@ -116,7 +116,7 @@ fn round_digits(digits: &str, k: i64, p: usize) -> (String, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mma::core::format::{BF16, E2M1, E4M3, FP16, FP32, FP64, UE8M0};
+    use mma::format::{BF16, E2M1, E4M3, FP16, FP32, FP64, UE8M0};
 
     #[test]
     fn shortest_reads_back() {

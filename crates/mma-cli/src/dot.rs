@@ -3,7 +3,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use mma::cases::{self, Layout, Target};
-use mma::core::{Format, Rounding};
+use mma::{Format, Rounding};
 use mma_cli::operand::{self, Operand};
 use mma_cli::{decimal, exact};
 

@@ -2,7 +2,7 @@
 //! decoded operands, as one big integer times a power of two (`num-bigint`; no MPFR needed),
 //! and the error of a model's D against it in ulps of D's format.
 
-use mma::core::{Formats, Value};
+use mma::{Formats, Value};
 use num_bigint::{BigInt, BigUint, Sign};
 use num_traits::{Signed, ToPrimitive, Zero};
 
@@ -156,7 +156,7 @@ fn scaled(x: &BigInt, e: i64) -> f64 {
 /// `(D − exact)` in ulps of D's format at the exact value's binade (the subnormal quantum at
 /// the bottom), signed. Zeros are equal whatever their sign; NaN against NaN and an infinity
 /// against the same infinity are 0; any other mismatch with a special is infinite (`None`).
-pub fn ulp_error(d_fmt: &mma::core::Format, d: u64, exact: &ExactSum) -> Option<f64> {
+pub fn ulp_error(d_fmt: &mma::Format, d: u64, exact: &ExactSum) -> Option<f64> {
     let dv = d_fmt.decode(d);
     match (exact, dv) {
         (ExactSum::Nan, Value::Nan) => Some(0.0),
@@ -187,9 +187,9 @@ pub fn ulp_error(d_fmt: &mma::core::Format, d: u64, exact: &ExactSum) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mma::core::format::{E4M3, FP16, FP32, UE8M0};
+    use mma::format::{E4M3, FP16, FP32, UE8M0};
 
-    fn f(a: mma::core::Format, c: mma::core::Format) -> Formats {
+    fn f(a: mma::Format, c: mma::Format) -> Formats {
         Formats {
             a,
             b: a,

@@ -5,8 +5,8 @@ use crate::dot::{dot_case, dot_operands};
 use crate::flags::{DotTarget, OperandFlags, TargetFlags};
 use anyhow::Result;
 use mma::cases;
-use mma::core::trace::{ExactInfo, Num, Source, Step, TermInfo};
-use mma::core::Explanation;
+use mma::trace::{ExactInfo, Num, Source, Step, TermInfo};
+use mma::Explanation;
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 

@@ -12,7 +12,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use mma::cases::{self, CaseError, Target};
-use mma::core::Rounding;
+use mma::Rounding;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -138,9 +138,9 @@ pub struct OperandFlags {
 pub fn load_unit(path: &Path) -> Result<Target> {
     let text =
         fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let file: mma::core::UnitFile = serde_json::from_str(&text)
+    let file: mma::UnitFile = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a unit file", path.display()))?;
-    let unit = mma::core::DotUnit::try_from(&file)
+    let unit = mma::DotUnit::try_from(&file)
         .with_context(|| format!("{}: not a unit file", path.display()))?;
     let k = file.k.unwrap_or(unit.block);
     let name: &'static str = Box::leak(path.display().to_string().into_boxed_str());

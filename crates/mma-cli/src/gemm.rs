@@ -1,10 +1,10 @@
 //! `mma gemm`: a whole matrix product from `.npy` files, as a kernel issues it (K walked in
 //! steps of the instruction's K, D fed back as C; optionally split-K), through the library's
-//! drivers [`mma::core::DotUnit::gemm`] and [`mma::core::DotUnit::gemm_split_k`].
+//! drivers [`mma::DotUnit::gemm`] and [`mma::DotUnit::gemm_split_k`].
 
 use crate::flags::{DotTarget, TargetFlags};
 use anyhow::{bail, Result};
-use mma::core::GemmIn;
+use mma::GemmIn;
 use mma_cli::npy::{self, Input, Matrix};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -376,7 +376,7 @@ pub fn gemm(target: DotTarget, x: &GemmArgs) -> Result<bool> {
 /// of D's format at the exact value's binade.
 #[cfg(feature = "oracle")]
 fn report(
-    u: &mma::core::DotUnit,
+    u: &mma::DotUnit,
     (m, n, k): (usize, usize, usize),
     a: &[u64],
     b_cols: &[u64],

@@ -4,9 +4,9 @@
 //! each part of it comes from.
 
 use anyhow::{anyhow, bail, Context, Result};
-use mma::core::library::{describe_plan, Order, Scales, Split};
-use mma::core::Format;
+use mma::library::{describe_plan, Order, Scales, Split};
 use mma::nvidia::library::{platform, CallError, Platform, ScaledMm};
+use mma::Format;
 use mma_cli::npy::{self, Input, Matrix};
 use std::path::Path;
 
@@ -45,14 +45,14 @@ fn fp32_value(flag: &str, text: &str) -> Result<u32> {
     let n = mma_cli::operand::parse_number(w)
         .map_err(|e| anyhow!("{flag}: {e}"))?
         .ok_or_else(|| anyhow!("{flag}: {w:?} is not a number"))?;
-    let bits = mma_cli::operand::encode(&mma::core::format::FP32, &n, None)
+    let bits = mma_cli::operand::encode(&mma::format::FP32, &n, None)
         .map_err(|e| anyhow!("{flag}: {e}"))?;
     Ok(bits as u32)
 }
 
 /// An FP8 input format or an output dtype by the names PyTorch or the project use.
 fn format_named(flag: &str, name: &str) -> Result<Format> {
-    mma::core::format::by_name(name).ok_or_else(|| anyhow!("{flag}: unknown format {name:?}"))
+    mma::format::by_name(name).ok_or_else(|| anyhow!("{flag}: unknown format {name:?}"))
 }
 
 /// The platform of `--gpu` or `--recipe`.

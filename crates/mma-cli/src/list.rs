@@ -50,7 +50,7 @@ impl ListCmd {
 fn unit_file(arch: &str, instr: &str) -> Result<bool> {
     let t = cases::resolve(cases::vendor_of(arch), arch, None, instr)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut file = mma::core::UnitFile::from(t.unit);
+    let mut file = mma::UnitFile::from(t.unit);
     file.k = Some(t.k);
     mma_cli::outln!("{}", serde_json::to_string_pretty(&file)?);
     Ok(true)

@@ -11,8 +11,8 @@
 
 use crate::operand::{encode_word, Number, OperandError};
 use half::f16;
-use mma::core::format::{FP16, FP32, FP64};
-use mma::core::{Format, Value};
+use mma::format::{FP16, FP32, FP64};
+use mma::{Format, Value};
 use mma_io::out::{OutError, OutFile};
 use npyz::{DType, Order, TypeChar, WriterBuilder};
 use num_bigint::BigUint;
@@ -415,7 +415,7 @@ fn put<T: npyz::AutoSerialize, W: std::io::Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mma::core::format::{BF16, E4M3};
+    use mma::format::{BF16, E4M3};
 
     #[test]
     fn round_trips_and_checks() {

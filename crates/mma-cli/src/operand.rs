@@ -16,11 +16,11 @@
 //!
 //! Decimals and hex-floats are parsed into an exact rational (`num-bigint`) and rounded once,
 //! straight from that value, by the library's single rounding routine
-//! ([`mma::core::round::round`]). A value the format cannot hold exactly is an error naming
+//! ([`mma::round::round`]). A value the format cannot hold exactly is an error naming
 //! its two neighbours, unless a rounding mode is given.
 //!
 //! ```
-//! use mma::core::format::{E4M3, FP16};
+//! use mma::format::{E4M3, FP16};
 //! use mma_cli::operand::{encode, parse_number};
 //! let x = parse_number("-0.75").unwrap().unwrap();
 //! assert_eq!(encode(&FP16, &x, None), Ok(0xba00)); // -1.1b × 2^-1
@@ -28,8 +28,8 @@
 //! assert!(encode(&E4M3, &big, None).is_err()); // above 448, and e4m3 has no Inf
 //! ```
 
-use mma::core::round::{round, Exact, RoundOpts, Rounding};
-use mma::core::{Format, Value};
+use mma::round::{round, Exact, RoundOpts, Rounding};
+use mma::{Format, Value};
 use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive, Zero};
 
@@ -282,7 +282,7 @@ fn round_to(fmt: &Format, x: &Number, mode: Rounding, word: &str) -> Result<Valu
         Number::Nan if !fmt.has_nan() => return Err(not_in("has no NaN".into())),
         Number::Nan => Value::Nan,
         Number::Inf { neg } => {
-            mma::core::round::convert(fmt, Value::Inf { neg: *neg }, mode, RoundOpts::IEEE)
+            mma::round::convert(fmt, Value::Inf { neg: *neg }, mode, RoundOpts::IEEE)
         }
         Number::Finite {
             neg,

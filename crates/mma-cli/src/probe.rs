@@ -4,7 +4,7 @@
 //! (folders laid out like `shared/hw`, whatever their GPU folders are called).
 
 use anyhow::{bail, Context, Result};
-use mma::core::{Format, Formats};
+use mma::{Format, Formats};
 use mma_io::out::OutFile;
 use mma_probe::emit::{random_iter, targeted, Spec};
 use mma_probe::infer::{fit_is, Fit, Inference};
@@ -67,7 +67,7 @@ pub struct EmitCmd {
 }
 
 fn format(name: &str) -> Result<Format> {
-    mma::core::unit_file::format_by_name(name)
+    mma::unit_file::format_by_name(name)
         .with_context(|| format!("unknown format {name:?} (names as `mma list` prints them)"))
 }
 
@@ -368,8 +368,7 @@ fn group_json(g: &FitGroup) -> Json {
         .params
         .iter()
         .map(|(k, v)| {
-            let one =
-                |p: &mma::core::unit_file::Param| serde_json::to_value(p).unwrap_or(Json::Null);
+            let one = |p: &mma::unit_file::Param| serde_json::to_value(p).unwrap_or(Json::Null);
             let val = if v.len() == 1 {
                 one(&v[0])
             } else {
@@ -545,7 +544,7 @@ fn write_units(dir: &Path, si: usize, k: usize, inf: &Inference, inputs: &[&Path
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     for (j, f) in inf.fits.iter().take(16).enumerate() {
         let path = dir.join(format!("set{si}_fit{j}.json"));
-        let mut file = mma::core::UnitFile::from(&f.unit);
+        let mut file = mma::UnitFile::from(&f.unit);
         file.k = Some(k);
         let mut out = OutFile::create(&path, inputs)?;
         let text = serde_json::to_string_pretty(&file)?;

@@ -5,8 +5,8 @@
 mod common;
 use common::mma;
 use mma::cases;
-use mma::core::trace::{Source, Step};
-use mma::core::{DotUnit, Format};
+use mma::trace::{Source, Step};
+use mma::{DotUnit, Format};
 use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
 
@@ -19,7 +19,7 @@ fn word(rng: &mut impl Rng, fmt: &Format) -> u64 {
     loop {
         let w = match rng.random_range(0..8) {
             0 => 0,
-            1 => fmt.encode(mma::core::Value::Zero { neg: true }, 0),
+            1 => fmt.encode(mma::Value::Zero { neg: true }, 0),
             2 => fmt.default_nan(),
             _ => rng.random::<u64>() & fmt.storage_mask(),
         };

@@ -1,12 +1,12 @@
 //! `mma gemm` on `.npy` files, checked element by element against the model evaluated one dot
-//! product at a time ([`mma::core::DotUnit::dot`], K walked in steps of the instruction's K
+//! product at a time ([`mma::DotUnit::dot`], K walked in steps of the instruction's K
 //! with D fed back as C, which is what the command claims to do), and its error paths.
 
 mod common;
 use common::mma;
 use mma::cases::{self, Target};
-use mma::core::format::{BF16, E4M3, FP16, FP32};
-use mma::core::Format;
+use mma::format::{BF16, E4M3, FP16, FP32};
+use mma::Format;
 use mma_cli::npy::{self, Matrix};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -91,11 +91,11 @@ fn run_case(case: &Case, split_k: usize) {
         xs.iter()
             .map(|&x| {
                 let v = fmt.decode(x);
-                let r = mma::core::round::convert(
+                let r = mma::round::convert(
                     &case.file_fmt,
                     v,
-                    mma::core::Rounding::NearestEven,
-                    mma::core::RoundOpts::IEEE,
+                    mma::Rounding::NearestEven,
+                    mma::RoundOpts::IEEE,
                 );
                 case.file_fmt.encode(r, case.file_fmt.default_nan())
             })

@@ -144,8 +144,8 @@ fn rejections_and_the_plan() {
         cols,
         words: vec![0x38; rows * cols], // e4m3 1.0
     };
-    npy::write(&pa, "a", &mma::core::format::E4M3, &m(16, 64)).unwrap();
-    npy::write(&pb, "b", &mma::core::format::E4M3, &m(64, 16)).unwrap();
+    npy::write(&pa, "a", &mma::format::E4M3, &m(16, 64)).unwrap();
+    npy::write(&pb, "b", &mma::format::E4M3, &m(64, 16)).unwrap();
     let base = [
         "gemm",
         "--gpu",
@@ -196,7 +196,7 @@ fn rejections_and_the_plan() {
     // 64 products 1·1 = 64 in bf16 (0x4280), slow accumulation, no split.
     let (code, _, err) = with(&["--out-dtype", "bf16", "-o", s(&pd)]);
     assert_eq!(code, 0, "{err}");
-    let d = npy::read(&pd, "-o", &mma::core::format::BF16, npy::Input::Bits).unwrap();
+    let d = npy::read(&pd, "-o", &mma::format::BF16, npy::Input::Bits).unwrap();
     assert!(d.words.iter().all(|&w| w == 0x4280), "{:x?}", &d.words[..4]);
     // The H100 PCIe platform is unverified: said on stderr.
     let mut v = base.to_vec();

@@ -174,6 +174,7 @@ pub(crate) fn check_lengths(
 
 /// Why operands do not fit a unit.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ShapeError {
     #[error("A has {a} elements but B has {b}")]
     LengthMismatch { a: usize, b: usize },

@@ -115,6 +115,7 @@ pub struct UnitFile {
 
 /// Why a unit file does not describe a unit.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum UnitFileError {
     #[error("unknown format {0:?} (expected a name as `mma list` prints it: f16, bf16, e4m3, ue8m0, ...)")]
     Format(String),

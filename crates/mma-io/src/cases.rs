@@ -16,6 +16,7 @@ use std::fmt;
 
 /// Why a line cannot be evaluated.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CaseError {
     #[error("not valid JSON: {0}")]
     Json(String),

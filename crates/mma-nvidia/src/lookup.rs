@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 /// A failed catalog look-up; the message names the input and the closest valid names.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CatalogError {
     #[error("unknown NVIDIA architecture or GPU {name:?}; known: {known}")]
     UnknownArch { name: String, known: String },

@@ -5,7 +5,7 @@
 //! every encoding on the way.
 
 use crate::run;
-use mma::core::{Format, Kernel};
+use mma::{Format, Kernel};
 use numpy::{PyArrayDescrMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -13,7 +13,7 @@ mod library;
 mod run;
 mod values;
 
-use mma::core::{DotUnit, Format, Kernel};
+use mma::{DotUnit, Format, Kernel};
 use numpy::{IntoPyArray, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
@@ -514,8 +514,8 @@ fn catalog<'py>(
 }
 
 fn format_named(name: &str) -> PyResult<Format> {
-    mma::core::format::by_name(name).ok_or_else(|| {
-        let known: Vec<&str> = mma::core::format::ALL.iter().map(|f| f.name).collect();
+    mma::format::by_name(name).ok_or_else(|| {
+        let known: Vec<&str> = mma::format::ALL.iter().map(|f| f.name).collect();
         PyKeyError::new_err(format!(
             "fmt: unknown format {name:?}; expected one of {}",
             known.join(", ")

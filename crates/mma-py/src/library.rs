@@ -4,15 +4,15 @@
 //! classes.
 
 use crate::run;
-use mma::core::format::Format;
-use mma::core::library::{Order, Scales, Split};
+use mma::format::Format;
+use mma::library::{Order, Scales, Split};
 use mma::nvidia::library::{platform, CallError, ScaledMm};
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 
 fn format_named(what: &str, name: &str) -> PyResult<Format> {
-    mma::core::format::by_name(name)
+    mma::format::by_name(name)
         .ok_or_else(|| PyValueError::new_err(format!("{what}: unknown format {name:?}")))
 }
 

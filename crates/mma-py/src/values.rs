@@ -4,8 +4,8 @@
 
 use crate::batch::Src;
 use crate::run;
-use mma::core::GemmIn;
-use mma::core::{DotUnit, Format, Value};
+use mma::GemmIn;
+use mma::{DotUnit, Format, Value};
 use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 

@@ -1,7 +1,8 @@
 //! Bit-exact models of GPU matrix multiply-accumulate units: what NVIDIA tensor cores
 //! (`mma.sync`, `wgmma`, `tcgen05.mma`, Volta to Blackwell) and AMD matrix cores (`v_mfma_*`,
 //! CDNA1 to CDNA3) return for given inputs, to the last bit. This facade re-exports the core
-//! engine ([`mma_core`], also at the top level), the vendor catalogs and the exact oracle.
+//! engine's public names ([`DotUnit`], [`Kernel`], [`Format`], ... from `mma-core`, one path to
+//! each), the vendor catalogs and the exact oracle.
 //!
 //! **Fast on any build.** The kernels choose their instruction set at run time: on a CPU with
 //! AVX2, BMI2, FMA, F16C and LZCNT, a plain `cargo build` of a dependent crate takes the lane
@@ -41,8 +42,18 @@
 //! [`cases`] reads and evaluates case files (JSON Lines, one dot product per line), as the
 //! `mma` command-line tool does.
 
-pub use mma_core as core;
-pub use mma_core::*;
+// The engine (`mma-core`), curated: one path to each name. The unit and its kernel, the
+// matrix drivers' operands, formats, values and rounding, traces and unit files at the top
+// level; modules for what those names do not cover: every format (`format::FP32`, ...), rounding
+// routines, the steps of a trace, the unit-file schema, the library GEMMs and the catalog row.
+// The building blocks behind them (model steps, wide sums, term alignment, the batch rows) stay
+// in `mma-core`, where the vendor crates plug in.
+pub use mma_core::{catalog, format, library, round, trace, unit_file};
+pub use mma_core::{
+    DotUnit, Exact, Explanation, Format, Formats, GemmIn, Isa, Kernel, Model, NanStyle, Output,
+    OutputRounding, Overflow, RoundOpts, Rounding, ShapeError, Step, UnitFile, UnitFileError,
+    Value, Word,
+};
 
 #[cfg(feature = "nvidia")]
 pub use mma_nvidia as nvidia;

@@ -3,8 +3,8 @@
 //! them), one dot product at a time and in batches; and a kernel made the default way takes the
 //! best instruction set of this CPU, whatever the build's target flags.
 
-use mma::core::{DotUnit, Format};
-use mma::core::{Isa, Kernel};
+use mma::{DotUnit, Format};
+use mma::{Isa, Kernel};
 use std::collections::HashSet;
 
 /// xorshift64*: enough to vary operands.

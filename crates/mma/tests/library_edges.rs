@@ -1,7 +1,7 @@
 //! Library calls at their edges: ue4m3 scale bytes with bit 7 set, lengths that do not fit,
 //! and batch sizes whose element counts overflow. None may give a silently wrong result.
 
-use mma::core::{DotUnit, ShapeError};
+use mma::{DotUnit, ShapeError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 const NVFP4: &str = "m16n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.f32.ue4m3";

@@ -12,8 +12,8 @@
 //! hand-derived bits.
 
 use mma::cases::{self, Case, Target};
-use mma::core::{format::Format, Model};
 use mma::nvidia::{self, Op};
+use mma::{format::Format, Model};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -22,7 +22,7 @@ fn vectors_dir() -> PathBuf {
 }
 
 fn is_nan(bits: u64, fmt: &Format) -> bool {
-    matches!(fmt.decode(bits), mma::core::Value::Nan)
+    matches!(fmt.decode(bits), mma::Value::Nan)
 }
 
 /// Lines whose mmasim result depends on the host rather than the model: a NaN out of the FMA
@@ -41,7 +41,7 @@ struct Tally {
 /// The cases of one instruction, for a second evaluation through `Kernel::dots`.
 #[derive(Default)]
 struct Batch {
-    unit: Option<&'static mma::core::DotUnit>,
+    unit: Option<&'static mma::DotUnit>,
     k: usize,
     ops: Vec<cases::Operands>,
     want: Vec<u64>,

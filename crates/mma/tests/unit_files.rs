@@ -1,7 +1,7 @@
 //! Unit files: every distinct unit of both catalogs survives unit → JSON → unit unchanged, the
 //! file says what `mma list` says, and a file with a misspelt or missing parameter is refused.
 
-use mma::core::{DotUnit, UnitFile};
+use mma::{DotUnit, UnitFile};
 use std::collections::HashSet;
 
 fn catalog_units() -> Vec<DotUnit> {

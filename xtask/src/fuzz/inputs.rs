@@ -246,8 +246,8 @@ pub fn values_step(ctx: &mut Ctx) {
             let _ = mma_cli::values::gemm_size(&s);
             let _ = mma_cli::values::word_list(&s);
             let _ = mma_cli::operand::rounding(&s);
-            for fmt in mma::core::format::ALL {
-                let mode = Some(mma::core::Rounding::NearestEven);
+            for fmt in mma::format::ALL {
+                let mode = Some(mma::Rounding::NearestEven);
                 let _ = mma_cli::operand::classify(&s, fmt, fmt.hex_digits(), Some, None);
                 if let Ok(Some(n)) = mma_cli::operand::parse_number(&s) {
                     let _ = mma_cli::operand::encode(fmt, &n, None);

@@ -2,7 +2,7 @@
 //! per-dot kernel, lane batch and plain model compared bit for bit.
 
 use super::Ctx;
-use mma::core::{DotUnit, Format, Kernel};
+use mma::{DotUnit, Format, Kernel};
 use rand::Rng;
 use std::collections::HashSet;
 

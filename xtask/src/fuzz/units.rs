@@ -8,9 +8,9 @@
 //! bit for bit, and none panics.
 
 use super::Ctx;
-use mma::core::format::{self, Format};
-use mma::core::unit_file::{Param, UnitFile};
-use mma::core::{DotUnit, GemmIn};
+use mma::format::{self, Format};
+use mma::unit_file::{Param, UnitFile};
+use mma::{DotUnit, GemmIn};
 use rand::Rng;
 use std::collections::BTreeMap;
 

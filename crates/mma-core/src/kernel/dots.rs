@@ -170,7 +170,13 @@ impl Kernel {
                 run.run(self, ra, rb, sa, sb, cw, dw);
                 true
             }
-            (1.., _, _) => x86::gst_dots(self, (ra, rb), (sa, sb), cw, dw),
+            // GST-FDPA's lanes: where the plan made their table and takes this K.
+            (1.., _, _) => match &self.plan.g {
+                Some(t) if self.plan.lanes_take(self.unit.block, k) => {
+                    x86::gst_dots(self, t, (ra, rb), (sa, sb), cw, dw)
+                }
+                _ => false,
+            },
             _ => false,
         };
         let first = if done { whole } else { 0 };
@@ -223,6 +229,64 @@ impl Kernel {
                     *di = self.dot(a.row(i), b.row(i), ci, &[], &[]);
                 }
             }
+        }
+    }
+}
+
+/// What the lane routines hand back: the dot products a group flags, or a whole batch whose K
+/// or kernel they do not take, one at a time through [`Kernel::dot`]. Here, not under `x86/`,
+/// so that the routines per key hold no `impl Kernel`.
+impl Kernel {
+    /// Every dot product through [`Kernel::dot`]: what a lane routine does with a kernel or a
+    /// K it does not take.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(super) fn all_per_dot<W: Word>(
+        &self,
+        a: Rows<'_, W>,
+        b: Rows<'_, W>,
+        scales: (&[u64], &[u64], usize),
+        c: &[u64],
+        d: &mut [u64],
+    ) {
+        let s = scales.2;
+        for g in (0..c.len()).step_by(32) {
+            let n = (c.len() - g).min(32);
+            let rows = (a.part(g, n), b.part(g, n));
+            let sc = (
+                &scales.0[g * s..(g + n) * s],
+                &scales.1[g * s..(g + n) * s],
+                s,
+            );
+            self.redo(
+                rows,
+                sc,
+                &c[g..g + n],
+                &mut d[g..g + n],
+                u32::MAX >> (32 - n),
+            );
+        }
+    }
+
+    /// The dot products of `c` whose bits are set in `redo` (bit `j`: row `j`, `j < 32`)
+    /// through [`Kernel::dot`]; `scales = (scale_a, scale_b, per dot product)`. Out of line:
+    /// the lanes call it only where a group has flagged lanes.
+    #[inline(never)]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(super) fn redo<W: Word>(
+        &self,
+        (a, b): (Rows<'_, W>, Rows<'_, W>),
+        (sa, sb, s): (&[u64], &[u64], usize),
+        c: &[u64],
+        d: &mut [u64],
+        mut redo: u32,
+    ) {
+        while redo != 0 {
+            let j = redo.trailing_zeros() as usize;
+            redo &= redo - 1;
+            let (sa_j, sb_j) = (&sa[j * s..(j + 1) * s], &sb[j * s..(j + 1) * s]);
+            d[j] = a.with_row(j, |aj| {
+                b.with_row(j, |bj| self.dot(aj, bj, c[j], sa_j, sb_j))
+            });
         }
     }
 }

@@ -20,6 +20,7 @@ use std::sync::OnceLock;
 
 /// An instruction set the kernels are compiled for, from the narrowest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Isa {
     /// Plain Rust compiled for the build's target: any CPU.
     Portable,

@@ -111,6 +111,7 @@ pub(super) fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
 /// No GST-FDPA lanes: nothing written.
 pub(super) fn gst_dots(
     _: &Kernel,
+    _: &super::plan::GLanes,
     _: (Rows<'_>, Rows<'_>),
     _: (&[u64], &[u64]),
     _: &[u64],

@@ -187,4 +187,25 @@ impl<'a, W: Word> Rows<'a, W> {
     pub fn row(&self, j: usize) -> &'a [W] {
         &self.words[j * self.stride..j * self.stride + self.k]
     }
+
+    /// `f` of row `j` as `u64` words (zero-extended from a narrower width): how the lanes a
+    /// routine flags reach [`crate::kernel::Kernel::dot`].
+    #[inline]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(super) fn with_row<R>(&self, j: usize, f: impl FnOnce(&[u64]) -> R) -> R {
+        let row = self.row(j);
+        if let Some(row) = W::as_u64(row) {
+            return f(row);
+        }
+        // Instruction-sized rows on the stack; longer chained rows (rare: only flagged lanes
+        // come here) on the heap.
+        const STACK: usize = 128;
+        if row.len() <= STACK {
+            let mut buf = [0u64; STACK];
+            crate::kernel::widen_words(row, &mut buf[..row.len()]);
+            return f(&buf[..row.len()]);
+        }
+        let buf: Vec<u64> = row.iter().map(|&w| w.into()).collect();
+        f(&buf)
+    }
 }

@@ -8,7 +8,7 @@
 use super::steps::Steps;
 use super::vector::{Ymm, Zmm};
 use super::{batch, both, e_fdpa_chain, fma, gst, simd, stage, LaneFn, StoredFn};
-use crate::kernel::plan::{LaneKey, Path, StKey, VFmt, TR_SHORT};
+use crate::kernel::plan::{GLanes, LaneKey, Path, StKey, VFmt, TR_SHORT};
 use crate::kernel::words::Word;
 use crate::kernel::{table, Kernel, Rows};
 use core::marker::PhantomData;
@@ -129,99 +129,38 @@ unsafe fn on_zmm<L: Lanes<W>, W: Word>(
     }
 }
 
-impl Kernel {
-    /// GST-FDPA dot products of one block of four-bit elements with fp32 C and D, eight at a
-    /// time ([`gst::gst`]); `false` (nothing written) where the unit, K or the output does
-    /// not fit the lanes.
-    /// # Safety
-    /// The CPU must support [`crate::Isa::Avx2`]: a kernel holds this routine only when it
-    /// was planned for a vector instruction set (which has it).
-    #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-    pub(super) unsafe fn gst_dots(
-        &self,
-        a: Rows<'_>,
-        b: Rows<'_>,
-        sa: &[u64],
-        sb: &[u64],
-        c: &[u64],
-        d: &mut [u64],
-    ) -> bool {
-        let k = a.k();
-        let Some(t) = self.plan.g else {
-            return false;
+/// GST-FDPA dot products of one block of four-bit elements with fp32 C and D, eight at a time
+/// ([`gst::gst`]), with the table `t` of a plan whose lanes take this unit and K (the caller
+/// decides; `dots.rs`). Writes every D word (lanes the lanes flag through [`Kernel::dot`]).
+/// # Safety
+/// The CPU must support [`crate::Isa::Avx2`]: a kernel calls this only when it was planned for
+/// a vector instruction set (which has it).
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+pub(super) unsafe fn gst_dots(
+    kern: &Kernel,
+    t: &GLanes,
+    (a, b): (Rows<'_>, Rows<'_>),
+    (sa, sb): (&[u64], &[u64]),
+    c: &[u64],
+    d: &mut [u64],
+) {
+    let k = a.k();
+    let s = k / t.per;
+    for (g, (cg, dg)) in c.chunks_exact(8).zip(d.chunks_exact_mut(8)).enumerate() {
+        let (ra, rb) = (a.part(8 * g, 8), b.part(8 * g, 8));
+        let (sa8, sb8) = (
+            &sa[8 * g * s..8 * (g + 1) * s],
+            &sb[8 * g * s..8 * (g + 1) * s],
+        );
+        let (c8, d8) = (cg.try_into().expect("eight"), dg.try_into().expect("eight"));
+        let redo = match k {
+            64 => gst::gst::<64, 4>(t, ra, rb, sa8, sb8, c8, d8),
+            32 => gst::gst::<32, 2>(t, ra, rb, sa8, sb8, c8, d8),
+            16 => gst::gst::<16, 1>(t, ra, rb, sa8, sb8, c8, d8),
+            _ => 0xff,
         };
-        if !self.plan.lanes_take(self.unit.block, k) {
-            return false;
-        }
-        let s = k / t.per;
-        for (g, (cg, dg)) in c.chunks_exact(8).zip(d.chunks_exact_mut(8)).enumerate() {
-            let (ra, rb) = (a.part(8 * g, 8), b.part(8 * g, 8));
-            let (sa8, sb8) = (
-                &sa[8 * g * s..8 * (g + 1) * s],
-                &sb[8 * g * s..8 * (g + 1) * s],
-            );
-            let (c8, d8) = (cg.try_into().expect("eight"), dg.try_into().expect("eight"));
-            let redo = match k {
-                64 => gst::gst::<64, 4>(&t, ra, rb, sa8, sb8, c8, d8),
-                32 => gst::gst::<32, 2>(&t, ra, rb, sa8, sb8, c8, d8),
-                16 => gst::gst::<16, 1>(&t, ra, rb, sa8, sb8, c8, d8),
-                _ => 0xff,
-            };
-            if redo != 0 {
-                self.redo((ra, rb), (sa8, sb8, s), cg, dg, redo);
-            }
-        }
-        true
-    }
-
-    /// Every dot product through [`Kernel::dot`]: what a lane routine does with a kernel or a
-    /// K it does not take.
-    fn all_per_dot<W: Word>(
-        &self,
-        a: Rows<'_, W>,
-        b: Rows<'_, W>,
-        scales: (&[u64], &[u64], usize),
-        c: &[u64],
-        d: &mut [u64],
-    ) {
-        let s = scales.2;
-        for g in (0..c.len()).step_by(32) {
-            let n = (c.len() - g).min(32);
-            let rows = (a.part(g, n), b.part(g, n));
-            let sc = (
-                &scales.0[g * s..(g + n) * s],
-                &scales.1[g * s..(g + n) * s],
-                s,
-            );
-            self.redo(
-                rows,
-                sc,
-                &c[g..g + n],
-                &mut d[g..g + n],
-                u32::MAX >> (32 - n),
-            );
-        }
-    }
-
-    /// The dot products of `c` whose bits are set in `redo` (bit `j`: row `j`, `j < 32`)
-    /// through [`Kernel::dot`]; `scales = (scale_a, scale_b, per dot product)`. Out of line:
-    /// the lanes call it only where a group has flagged lanes.
-    #[inline(never)]
-    fn redo<W: Word>(
-        &self,
-        (a, b): (Rows<'_, W>, Rows<'_, W>),
-        (sa, sb, s): (&[u64], &[u64], usize),
-        c: &[u64],
-        d: &mut [u64],
-        mut redo: u32,
-    ) {
-        while redo != 0 {
-            let j = redo.trailing_zeros() as usize;
-            redo &= redo - 1;
-            let (sa_j, sb_j) = (&sa[j * s..(j + 1) * s], &sb[j * s..(j + 1) * s]);
-            d[j] = a.with_row(j, |aj| {
-                b.with_row(j, |bj| self.dot(aj, bj, c[j], sa_j, sb_j))
-            });
+        if redo != 0 {
+            kern.redo((ra, rb), (sa8, sb8, s), cg, dg, redo);
         }
     }
 }

@@ -42,7 +42,7 @@ pub(super) use gemm::gemm_lanes;
 pub(crate) use gemm::GemmLanes;
 pub(super) use per_dot::gst_v;
 
-use crate::kernel::plan::{LaneKey, StKey, VDotKey};
+use crate::kernel::plan::{GLanes, LaneKey, StKey, VDotKey};
 use crate::kernel::scalar::sliced::LastLanes;
 use crate::kernel::words::{Word, Words};
 use crate::kernel::{Isa, Kernel, Rows};
@@ -321,13 +321,14 @@ pub(super) fn last_add(isa: Isa, l: LastLanes, acc: &[u64], cd: &mut [u64]) -> u
     unsafe { last_add::add(l, acc, cd) }
 }
 
-/// GST-FDPA dot products eight at a time (`Kernel::gst_dots`); `false` (nothing written) where
-/// the kernel is not planned for a vector instruction set or the unit, K or output do not fit
-/// the lanes.
+/// GST-FDPA dot products eight at a time ([`lanes::gst_dots`]) with the plan's table `t`, where
+/// the dispatch found that the lanes take the unit and K; `false` (nothing written) where the
+/// kernel is not planned for a vector instruction set.
 pub(super) fn gst_dots(
     k: &Kernel,
-    (a, b): (Rows<'_>, Rows<'_>),
-    (sa, sb): (&[u64], &[u64]),
+    t: &GLanes,
+    rows: (Rows<'_>, Rows<'_>),
+    scales: (&[u64], &[u64]),
     c: &[u64],
     d: &mut [u64],
 ) -> bool {
@@ -335,5 +336,6 @@ pub(super) fn gst_dots(
         return false;
     }
     // SAFETY: as in `dot`: the kernel's `isa` is supported by this CPU.
-    unsafe { k.gst_dots(a, b, sa, sb, c, d) }
+    unsafe { lanes::gst_dots(k, t, rows, scales, c, d) };
+    true
 }

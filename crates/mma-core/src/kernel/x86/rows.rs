@@ -1,6 +1,6 @@
 //! Operand rows into vector lanes: the generic entry to the row loads of each width
 //! ([`Vector::columns`] and its shorter forms, in `vector/ymm.rs` and `vector/zmm.rs`), and the
-//! way back from lanes to rows for the dot products a routine flags ([`Rows::with_row`]).
+//! way back from lanes to rows is `Rows::with_row` (`words.rs`).
 //! Soundness: `x86/mod.rs`; every pointer read is argued where it happens.
 
 use super::vector::Vector;
@@ -49,25 +49,5 @@ impl<W: Word> Rows<'_, W> {
             V::pack16(c[4], c[5]),
             V::pack16(c[6], c[7]),
         ]
-    }
-
-    /// `f` of row `j` as `u64` words (zero-extended from a narrower width): how the lanes a
-    /// routine flags reach [`crate::kernel::Kernel::dot`].
-    #[inline]
-    pub(super) fn with_row<R>(&self, j: usize, f: impl FnOnce(&[u64]) -> R) -> R {
-        let row = self.row(j);
-        if let Some(row) = W::as_u64(row) {
-            return f(row);
-        }
-        // Instruction-sized rows on the stack; longer chained rows (rare: only flagged lanes
-        // come here) on the heap.
-        const STACK: usize = 128;
-        if row.len() <= STACK {
-            let mut buf = [0u64; STACK];
-            crate::kernel::widen_words(row, &mut buf[..row.len()]);
-            return f(&buf[..row.len()]);
-        }
-        let buf: Vec<u64> = row.iter().map(|&w| w.into()).collect();
-        f(&buf)
     }
 }
