@@ -2,10 +2,10 @@
 //! exact dyadic values `±mag·2^exp` as exact decimals and C99 hex-floats. All exact
 //! (`num-bigint`); nothing goes through `f64`.
 
-use mma::round::{round, RoundOpts, Rounding};
+use mma::round::{round, Exact, RoundOpts, Rounding};
 use mma::{Format, Value};
 use num_bigint::BigUint;
-use num_traits::Zero;
+use num_traits::{One, ToPrimitive, Zero};
 
 /// `mag·2^exp` as an exact decimal `M·10^k` (`M` as its digits).
 fn exact_digits(mag: &BigUint, exp: i64) -> (String, i64) {
@@ -90,7 +90,7 @@ pub fn shortest(fmt: &Format, bits: u64) -> String {
     for p in 1..digits.len() {
         let (d, k2) = round_digits(&digits, k, p);
         let mag: BigUint = d.parse().unwrap_or_default();
-        let x = crate::operand::to_exact(neg, &mag, 0, k2);
+        let x = to_exact(neg, &mag, 0, k2);
         if round(fmt, x, Rounding::NearestEven, RoundOpts::IEEE) == v {
             return layout(neg, &d, k2);
         }
@@ -111,6 +111,62 @@ fn round_digits(digits: &str, k: i64, p: usize) -> (String, i64) {
     }
     let n: BigUint = head.parse::<BigUint>().unwrap_or_default() + 1u32;
     (n.to_string(), k2)
+}
+
+/// The exact value as the rounding routine's input: at least 112 significant bits, and a
+/// sticky bit for the rest, which is more than the routine's contract asks (one bit below the
+/// result's last place for every format up to f64). Magnitudes beyond every format's range
+/// are replaced by values as far out on the same side, which round the same way.
+pub fn to_exact(neg: bool, mag: &BigUint, exp2: i64, exp10: i64) -> Exact {
+    if mag.is_zero() {
+        return Exact {
+            neg,
+            mag: 0,
+            exp: 0,
+            sticky: false,
+        };
+    }
+    let log2 = mag.bits() as f64 + exp2 as f64 + exp10 as f64 * std::f64::consts::LOG2_10;
+    if log2 > 1500.0 {
+        // Above f64's 2^1024 by far: overflows every format.
+        return Exact {
+            neg,
+            mag: 1 << 112,
+            exp: 1500,
+            sticky: false,
+        };
+    }
+    if log2 < -1500.0 {
+        // Below half of f64's least subnormal 2^-1074: only a sticky remainder.
+        return Exact {
+            neg,
+            mag: 0,
+            exp: 0,
+            sticky: true,
+        };
+    }
+    let (mut n, mut d) = (mag.clone(), BigUint::one());
+    let p10 = BigUint::from(10u32).pow(exp10.unsigned_abs() as u32);
+    if exp10 >= 0 {
+        n *= p10;
+    } else {
+        d *= p10;
+    }
+    // q = floor(n·2^s / d) has 112 or 113 bits.
+    let s = 112 - (n.bits() as i64 - d.bits() as i64);
+    if s >= 0 {
+        n <<= s as usize;
+    } else {
+        d <<= (-s) as usize;
+    }
+    let q = &n / &d;
+    let sticky = !(n % d).is_zero();
+    Exact {
+        neg,
+        mag: q.to_u128().unwrap_or(u128::MAX),
+        exp: (exp2 - s) as i32,
+        sticky,
+    }
 }
 
 #[cfg(test)]

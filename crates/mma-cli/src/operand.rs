@@ -28,10 +28,10 @@
 //! assert!(encode(&E4M3, &big, None).is_err()); // above 448, and e4m3 has no Inf
 //! ```
 
+use crate::decimal::to_exact;
 use mma::round::{round, Exact, RoundOpts, Rounding};
 use mma::{Format, Value};
 use num_bigint::BigUint;
-use num_traits::{One, ToPrimitive, Zero};
 
 /// A number read from the command line, exactly: `(-1)^neg · mag · 2^exp2 · 10^exp10`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -185,62 +185,6 @@ fn exponent(t: &str) -> Option<i64> {
         })
         .min(EXP_CLAMP);
     Some(if neg { -v } else { v })
-}
-
-/// The exact value as the rounding routine's input: at least 112 significant bits, and a
-/// sticky bit for the rest, which is more than the routine's contract asks (one bit below the
-/// result's last place for every format up to f64). Magnitudes beyond every format's range
-/// are replaced by values as far out on the same side, which round the same way.
-pub fn to_exact(neg: bool, mag: &BigUint, exp2: i64, exp10: i64) -> Exact {
-    if mag.is_zero() {
-        return Exact {
-            neg,
-            mag: 0,
-            exp: 0,
-            sticky: false,
-        };
-    }
-    let log2 = mag.bits() as f64 + exp2 as f64 + exp10 as f64 * std::f64::consts::LOG2_10;
-    if log2 > 1500.0 {
-        // Above f64's 2^1024 by far: overflows every format.
-        return Exact {
-            neg,
-            mag: 1 << 112,
-            exp: 1500,
-            sticky: false,
-        };
-    }
-    if log2 < -1500.0 {
-        // Below half of f64's least subnormal 2^-1074: only a sticky remainder.
-        return Exact {
-            neg,
-            mag: 0,
-            exp: 0,
-            sticky: true,
-        };
-    }
-    let (mut n, mut d) = (mag.clone(), BigUint::one());
-    let p10 = BigUint::from(10u32).pow(exp10.unsigned_abs() as u32);
-    if exp10 >= 0 {
-        n *= p10;
-    } else {
-        d *= p10;
-    }
-    // q = floor(n·2^s / d) has 112 or 113 bits.
-    let s = 112 - (n.bits() as i64 - d.bits() as i64);
-    if s >= 0 {
-        n <<= s as usize;
-    } else {
-        d <<= (-s) as usize;
-    }
-    let q = &n / &d;
-    let sticky = !(n % d).is_zero();
-    Exact {
-        neg,
-        mag: q.to_u128().unwrap_or(u128::MAX),
-        exp: (exp2 - s) as i32,
-        sticky,
-    }
 }
 
 /// Whether `fmt` can encode zero (ue8m0's code 0 is 2^-127).

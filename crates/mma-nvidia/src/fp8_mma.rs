@@ -24,7 +24,8 @@
 //! register layout split the same way (pairs of consecutive k in two passes).
 
 use crate::arch::Arch;
-use crate::catalog::{ptx, Instruction, Layout, Op};
+use crate::op::{ptx, Instruction, Op};
+use mma_core::catalog::Layout;
 use mma_core::format::{self, Format};
 use mma_core::models::sliced_fdpa::SlicedFdpa;
 use mma_core::models::t_fdpa::TFdpa;

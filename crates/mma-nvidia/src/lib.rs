@@ -67,6 +67,7 @@ pub mod catalog;
 mod fp8_mma;
 pub mod library;
 mod lookup;
+mod op;
 
 pub use arch::Arch;
 pub use catalog::{Instruction, Layout, Op};
