@@ -1,6 +1,6 @@
 """Emulated GEMMs and error campaigns on Dask (``dask.array``, ``dask.distributed``).
 
-``import mma.dask`` needs ``dask[array]`` (and ``distributed`` for a cluster); ``import mma``
+``import mma.dask`` needs ``dask[array]`` (and ``dask[distributed]`` for a cluster); ``import mma``
 alone does not import it. Three entry points:
 
 - :func:`scaled_mm`: :func:`mma.scaled_mm` (``torch._scaled_mm`` as a GPU's cuBLASLt computes
