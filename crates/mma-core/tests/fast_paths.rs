@@ -183,7 +183,11 @@ fn gst_fast_matches_plain() {
                 out: rz32,
             }),
         };
-        let avx2 = mma_core::Isa::detect() != mma_core::Isa::Portable;
+        // The per-dot vector block and GST-FDPA's lanes are compiled for x86-64 (AVX2) only.
+        let avx2 = matches!(
+            mma_core::Isa::detect(),
+            mma_core::Isa::Avx2 | mma_core::Isa::Avx512
+        );
         assert_eq!(unit.kernel().is_vector(), avx2);
         // The lane path (`Kernel::dots`) takes a scale per 16 or 32 elements.
         assert_eq!(unit.kernel().is_batched(), avx2);
@@ -506,7 +510,7 @@ fn efdpa_fast_matches_plain() {
     }
 }
 
-/// The E-FDPA lanes' exactness bound and tie rule (`x86/e_fdpa.rs`), where an `f64` sum that
+/// The E-FDPA lanes' exactness bound and tie rule (`lanes/e_fdpa.rs`), where an `f64` sum that
 /// dropped a bit would round differently: C = 2^m, a product 2^(m-24) (a tie for fp32's last
 /// place) and a second, tiny product p with a full significand (|p| < 4 · 2^t, t the sum of its
 /// factors' exponents, t <= m - 25). Exactly, for p > 0 the sum is above the tie and below
@@ -631,9 +635,12 @@ fn tr_fdpa_fast_matches_plain() {
         // CDNA3 xf32: tf32 in fp32 words, blocks of 4.
         tr_unit(format::TF32, format::TF32, 4, -126, 24),
     ];
-    // The vector block (AVX2 builds) runs these format pairs for blocks of 8 and 16; the lanes
-    // every unit here, for whole blocks and (blocks above 4) a last block of 4.
-    let avx2 = mma_core::Isa::detect() != mma_core::Isa::Portable;
+    // The vector block (x86-64 with AVX2 only) runs these format pairs for blocks of 8 and 16;
+    // the lanes every unit here, for whole blocks and (blocks above 4) a last block of 4.
+    let avx2 = matches!(
+        mma_core::Isa::detect(),
+        mma_core::Isa::Avx2 | mma_core::Isa::Avx512
+    );
     for u in &units {
         let kern = u.kernel();
         assert_eq!(
@@ -642,8 +649,10 @@ fn tr_fdpa_fast_matches_plain() {
             "{}",
             u.describe()
         );
-        assert_eq!(kern.is_batched_for(u.block), avx2, "{}", u.describe());
-        assert_eq!(kern.is_batched_for(u.block + 4), avx2, "{}", u.describe());
+        // The lanes: every vector instruction set (AVX2, AVX-512, NEON).
+        let lanes = mma_core::Isa::detect() != mma_core::Isa::Portable;
+        assert_eq!(kern.is_batched_for(u.block), lanes, "{}", u.describe());
+        assert_eq!(kern.is_batched_for(u.block + 4), lanes, "{}", u.describe());
         assert!(!kern.is_batched_for(u.block + 2), "{}", u.describe());
     }
     for (i, u) in units.iter().enumerate() {
@@ -690,7 +699,10 @@ fn gtr_fdpa_fast_matches_plain() {
         gtr(e4, e4, 4, 25, -126),
     ];
     for u in &units {
-        let want = mma_core::Isa::detect() != mma_core::Isa::Portable && u.block % 8 == 0;
+        let want = matches!(
+            mma_core::Isa::detect(),
+            mma_core::Isa::Avx2 | mma_core::Isa::Avx512
+        ) && u.block % 8 == 0;
         assert_eq!(u.kernel().is_vector(), want, "{}", u.describe());
     }
     for (i, u) in units.iter().enumerate() {

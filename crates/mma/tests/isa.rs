@@ -1,6 +1,7 @@
 //! Run-time instruction-set selection: every distinct unit of both catalogs gives the same bits
-//! through the portable kernels and through the AVX2 and AVX-512 ones (where this CPU has
-//! them), one dot product at a time and in batches; and a kernel made the default way takes the
+//! through the portable kernels and through the vector ones of this architecture (AVX2 and
+//! AVX-512 on x86-64, where this CPU has them; NEON on AArch64, which `.ci/run` runs under
+//! qemu), one dot product at a time and in batches; and a kernel made the default way takes the
 //! best instruction set of this CPU, whatever the build's target flags.
 
 use mma::{DotUnit, Format};
@@ -49,7 +50,8 @@ fn units() -> Vec<(String, DotUnit, usize)> {
 
 /// Every vector instruction set against the portable kernels on every distinct unit, batches
 /// of two groups of sixteen, one of eight and a tail (so that the AVX-512 routines run their
-/// last group through the AVX2 lanes). Returns the number of units on lanes, per set.
+/// last group through the AVX2 lanes; 43 is not a multiple of NEON's four either). Returns the
+/// number of units on lanes, per set.
 fn compare_with_portable(isa: Isa) -> usize {
     let mut g = Gen(0x243f_6a88_85a3_08d3);
     let mut lanes = 0;
@@ -88,6 +90,7 @@ fn compare_with_portable(isa: Isa) -> usize {
     lanes
 }
 
+#[cfg(target_arch = "x86_64")]
 #[test]
 fn portable_and_avx2_kernels_agree_on_every_unit() {
     if Kernel::with_isa(units()[0].1, Isa::Avx2).is_none() {
@@ -104,6 +107,7 @@ fn portable_and_avx2_kernels_agree_on_every_unit() {
 /// AVX-512 where the CPU has it. Where it does not, the check cannot run, and the test fails
 /// unless told so (`MMA_ALLOW_NO_AVX512=1`, which `.ci/run` sets on such a CPU and reports at
 /// its end): a skipped comparison must not pass silently.
+#[cfg(target_arch = "x86_64")]
 #[test]
 fn portable_and_avx512_kernels_agree_on_every_unit() {
     if !Isa::Avx512.is_supported() {
@@ -121,20 +125,37 @@ fn portable_and_avx512_kernels_agree_on_every_unit() {
     assert!(lanes > 100, "only {lanes} units took lanes");
 }
 
+/// NEON on every AArch64 CPU (the architecture's baseline): it must be there.
+#[cfg(target_arch = "aarch64")]
+#[test]
+fn portable_and_neon_kernels_agree_on_every_unit() {
+    assert!(
+        Isa::Neon.is_supported(),
+        "an AArch64 CPU without Advanced SIMD"
+    );
+    let lanes = compare_with_portable(Isa::Neon);
+    assert!(lanes > 100, "only {lanes} units took lanes");
+}
+
 #[test]
 fn the_default_kernel_takes_the_best_instruction_set_of_this_cpu() {
     let unit = mma::nvidia::find("H100", None, "m64n8k16.f32.f16.f16")
         .unwrap()
         .unit;
     let forced = std::env::var_os("MMA_FORCE_SCALAR").is_some_and(|v| !v.is_empty() && v != "0");
+    // `MMA_ISA` caps the choice (a set of this architecture; `.ci/run` sets none or one).
     let cap = std::env::var("MMA_ISA")
         .ok()
         .and_then(|v| Isa::ALL.into_iter().find(|i| i.name() == v))
-        .unwrap_or(Isa::Avx512);
+        .unwrap_or(Isa::best_supported());
     let want = if forced {
         Isa::Portable
     } else {
-        Isa::best_supported().min(cap)
+        Isa::ALL
+            .into_iter()
+            .rev()
+            .find(|i| i.is_supported() && *i <= cap)
+            .unwrap()
     };
     assert_eq!(unit.kernel().isa(), want);
     assert_eq!(unit.kernel().is_batched(), want != Isa::Portable);

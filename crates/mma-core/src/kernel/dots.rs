@@ -1,13 +1,13 @@
 //! Many dot products at once: [`Kernel::dots`], and the lane-wise routine ("eight") of a unit,
 //! which evaluates dot products together across vector lanes, eight with AVX2 and sixteen with
-//! AVX-512 (`x86/lanes.rs`), for any multiple of eight of them. The matrix driver
+//! AVX-512 (`lanes/mod.rs`), for any multiple of eight of them. The matrix driver
 //! ([`DotUnit::gemm`](crate::DotUnit::gemm)) uses the same routine for a group of columns of a
 //! row of D.
 
 use super::plan::Path;
 use super::scalar::sliced::LastAdd;
 use super::words::{Permuted, Rows, Word, Words};
-use super::{x86, Kernel};
+use super::{arch, Kernel};
 use crate::model::{Formats, MAX_BLOCK};
 use crate::unit::{DotUnit, Model, ShapeError};
 use crate::value::Value;
@@ -173,7 +173,7 @@ impl Kernel {
             // GST-FDPA's lanes: where the plan made their table and takes this K.
             (1.., _, _) => match &self.plan.g {
                 Some(t) if self.plan.lanes_take(self.unit.block, k) => {
-                    x86::gst_dots(self, t, (ra, rb), (sa, sb), cw, dw)
+                    arch::gst_dots(self, t, (ra, rb), (sa, sb), cw, dw)
                 }
                 _ => false,
             },
@@ -239,7 +239,10 @@ impl Kernel {
 impl Kernel {
     /// Every dot product through [`Kernel::dot`]: what a lane routine does with a kernel or a
     /// K it does not take.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )]
     pub(super) fn all_per_dot<W: Word>(
         &self,
         a: Rows<'_, W>,
@@ -271,7 +274,10 @@ impl Kernel {
     /// through [`Kernel::dot`]; `scales = (scale_a, scale_b, per dot product)`. Out of line:
     /// the lanes call it only where a group has flagged lanes.
     #[inline(never)]
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )]
     pub(super) fn redo<W: Word>(
         &self,
         (a, b): (Rows<'_, W>, Rows<'_, W>),
@@ -322,7 +328,7 @@ pub(super) fn permuted<'b>(
     let at = (from, order);
     match words {
         Words::U8(x) => {
-            if !super::x86::permute_bytes(kern, x, rows.clone(), k, at, &mut out.u8) {
+            if !super::arch::permute_bytes(kern, x, rows.clone(), k, at, &mut out.u8) {
                 go(x, rows, k, at, &mut out.u8);
             }
             Words::U8(&out.u8)
@@ -347,9 +353,9 @@ pub(super) fn permuted<'b>(
 fn widen(words: Words<'_>, k: &Kernel, from: usize, to: usize, out: &mut Vec<u64>) {
     out.resize(to - from, 0);
     match words {
-        Words::U8(x) => x86::widen(k, &x[from..to], out),
-        Words::U16(x) => x86::widen(k, &x[from..to], out),
-        Words::U32(x) => x86::widen(k, &x[from..to], out),
+        Words::U8(x) => arch::widen(k, &x[from..to], out),
+        Words::U16(x) => arch::widen(k, &x[from..to], out),
+        Words::U32(x) => arch::widen(k, &x[from..to], out),
         Words::U64(x) => out.copy_from_slice(&x[from..to]),
     }
 }
@@ -416,7 +422,7 @@ fn sliced_dots(
             }
             let fast = last.filter(|_| *c_fmt == f.d);
             let done = match fast.and_then(|l| l.lanes()) {
-                Some(l) => x86::last_add(kern.plan.isa, l, &acc[..rows], out),
+                Some(l) => arch::last_add(kern.plan.isa, l, &acc[..rows], out),
                 None => 0,
             };
             for i in done..rows {

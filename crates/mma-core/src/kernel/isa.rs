@@ -10,11 +10,16 @@
 //! enables the features at compile time gets the same code. Every instruction set gives the
 //! same bits.
 //!
+//! On AArch64 the lane routines are compiled for Advanced SIMD ([`Isa::Neon`], four dot
+//! products per 128-bit vector), which every AArch64 CPU has (the Armv8-A baseline that
+//! `aarch64-unknown-linux-gnu` and `aarch64-apple-darwin` assume), so they need no
+//! `#[target_feature]` and no detection beyond confirming it.
+//!
 //! Two environment variables cap the choice of [`Isa::detect`], for testing and measuring the
 //! narrower sets on a wider CPU: `MMA_FORCE_SCALAR` (anything but `0` or empty) makes it answer
-//! [`Isa::Portable`]; `MMA_ISA` set to `portable`, `avx2` or `avx512` makes it answer the best
-//! set this CPU has up to that one (another value is reported on standard error once and
-//! ignored).
+//! [`Isa::Portable`]; `MMA_ISA` set to `portable`, `avx2`, `avx512` or `neon` makes it answer
+//! the best set this CPU has up to that one (another value, or a set of another architecture,
+//! is reported on standard error once and ignored).
 
 use std::sync::OnceLock;
 
@@ -29,11 +34,14 @@ pub enum Isa {
     /// [`Isa::Avx2`] and AVX-512 F, BW, DQ and VL (Skylake-SP, Ice Lake, Sapphire Rapids,
     /// Zen 4 and later): the lane routines sixteen dot products wide.
     Avx512,
+    /// AArch64 Advanced SIMD (every AArch64 CPU: Apple M-series, NVIDIA Grace, AWS Graviton):
+    /// the lane routines four dot products wide.
+    Neon,
 }
 
 impl Isa {
     /// Every instruction set, from the narrowest.
-    pub const ALL: [Isa; 3] = [Isa::Portable, Isa::Avx2, Isa::Avx512];
+    pub const ALL: [Isa; 4] = [Isa::Portable, Isa::Avx2, Isa::Avx512, Isa::Neon];
 
     /// The best instruction set of this CPU, honouring `MMA_FORCE_SCALAR` and `MMA_ISA` (module
     /// docs); detected once per process.
@@ -44,19 +52,28 @@ impl Isa {
             if set("MMA_FORCE_SCALAR").is_some_and(|v| v != "0") {
                 return Isa::Portable;
             }
+            let best = Isa::best_supported();
             let cap = match set("MMA_ISA") {
-                None => Isa::Avx512,
-                Some(v) => Isa::ALL
-                    .into_iter()
-                    .find(|i| i.name() == v)
-                    .unwrap_or_else(|| {
+                None => best,
+                Some(v) => match Isa::ALL.into_iter().find(|i| i.name() == v) {
+                    Some(i) if i.family() == best.family() || i == Isa::Portable => i,
+                    Some(_) => {
+                        eprintln!("mma: MMA_ISA={v:?} is not an instruction set of this CPU's architecture: ignored");
+                        best
+                    }
+                    None => {
                         eprintln!(
-                            "mma: MMA_ISA={v:?} is not one of portable, avx2, avx512: ignored"
+                            "mma: MMA_ISA={v:?} is not one of portable, avx2, avx512, neon: ignored"
                         );
-                        Isa::Avx512
-                    }),
+                        best
+                    }
+                },
             };
-            Isa::best_supported().min(cap)
+            Isa::ALL
+                .into_iter()
+                .rev()
+                .find(|i| i.is_supported() && i.family() == best.family() && *i <= cap)
+                .unwrap_or(Isa::Portable)
         })
     }
 
@@ -92,16 +109,33 @@ impl Isa {
             }
             #[cfg(not(target_arch = "x86_64"))]
             Isa::Avx2 | Isa::Avx512 => false,
+            // Advanced SIMD is part of the AArch64 baseline the build targets assume; the
+            // detection macro confirms it (and answers `true` without a system call).
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => std::arch::is_aarch64_feature_detected!("neon"),
+            #[cfg(not(target_arch = "aarch64"))]
+            Isa::Neon => false,
+        }
+    }
+
+    /// The architecture a set belongs to (the portable set to every one): `MMA_ISA` caps the
+    /// choice within it.
+    fn family(self) -> u8 {
+        match self {
+            Isa::Portable => 0,
+            Isa::Avx2 | Isa::Avx512 => 1,
+            Isa::Neon => 2,
         }
     }
 
     /// The name `mma bench` and `--json` outputs print, and `MMA_ISA` takes: `portable`,
-    /// `avx2` or `avx512`.
+    /// `avx2`, `avx512` or `neon`.
     pub fn name(self) -> &'static str {
         match self {
             Isa::Portable => "portable",
             Isa::Avx2 => "avx2",
             Isa::Avx512 => "avx512",
+            Isa::Neon => "neon",
         }
     }
 
@@ -111,12 +145,13 @@ impl Isa {
             Isa::Portable => 0,
             Isa::Avx2 => 8,
             Isa::Avx512 => 16,
+            Isa::Neon => 4,
         }
     }
 
-    /// Whether kernels of this set run the AVX2 code (the per-dot vector blocks, and the lanes
-    /// of this width or wider).
+    /// Whether kernels of this set run the AVX2 code (the per-dot vector blocks, GST-FDPA's
+    /// lanes, and the lanes of this width or wider).
     pub(super) fn has_avx2(self) -> bool {
-        self != Isa::Portable
+        matches!(self, Isa::Avx2 | Isa::Avx512)
     }
 }

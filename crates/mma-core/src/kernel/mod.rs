@@ -24,20 +24,30 @@ mod isa;
 mod plan;
 mod round;
 pub(crate) use round::FastRound;
+mod lanes;
 mod scalar;
 mod table;
 mod words;
-// The one gate of machine-specific code: `x86/` on x86-64, a stand-in without routines
-// elsewhere (same names; `Isa::detect` never returns `Isa::Avx2` there).
+// The one gate of machine-specific code: the leaf `arch` of this target, `x86/` on x86-64,
+// `aarch64/` on AArch64, the stand-in without routines elsewhere (`no_vector.rs`: the same
+// names; `Isa::detect` never returns a vector instruction set there). `aarch64/` takes the
+// stand-in's names for what it does not compile.
 #[cfg(target_arch = "x86_64")]
 mod x86;
+#[cfg(target_arch = "x86_64")]
+use x86 as arch;
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
+#[cfg(target_arch = "aarch64")]
+use aarch64 as arch;
 #[cfg(not(target_arch = "x86_64"))]
-#[path = "no_x86.rs"]
-mod x86;
+mod no_vector;
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+use no_vector as arch;
 
+pub(crate) use arch::{host_binary32_is_ieee, GemmLanes};
 pub use isa::Isa;
 pub use words::{Rows, Word};
-pub(crate) use x86::{host_binary32_is_ieee, GemmLanes};
 #[cfg(test)]
 mod tests;
 
@@ -56,11 +66,11 @@ pub struct Kernel {
     /// the plan's keys.
     plan: Plan,
     /// The vector block of one dot product.
-    vdot: Option<x86::VDot>,
-    lane_routine: Option<x86::LaneRoutine>,
+    vdot: Option<arch::VDot>,
+    lane_routine: Option<arch::LaneRoutine>,
     /// The lane routine compiled for the operands' storage width (`Kernel::dots`).
-    lane_stored: Option<x86::Stored>,
-    lane_scaled: Option<x86::LaneRoutineScaled>,
+    lane_stored: Option<arch::Stored>,
+    lane_scaled: Option<arch::LaneRoutineScaled>,
 }
 
 impl DotUnit {
@@ -94,16 +104,16 @@ impl Kernel {
     fn for_isa(unit: DotUnit, isa: Isa) -> Kernel {
         let plan = Plan::new(&unit, isa);
         let (lane_routine, lane_stored) =
-            match plan.lanes.and_then(|key| x86::lane_routine_of(key, isa)) {
+            match plan.lanes.and_then(|key| arch::lane_routine_of(key, isa)) {
                 Some((routine, stored)) => (Some(routine), stored),
                 None => (None, None),
             };
         Kernel {
             unit,
-            vdot: plan.vdot.and_then(|key| x86::vdot_of(key, isa)),
+            vdot: plan.vdot.and_then(|key| arch::vdot_of(key, isa)),
             lane_routine,
             lane_stored,
-            lane_scaled: plan.st.and_then(|key| x86::lane_scaled_of(key, isa)),
+            lane_scaled: plan.st.and_then(|key| arch::lane_scaled_of(key, isa)),
             plan,
         }
     }
@@ -128,13 +138,13 @@ impl Kernel {
         k_step: usize,
         b_cols: &[u64],
     ) -> Option<GemmLanes> {
-        x86::gemm_lanes(self, nk, k_step, b_cols)
+        arch::gemm_lanes(self, nk, k_step, b_cols)
     }
 
     /// One block, fast where possible.
     #[inline]
     pub fn block(&self, x: &BlockIn<'_>) -> u64 {
-        x86::block(self, x)
+        arch::block(self, x)
     }
 
     /// [`Kernel::block`], inlined into each instruction set's copy.
@@ -147,7 +157,7 @@ impl Kernel {
                 // The vector group sums, planned (`vals`) only for a vector instruction set;
                 // `None` from them: a block length they do not take.
                 let v = match (&p.vals, m.g) {
-                    (Some((va, vb)), 16) => x86::gst_v(m, f, p, va, vb, x),
+                    (Some((va, vb)), 16) => arch::gst_v(m, f, p, va, vb, x),
                     _ => None,
                 };
                 match v {
@@ -205,7 +215,7 @@ impl Kernel {
     #[track_caller]
     pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
         self.unit.assert_lengths(a, b, sa, sb);
-        x86::dot(self, a, b, c, sa, sb)
+        arch::dot(self, a, b, c, sa, sb)
     }
 
     /// [`Kernel::dot`] after the length check, inlined into each instruction set's copy.

@@ -33,7 +33,10 @@ pub(super) const MAX_FAST_F: u32 = 48;
 
 /// Every choice of a kernel (see the module docs).
 // Read only by the lane routines of `x86/`.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)]
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Plan {
     pub(super) isa: Isa,
@@ -226,8 +229,11 @@ pub(super) struct Ieee {
 /// A T-FDPA unit prepared for the lanes: `shift = F - ma - mb`, `F`, the zero exponent, the
 /// format of C and D (the same: a block's D is the next block's C), and the output rounding
 /// (RZ or RNE to `man` fraction bits with D's exponent range, widened to D's mantissa).
-// Read only by the lane routines of `x86/`.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+// Read only by the lane routines (`lanes/`).
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)]
 #[derive(Clone, Copy, Debug)]
 pub(super) struct TLanes {
     pub(super) shift: u32,
@@ -245,7 +251,7 @@ pub(super) struct TLanes {
 /// lanes: `F`, the zero exponent, `lsb0` (the smallest product quantum's exponent), `ms` (twice
 /// the scale format's mantissa bits), the output rounding (RZ or RNE to fp32), the scale
 /// format's decode table and the elements' signed values for the vector group sums.
-// Read only by the lane routines of `x86/`.
+// Read only by the GST-FDPA lanes of `x86/` (AVX2).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[derive(Clone, Copy, Debug)]
 pub(super) struct GLanes {
@@ -265,7 +271,7 @@ impl Plan {
     /// The plan of `unit` for `isa` (which the caller has confirmed this CPU supports).
     pub(super) fn new(unit: &DotUnit, isa: Isa) -> Plan {
         let path = per_dot_path(unit, isa);
-        if !isa.has_avx2() {
+        if isa.lanes() == 0 {
             return Plan {
                 isa,
                 path,
@@ -290,12 +296,13 @@ impl Plan {
         Plan {
             isa,
             path,
-            vdot: vdot_key(unit, &path),
+            // The per-dot vector block and GST-FDPA's lanes are compiled for AVX2 only.
+            vdot: vdot_key(unit, &path).filter(|_| isa.has_avx2()),
             lanes: lane_key(unit, &path, t.is_some()),
             st: st_key(unit, t.is_some() && st_scales.is_some()),
             t,
             st_scales,
-            g: gst_lanes(unit, &path),
+            g: gst_lanes(unit, &path).filter(|_| isa.has_avx2()),
         }
     }
 }
@@ -518,7 +525,7 @@ fn tr_lanes(unit: &DotUnit, p: &TrPath, out: &Output) -> bool {
         && p.round.and_then(|r| r.lanes(&f.d)) == Some((true, 23))
 }
 
-/// Whether an E-FDPA unit has the lanes' form (`x86/e_fdpa.rs`): fp32 C and D, RNE to fp32
+/// Whether an E-FDPA unit has the lanes' form (`lanes/e_fdpa.rs`): fp32 C and D, RNE to fp32
 /// with IEEE subnormals and signed zeros kept (what the conversion from `f64` does).
 fn efdpa_lanes(unit: &DotUnit, out: &Output) -> bool {
     let f = &unit.formats;
@@ -590,7 +597,7 @@ fn gst_lanes(unit: &DotUnit, path: &Path) -> Option<GLanes> {
     {
         return None;
     }
-    // Exactness bounds of the f64 lanes (see `x86/batch.rs`, `gst`): a scaled group sum
+    // Exactness bounds of the f64 lanes (see `lanes/batch.rs`, `gst`): a scaled group sum
     // within i32, and every aligned term below 2^50 so that five of them sum exactly.
     let max = |v: &[i8; 16]| v.iter().map(|x| x.unsigned_abs() as u64).max().unwrap_or(0);
     let sig_max = (1u64 << (sf.man_bits + 1)) - 1;

@@ -65,7 +65,10 @@ impl FastRound {
     /// `(round to nearest, mantissa bits)` where the destination is an IEEE format of `exp`
     /// exponent and `man` mantissa bits stored in at most 32 bits (fp32, fp16): the parameters
     /// of the lane-wise rounding of `super::batch`.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )]
     pub(crate) fn lanes(&self, d: &Format) -> Option<(bool, u32)> {
         (self.bias == d.bias
             && self.man + self.widen == d.man_bits

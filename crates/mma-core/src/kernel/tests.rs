@@ -205,7 +205,7 @@ fn sliced_last_add_matches_add_c_last() {
 }
 
 /// The vector last addition on `pairs` (the passes' result, C): where this CPU has the vector
-/// kernels it takes the leading multiple of eight and gives `want(x, y)` for each (Inf and NaN
+/// kernels (x86-64) it takes the leading multiple of eight and gives `want(x, y)` for each (Inf and NaN
 /// terms included), leaving the rest as they were; elsewhere it takes none.
 fn check_last_lanes(
     last: &super::scalar::sliced::LastAdd,
@@ -218,8 +218,9 @@ fn check_last_lanes(
     let acc: Vec<u64> = pairs.iter().map(|p| p.0).collect();
     let mut cd: Vec<u64> = pairs.iter().map(|p| p.1).collect();
     let isa = super::Isa::detect();
-    let done = super::x86::last_add(isa, l, &acc, &mut cd);
-    let vector = isa != super::Isa::Portable;
+    let done = super::arch::last_add(isa, l, &acc, &mut cd);
+    // The vector last addition is compiled for x86-64 (AVX2) only.
+    let vector = isa.has_avx2();
     assert_eq!(done, if vector { pairs.len() / 8 * 8 } else { 0 });
     for (i, &(x, y)) in pairs.iter().enumerate() {
         if i < done {

@@ -110,7 +110,7 @@ impl Word for u64 {}
 /// loops.
 #[derive(Debug)]
 pub struct Rows<'a, W: Word = u64> {
-    /// The words and the distance between rows (read by the lane loads of `x86/batch.rs`).
+    /// The words and the distance between rows (read by the lane loads of `lanes/batch.rs`).
     pub(super) words: &'a [W],
     pub(super) stride: usize,
     k: usize,
@@ -150,12 +150,16 @@ impl<'a, W: Word> Rows<'a, W> {
         self.n
     }
 
-    /// Rows `from .. from + n` (`n` a multiple of 8).
-    // Read only by the lane routines of `x86/`.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    /// Rows `from .. from + n` (`n` a multiple of 4, NEON's group; the vector loads of each
+    /// width assert the rows they read).
+    // Read only by the lane routines (`lanes/`, `x86/`, `aarch64/`).
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )]
     #[inline(always)]
     pub(super) fn part(&self, from: usize, n: usize) -> Rows<'a, W> {
-        assert!(from + n <= self.n && n.is_multiple_of(8));
+        assert!(from + n <= self.n && n.is_multiple_of(4));
         Rows {
             words: if n == 0 {
                 &self.words[..0]
@@ -169,8 +173,11 @@ impl<'a, W: Word> Rows<'a, W> {
     }
 
     /// Elements `from .. from + k` of every row (a block of the chain).
-    // Read only by the lane routines of `x86/`.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    // Read only by the lane routines (`lanes/`, `x86/`, `aarch64/`).
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )]
     #[inline(always)]
     pub(super) fn cols(&self, from: usize, k: usize) -> Rows<'a, W> {
         assert!(from + k <= self.k);
@@ -191,7 +198,10 @@ impl<'a, W: Word> Rows<'a, W> {
     /// `f` of row `j` as `u64` words (zero-extended from a narrower width): how the lanes a
     /// routine flags reach [`crate::kernel::Kernel::dot`].
     #[inline]
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )]
     pub(super) fn with_row<R>(&self, j: usize, f: impl FnOnce(&[u64]) -> R) -> R {
         let row = self.row(j);
         if let Some(row) = W::as_u64(row) {

@@ -32,9 +32,10 @@
 
 #![allow(unused_unsafe)]
 
-use super::e_fdpa::short_block;
-use super::stage::WDec;
-use super::vector::{Vector, Zmm};
+use super::zmm::Zmm;
+use crate::kernel::lanes::e_fdpa::short_block;
+use crate::kernel::lanes::stage::WDec;
+use crate::kernel::lanes::vector::Vector;
 use core::arch::x86_64::*;
 
 /// Rounding toward -Inf, exceptions suppressed.

@@ -30,12 +30,14 @@
 //! with zeros, subnormals, Inf/NaN and the top binade, for every model family here and block
 //! lengths 4 to 32. Soundness: `x86/mod.rs`.
 
-use super::batch::{self, TLanes, TrParams};
-use super::stage::{align_scales, sum_halves, Products, Term};
-use super::steps::Steps;
-use super::vector::{Vector, Ymm, Zmm};
+use super::ymm::Ymm;
+use super::zmm::Zmm;
 use crate::drive::GemmIn;
 use crate::format::Format;
+use crate::kernel::lanes::batch::{self, TLanes, TrParams};
+use crate::kernel::lanes::stage::{align_scales, sum_halves, Products, Term};
+use crate::kernel::lanes::steps::Steps;
+use crate::kernel::lanes::vector::Vector;
 use crate::kernel::plan::{LaneKey, Path};
 use crate::kernel::table::{self, Dec as _, Entry, Tf32Dec};
 use crate::kernel::{Isa, Kernel};

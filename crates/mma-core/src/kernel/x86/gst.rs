@@ -3,8 +3,10 @@
 //! routine too: the group sums are per dot product, so wider lanes would speed up only the
 //! smaller part. Soundness: `x86/mod.rs`.
 
-use super::batch::{GLanes, Rows};
-use super::vector::{Vector, Ymm};
+use super::ymm::Ymm;
+use crate::kernel::lanes::vector::Vector;
+use crate::kernel::plan::GLanes;
+use crate::kernel::words::Rows;
 use core::arch::x86_64::*;
 
 /// Eight GST-FDPA dot products of one block of `N = 16 · G` elements: the group sums per dot

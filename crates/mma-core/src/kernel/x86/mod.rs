@@ -1,13 +1,14 @@
-//! Every use of x86-64 vector instructions (AVX2 with BMI1/2, FMA, F16C and LZCNT; AVX-512
-//! F/BW/DQ/VL) in the project, and the only place with intrinsics: the lane routines that
-//! evaluate a group of dot products per vector (`lanes.rs` picks them; `vector.rs` is the
-//! vector widths, `Ymm` for AVX2 and `Zmm` for AVX-512, with the row loads; `batch.rs`,
-//! `stage.rs`, `simd.rs`, `fma.rs`, `e_fdpa*.rs` and `gst.rs` are the arithmetic; `gemm.rs` the
-//! matrix driver's lanes; `permute.rs` Sliced-FDPA's byte reordering), and the vector block of
-//! one dot product (`per_dot.rs`). The rest of
-//! the kernel reaches this module only through the names re-exported below, when a kernel is
-//! planned for [`Isa::Avx2`] or [`Isa::Avx512`]; on other architectures `kernel/no_x86.rs`
-//! stands in with the same names and no routine.
+//! The x86-64 leaf: every use of its vector instructions (AVX2 with BMI1/2, FMA, F16C and
+//! LZCNT; AVX-512 F/BW/DQ/VL). It implements the lane routines' trait for its two widths
+//! (`ymm.rs`: `Ymm`, AVX2, eight lanes; `zmm.rs`: `Zmm`, AVX-512, sixteen; each with its row
+//! loads) and the width-dependent steps (`steps.rs`, with AVX-512's forms in `tr_late.rs` and
+//! `e_fdpa_directed.rs`), and compiles the routines of `kernel/lanes/` in its entry points
+//! (`entry.rs`). Besides the lanes it has routines no other leaf has: the vector block of one
+//! dot product (`per_dot.rs` over `simd.rs`), GST-FDPA's lanes (`gst.rs`), the matrix driver's
+//! lanes (`gemm.rs`), Sliced-FDPA's byte reordering (`permute.rs`) and last addition
+//! (`last_add.rs`). The rest of the kernel reaches this module only through the names
+//! re-exported below (as `arch`), when a kernel is planned for [`Isa::Avx2`] or
+//! [`Isa::Avx512`].
 //!
 //! Soundness, once for the whole module: every function compiled with `#[target_feature]` is an
 //! `unsafe fn` whose contract is "the CPU supports the instruction set it is compiled for"
@@ -19,47 +20,34 @@
 //! unaligned loads and stores of whole vectors from slices whose lengths the surrounding code
 //! has checked, each with its argument.
 
-mod batch;
-mod e_fdpa;
-mod e_fdpa_chain;
 mod e_fdpa_directed;
-mod e_fdpa_sum3;
-mod fma;
+mod entry;
 mod gemm;
 mod gst;
-mod lanes;
 mod last_add;
 mod per_dot;
 mod permute;
-mod rows;
 mod simd;
-mod stage;
 mod steps;
 mod tr_late;
-mod vector;
+mod ymm;
+mod zmm;
 
 pub(super) use gemm::gemm_lanes;
 pub(crate) use gemm::GemmLanes;
 pub(super) use per_dot::gst_v;
 
+pub(super) use crate::kernel::lanes::{LaneRoutine, LaneRoutineScaled, Stored};
+
+use crate::kernel::lanes;
 use crate::kernel::plan::{GLanes, LaneKey, StKey, VDotKey};
 use crate::kernel::scalar::sliced::LastLanes;
-use crate::kernel::words::{Word, Words};
 use crate::kernel::{Isa, Kernel, Rows};
 use crate::model::BlockIn;
-use lanes::NO_SCALES;
 use std::ops::Range;
-use vector::{Ymm, Zmm};
+use ymm::Ymm;
+use zmm::Zmm;
 
-/// A lane routine as compiled: the dot products of one length `k`, `(kernel, a rows, b rows,
-/// (scale_a, scale_b, scales per dot product), c, d)` with as many rows as C and D words, a
-/// multiple of 8; lanes outside the routine's common case, and a `k` it does not take, are
-/// computed by `Kernel::dot`.
-/// # Safety
-/// Compiled for AVX2 or AVX-512: call only on a CPU that has it (what [`LaneRoutine`], [`Stored`]
-/// and [`LaneRoutineScaled`] guarantee).
-type LaneFn<W = u64> =
-    unsafe fn(&Kernel, Rows<'_, W>, Rows<'_, W>, (&[u64], &[u64], usize), &[u64], &mut [u64]);
 /// A whole dot product through the vector block, monomorphised for a format pair and a block
 /// length: `(kernel, a, b, c)`.
 /// # Safety
@@ -86,135 +74,6 @@ pub(crate) fn host_binary32_is_ieee() -> bool {
     csr & NOT_IEEE == 0
 }
 
-/// A lane routine this CPU can run (see [`LaneFn`]); made only by [`lane_routine_of`].
-#[derive(Clone, Copy, Debug)]
-pub(super) struct LaneRoutine(LaneFn);
-
-impl LaneRoutine {
-    #[inline(always)]
-    pub(super) fn run(self, k: &Kernel, a: Rows<'_>, b: Rows<'_>, c: &[u64], d: &mut [u64]) {
-        // SAFETY: the routine is compiled for the kernel's instruction set, and a `LaneRoutine` is
-        // made only where `vector_here` confirmed that this CPU has it.
-        unsafe { (self.0)(k, a, b, NO_SCALES, c, d) }
-    }
-}
-
-/// A lane routine compiled for the storage width of a unit's operands (`u8`, `u16` or `u32`;
-/// the `u64` routine is [`LaneRoutine`]): the same arithmetic, reading the narrow words directly.
-#[derive(Clone, Copy, Debug)]
-enum StoredFn {
-    U8(LaneFn<u8>),
-    U16(LaneFn<u16>),
-    U32(LaneFn<u32>),
-}
-
-/// A storage width narrower than `u64` that lane routines are compiled for.
-trait LaneWord: Word {
-    /// The routine as a [`StoredFn`].
-    fn stored(f: LaneFn<Self>) -> Option<StoredFn>;
-}
-
-impl LaneWord for u8 {
-    fn stored(f: LaneFn<u8>) -> Option<StoredFn> {
-        Some(StoredFn::U8(f))
-    }
-}
-
-impl LaneWord for u16 {
-    fn stored(f: LaneFn<u16>) -> Option<StoredFn> {
-        Some(StoredFn::U16(f))
-    }
-}
-
-impl LaneWord for u32 {
-    fn stored(f: LaneFn<u32>) -> Option<StoredFn> {
-        Some(StoredFn::U32(f))
-    }
-}
-
-/// A unit's lane routine compiled twice: for `u64` words and for its operands' storage width
-/// `W`.
-fn both<W: LaneWord>(wide: LaneFn, stored: LaneFn<W>) -> (LaneFn, Option<StoredFn>) {
-    (wide, W::stored(stored))
-}
-
-/// A storage-width lane routine this CPU can run; made only by [`lane_routine_of`].
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Stored(StoredFn);
-
-impl Stored {
-    /// Bytes per word of this routine's operands.
-    pub(super) fn bytes(self) -> usize {
-        match self.0 {
-            StoredFn::U8(_) => 1,
-            StoredFn::U16(_) => 2,
-            StoredFn::U32(_) => 4,
-        }
-    }
-
-    /// The `c.len()` dot products (a multiple of 8) of `k` elements, rows following each other
-    /// in `a` and `b`, when both are in this routine's width; `false`, with nothing written,
-    /// when they are not.
-    pub(super) fn run(
-        self,
-        kern: &Kernel,
-        k: usize,
-        (a, b): (Words<'_>, Words<'_>),
-        c: &[u64],
-        d: &mut [u64],
-    ) -> bool {
-        #[inline(always)]
-        fn go<W: Word>(
-            f: LaneFn<W>,
-            kern: &Kernel,
-            k: usize,
-            (a, b): (&[W], &[W]),
-            c: &[u64],
-            d: &mut [u64],
-        ) -> bool {
-            let n = c.len();
-            let (Some(ra), Some(rb)) = (Rows::new(a, k, k, n), Rows::new(b, k, k, n)) else {
-                return false;
-            };
-            if d.len() != n || k == 0 {
-                return false;
-            }
-            // SAFETY: as `LaneRoutine::run`: a `Stored` is made only where `vector_here` held.
-            unsafe { f(kern, ra, rb, NO_SCALES, c, d) };
-            true
-        }
-        match (self.0, a, b) {
-            (StoredFn::U8(f), Words::U8(a), Words::U8(b)) => go(f, kern, k, (a, b), c, d),
-            (StoredFn::U16(f), Words::U16(a), Words::U16(b)) => go(f, kern, k, (a, b), c, d),
-            (StoredFn::U32(f), Words::U32(a), Words::U32(b)) => go(f, kern, k, (a, b), c, d),
-            _ => false,
-        }
-    }
-}
-
-/// A scaled lane routine this CPU can run (ST-FDPA: one scale factor per dot product and
-/// operand); made only by [`lane_scaled_of`].
-#[derive(Clone, Copy, Debug)]
-pub(super) struct LaneRoutineScaled(LaneFn);
-
-impl LaneRoutineScaled {
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    pub(super) fn run(
-        self,
-        k: &Kernel,
-        a: Rows<'_>,
-        b: Rows<'_>,
-        sa: &[u64],
-        sb: &[u64],
-        c: &[u64],
-        d: &mut [u64],
-    ) {
-        // SAFETY: as `LaneRoutine::run`: made only where `vector_here` held.
-        unsafe { (self.0)(k, a, b, (sa, sb, 1), c, d) }
-    }
-}
-
 /// A vector dot product this CPU can run (see [`VDotFn`]); made only by [`vdot_of`].
 #[derive(Clone, Copy, Debug)]
 pub(super) struct VDot(VDotFn);
@@ -236,7 +95,9 @@ pub(super) fn lane_routine_of(key: LaneKey, isa: Isa) -> Option<(LaneRoutine, Op
         Isa::Avx512 => lanes::lane_fns_of::<Zmm>(key),
         _ => lanes::lane_fns_of::<Ymm>(key),
     };
-    fns.map(|(wide, stored)| (LaneRoutine(wide), stored.map(Stored)))
+    // SAFETY: `vector_here` confirmed that this CPU has the instruction set of the entry
+    // points (`Zmm`'s for AVX-512, `Ymm`'s for AVX2).
+    fns.map(|f| unsafe { lanes::checked(f) })
 }
 
 /// The scaled lane routine compiled for a plan's ST-FDPA key, for a kernel planned for `isa`.
@@ -246,7 +107,8 @@ pub(super) fn lane_scaled_of(key: StKey, isa: Isa) -> Option<LaneRoutineScaled> 
         Isa::Avx512 => lanes::scaled_fn_of::<Zmm>(key),
         _ => lanes::scaled_fn_of::<Ymm>(key),
     };
-    f.map(LaneRoutineScaled)
+    // SAFETY: as in `lane_routine_of`.
+    f.map(|f| unsafe { lanes::checked_scaled(f) })
 }
 
 /// The vector dot product compiled for a plan's key, for a kernel planned for `isa`.
@@ -321,7 +183,7 @@ pub(super) fn last_add(isa: Isa, l: LastLanes, acc: &[u64], cd: &mut [u64]) -> u
     unsafe { last_add::add(l, acc, cd) }
 }
 
-/// GST-FDPA dot products eight at a time ([`lanes::gst_dots`]) with the plan's table `t`, where
+/// GST-FDPA dot products eight at a time ([`entry::gst_dots`]) with the plan's table `t`, where
 /// the dispatch found that the lanes take the unit and K; `false` (nothing written) where the
 /// kernel is not planned for a vector instruction set.
 pub(super) fn gst_dots(
@@ -336,6 +198,6 @@ pub(super) fn gst_dots(
         return false;
     }
     // SAFETY: as in `dot`: the kernel's `isa` is supported by this CPU.
-    unsafe { lanes::gst_dots(k, t, rows, scales, c, d) };
+    unsafe { entry::gst_dots(k, t, rows, scales, c, d) };
     true
 }

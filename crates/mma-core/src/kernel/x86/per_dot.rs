@@ -7,6 +7,7 @@
 
 use super::{simd, VDotFn};
 use crate::format::Format;
+use crate::kernel::lanes::dec;
 use crate::kernel::plan::TrParams;
 use crate::kernel::plan::{GPath, Path, TPath, TrPath, VDotKey, VFmt, VModel};
 use crate::kernel::round::FastRound;
@@ -38,7 +39,7 @@ pub(super) unsafe fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
 /// products sum within the 32-bit lanes); `None` where no routine is compiled for the pair of
 /// formats and block length.
 pub(super) fn vdot_fn_of(key: VDotKey) -> Option<VDotFn> {
-    use simd::*;
+    use dec::*;
     let VDotKey { model, a, b, n } = key;
     macro_rules! t_table {
         ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
@@ -100,7 +101,7 @@ pub(super) fn vdot_fn_of(key: VDotKey) -> Option<VDotFn> {
 /// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2): a kernel holds this routine
 /// only when it was planned for that instruction set.
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn vdot<const N: usize, A: simd::VDec, B: simd::VDec>(
+unsafe fn vdot<const N: usize, A: dec::VDec, B: dec::VDec>(
     k: &Kernel,
     a: &[u64],
     b: &[u64],
@@ -156,7 +157,7 @@ fn chain_fixed<const N: usize>(
 /// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2): a kernel holds this routine
 /// only when it was planned for that instruction set.
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn tr_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
+unsafe fn tr_dot<const N: usize, const GTR: bool, A: dec::VDec, B: dec::VDec>(
     k: &Kernel,
     a: &[u64],
     b: &[u64],
@@ -173,7 +174,7 @@ unsafe fn tr_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
     let f = &k.unit.formats;
     // Inlined in both uses (a closure was left out of line: a call and spills per dot).
     #[inline(always)]
-    fn run<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
+    fn run<const N: usize, const GTR: bool, A: dec::VDec, B: dec::VDec>(
         k: &Kernel,
         p: &TrPath,
         out: &Output,
@@ -195,7 +196,7 @@ unsafe fn tr_dot<const N: usize, const GTR: bool, A: simd::VDec, B: simd::VDec>(
 }
 
 #[inline(always)]
-fn tfdpa_v<const N: usize, A: simd::VDec, B: simd::VDec>(
+fn tfdpa_v<const N: usize, A: dec::VDec, B: dec::VDec>(
     m: &TFdpa,
     f: &Formats,
     p: &TPath,
@@ -227,7 +228,7 @@ fn tfdpa_v<const N: usize, A: simd::VDec, B: simd::VDec>(
 /// integers as `tr_n`: the lanes' `srlv` gives 0 for counts of 32 or more, as the scalar
 /// shift with its count capped at 31 does for a value below `2^31`.
 #[inline(always)]
-fn tr_v<const N: usize, A: simd::VDec, B: simd::VDec>(
+fn tr_v<const N: usize, A: dec::VDec, B: dec::VDec>(
     p: &TrParams,
     out: &Output,
     d: &Format,
@@ -248,7 +249,7 @@ fn tr_v<const N: usize, A: simd::VDec, B: simd::VDec>(
 /// GTR-FDPA over one block of `N` (a multiple of 8) products through the AVX2 block
 /// ([`simd::gtr`]); the rest as `gtr_n`.
 #[inline(always)]
-fn gtr_v<const N: usize, A: simd::VDec, B: simd::VDec>(
+fn gtr_v<const N: usize, A: dec::VDec, B: dec::VDec>(
     p: &TrParams,
     out: &Output,
     d: &Format,

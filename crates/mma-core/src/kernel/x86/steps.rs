@@ -1,38 +1,19 @@
-//! Model steps whose best formulation depends on the vector width's instructions, on a trait
-//! above [`Vector`]: the widths' own operations stay free of the models, and a model routine
-//! that needs one of these steps asks for `V: Steps` instead of `V: Vector`.
-//!
-//! - [`Steps::tr_late`]: the late-C steps of a TR-FDPA or GTR-FDPA block (`tr_late.rs`), in
-//!   64-bit integer lanes on [`Ymm`], with the shorter f64 formulation AVX-512 allows on
-//!   [`Zmm`].
-//! - [`Steps::efdpa_block`]: one short E-FDPA block, the `f64` sum with an a priori bracket
-//!   (`e_fdpa.rs`) on [`Ymm`], sums rounded down and up (`e_fdpa_directed.rs`, AVX-512's
-//!   per-instruction rounding) on [`Zmm`].
+//! [`Steps`] for the x86-64 widths: the integer late-C steps and the `f64` E-FDPA block on
+//! [`Ymm`], AVX-512's shorter formulations on [`Zmm`] (`kernel/lanes/steps.rs` says why the
+//! steps are per width).
 
-use super::stage::WDec;
-use super::vector::{Vector, Ymm, Zmm};
+use super::ymm::Ymm;
+use super::zmm::Zmm;
+use crate::kernel::lanes::stage::WDec;
+use crate::kernel::lanes::steps::Steps;
+use crate::kernel::lanes::{e_fdpa, tr_late};
 use crate::kernel::plan::TrParams;
 use core::arch::x86_64::__m512i;
-
-/// The model steps of one vector width (see the module docs).
-pub trait Steps: Vector {
-    /// From the product sum `dot · 2^(e_dot - F)` and C (fp32 words), the fp32 results of a
-    /// TR-FDPA or GTR-FDPA block.
-    fn tr_late(t: &TrParams, dot: Self::I, e_dot: Self::I, c: Self::I) -> Self::I;
-    /// One E-FDPA block of `N <= 8` elements from its columns in pairs ([`Vector::pack16`]
-    /// layout, `N / 2` per operand), C the fp32 word in each lane of `c`: the results and the
-    /// lanes to recompute.
-    fn efdpa_block<const N: usize, A: WDec, B: WDec>(
-        pairs: (&[Self::I], &[Self::I]),
-        wp: i64,
-        c: Self::I,
-    ) -> (Self::I, u32);
-}
 
 impl Steps for Ymm {
     #[inline(always)]
     fn tr_late(t: &TrParams, dot: Self::I, e_dot: Self::I, c: Self::I) -> Self::I {
-        super::tr_late::int::<Self>(t, dot, e_dot, c)
+        tr_late::int::<Self>(t, dot, e_dot, c)
     }
 
     #[inline(always)]
@@ -41,7 +22,7 @@ impl Steps for Ymm {
         wp: i64,
         c: Self::I,
     ) -> (Self::I, u32) {
-        super::e_fdpa::short_block::<Self, N, A, B>(pairs, wp, c)
+        e_fdpa::short_block::<Self, N, A, B>(pairs, wp, c)
     }
 }
 

@@ -1,68 +1,22 @@
-//! The stand-in for `x86/` on other architectures: the same names, and no vector routine.
-//! `Isa::detect` never returns a vector instruction set there, so no routine is ever planned; the names
-//! exist so that `kernel/mod.rs` needs a single `cfg` (the one on its `mod x86`). `.ci/run`
-//! checks this file with `cargo check --target aarch64-unknown-linux-gnu`.
+//! The stand-in for an architecture leaf (`x86/`, `aarch64/`): the same names, and no vector
+//! routine. Where no leaf exists, `Isa::detect` never returns a vector instruction set, so no
+//! routine is ever planned; the names exist so that `kernel/mod.rs` needs a single gate. The
+//! `aarch64/` leaf takes from here what it does not compile (the per-dot vector block, the
+//! GST-FDPA lanes, the byte shuffle, the matrix lanes). `.ci/run` builds and tests it under
+//! qemu for `aarch64-unknown-linux-gnu`.
 
-use super::plan::{GPath, LaneKey, StKey, VDotKey};
-use super::words::Words;
-use super::{Isa, Kernel, Rows};
+#![cfg_attr(target_arch = "aarch64", allow(dead_code, unused_imports))]
+
+pub(super) use crate::kernel::lanes::{LaneRoutine, LaneRoutineScaled, Stored};
+
+use crate::kernel::plan::{GPath, LaneKey, StKey, VDotKey};
+use crate::kernel::{Isa, Kernel, Rows};
 use crate::model::{BlockIn, Formats};
 use crate::models::gst_fdpa::GstFdpa;
 
 /// Zero-extends `x` into `out` (portable).
 pub(super) fn widen<W: Copy + Into<u64>>(_: &Kernel, x: &[W], out: &mut [u64]) {
-    super::widen_words(x, out)
-}
-
-/// No lane routine: uninhabited.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum LaneRoutine {}
-
-impl LaneRoutine {
-    pub(super) fn run(self, _: &Kernel, _: Rows<'_>, _: Rows<'_>, _: &[u64], _: &mut [u64]) {
-        match self {}
-    }
-}
-
-/// No storage-width lane routine: uninhabited.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Stored {}
-
-impl Stored {
-    pub(super) fn bytes(self) -> usize {
-        match self {}
-    }
-
-    pub(super) fn run(
-        self,
-        _: &Kernel,
-        _: usize,
-        _: (Words<'_>, Words<'_>),
-        _: &[u64],
-        _: &mut [u64],
-    ) -> bool {
-        match self {}
-    }
-}
-
-/// No scaled lane routine: uninhabited.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum LaneRoutineScaled {}
-
-impl LaneRoutineScaled {
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn run(
-        self,
-        _: &Kernel,
-        _: Rows<'_>,
-        _: Rows<'_>,
-        _: &[u64],
-        _: &[u64],
-        _: &[u64],
-        _: &mut [u64],
-    ) {
-        match self {}
-    }
+    crate::kernel::widen_words(x, out)
 }
 
 /// No vector dot product: uninhabited.
@@ -111,7 +65,7 @@ pub(super) fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
 /// No GST-FDPA lanes: nothing written.
 pub(super) fn gst_dots(
     _: &Kernel,
-    _: &super::plan::GLanes,
+    _: &crate::kernel::plan::GLanes,
     _: (Rows<'_>, Rows<'_>),
     _: (&[u64], &[u64]),
     _: &[u64],
@@ -134,8 +88,8 @@ pub(super) fn permute_bytes(
 
 /// No vector last addition: every pair goes through `LastAdd`.
 pub(super) fn last_add(
-    _: super::Isa,
-    _: super::scalar::sliced::LastLanes,
+    _: Isa,
+    _: crate::kernel::scalar::sliced::LastLanes,
     _: &[u64],
     _: &mut [u64],
 ) -> usize {

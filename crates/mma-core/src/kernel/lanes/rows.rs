@@ -1,5 +1,5 @@
 //! Operand rows into vector lanes: the generic entry to the row loads of each width
-//! ([`Vector::columns`] and its shorter forms, in `vector/ymm.rs` and `vector/zmm.rs`), and the
+//! ([`Vector::columns`] and its shorter forms, in `x86/ymm.rs`, `x86/zmm.rs` and `aarch64/neon.rs`), and the
 //! way back from lanes to rows is `Rows::with_row` (`words.rs`).
 //! Soundness: `x86/mod.rs`; every pointer read is argued where it happens.
 
@@ -13,7 +13,10 @@ impl<W: Word> Rows<'_, W> {
     /// which transposes in registers; else [`Vector::columns2`]: one load where the rows are
     /// pairs of 16-bit words that follow each other, word by word otherwise).
     #[inline(always)]
-    pub(super) fn block_columns<V: Vector, const N: usize>(&self, k0: usize) -> [V::I; 8] {
+    pub(in crate::kernel) fn block_columns<V: Vector, const N: usize>(
+        &self,
+        k0: usize,
+    ) -> [V::I; 8] {
         if N <= 2 {
             if self.k() < 4 {
                 return V::columns2(self, k0);
@@ -34,7 +37,10 @@ impl<W: Word> Rows<'_, W> {
     /// layout for rows of 16-bit words and `N >= 8` ([`Vector::pairs16`]), or `N = 4` and rows
     /// of four that follow each other ([`Vector::pairs16_4`]).
     #[inline(always)]
-    pub(super) fn block_pairs16<V: Vector, const N: usize>(&self, k0: usize) -> [V::I; 4] {
+    pub(in crate::kernel) fn block_pairs16<V: Vector, const N: usize>(
+        &self,
+        k0: usize,
+    ) -> [V::I; 4] {
         if W::BYTES == 2 && N >= 8 {
             return V::pairs16(self, k0);
         }

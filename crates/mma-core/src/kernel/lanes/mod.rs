@@ -1,20 +1,195 @@
-//! The lane routines of a unit (a group of dot products per vector: eight with AVX2, sixteen
-//! with AVX-512): the tables from a plan's lane keys to the routines compiled for them
-//! (`lane_fns_of`, `scaled_fn_of`), the model families' routines, written once over
-//! [`Vector`] ([`Lanes`]), and the entry points compiled for each instruction set (`on_ymm`,
-//! `on_zmm`), which run each group through the arithmetic of `batch.rs` and the other
-//! arithmetic modules and send the lanes it flags to `Kernel::dot`. Soundness: `x86/mod.rs`.
+//! The lane routines, written once over [`Vector`] and compiled by each architecture's leaf
+//! (`x86/`: `Ymm`, `Zmm`; `aarch64/`: `Neon`) for its widths: a group of `V::LANES` dot
+//! products per vector, lane `j` dot product `j`. This module holds what every width shares:
+//! the model families' routines ([`Lanes`]: T-FDPA, TR/GTR-FDPA, E-FDPA, FTZ-MulAdd, FMA
+//! chains, ST-FDPA), the tables from a plan's lane keys to them ([`lane_fns_of`],
+//! [`scaled_fn_of`], over a leaf's [`Entry`]), and the wrappers a kernel holds the compiled
+//! routines in ([`LaneRoutine`], [`Stored`], [`LaneRoutineScaled`]). The arithmetic is in the
+//! files below (`batch.rs`, `stage.rs`, `e_fdpa*.rs`, `fma.rs`, `tr_late.rs`, `dec.rs`), the
+//! vector trait in `vector.rs`, the steps whose formulation depends on the width in
+//! `steps.rs`. Nothing here names an architecture: a leaf implements [`Vector`] and
+//! [`Steps`], compiles [`Lanes`] routines in its entry points ([`Entry`]), and hands them out
+//! only on a CPU that has its instructions.
+//!
+//! Soundness: a [`LaneFn`] may be compiled for instructions this CPU lacks; the wrappers are
+//! made only through their `unsafe` constructors, whose contract is that the CPU has them
+//! (each leaf checks `Isa::is_supported` first and says so where it calls them).
 
-use super::steps::Steps;
-use super::vector::{Ymm, Zmm};
-use super::{batch, both, e_fdpa_chain, fma, gst, simd, stage, LaneFn, StoredFn};
-use crate::kernel::plan::{GLanes, LaneKey, Path, StKey, VFmt, TR_SHORT};
-use crate::kernel::words::Word;
+pub(super) mod batch;
+pub(super) mod dec;
+pub(super) mod e_fdpa;
+pub(super) mod e_fdpa_chain;
+pub(super) mod e_fdpa_sum3;
+pub(super) mod fma;
+mod rows;
+pub(super) mod stage;
+pub(super) mod steps;
+pub(super) mod tr_late;
+pub(super) mod vector;
+
+use crate::kernel::plan::{LaneKey, Path, StKey, VFmt, TR_SHORT};
+use crate::kernel::words::{Word, Words};
 use crate::kernel::{table, Kernel, Rows};
 use core::marker::PhantomData;
+use steps::Steps;
+
+/// A lane routine as compiled: the dot products of one length `k`, `(kernel, a rows, b rows,
+/// (scale_a, scale_b, scales per dot product), c, d)` with as many rows as C and D words, a
+/// multiple of 8; lanes outside the routine's common case, and a `k` it does not take, are
+/// computed by `Kernel::dot`.
+/// # Safety
+/// Compiled for a leaf's instruction set (AVX2, AVX-512, NEON): call only on a CPU that has it
+/// (what [`LaneRoutine`], [`Stored`] and [`LaneRoutineScaled`] guarantee).
+pub(super) type LaneFn<W = u64> =
+    unsafe fn(&Kernel, Rows<'_, W>, Rows<'_, W>, (&[u64], &[u64], usize), &[u64], &mut [u64]);
+
+/// A lane routine this CPU can run (see [`LaneFn`]); made only by [`checked`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct LaneRoutine(LaneFn);
+
+impl LaneRoutine {
+    #[inline(always)]
+    pub(super) fn run(self, k: &Kernel, a: Rows<'_>, b: Rows<'_>, c: &[u64], d: &mut [u64]) {
+        // SAFETY: a `LaneRoutine` is made only by `checked`, whose caller confirmed that this
+        // CPU has the routine's instruction set.
+        unsafe { (self.0)(k, a, b, NO_SCALES, c, d) }
+    }
+}
+
+/// A lane routine compiled for the storage width of a unit's operands (`u8`, `u16` or `u32`;
+/// the `u64` routine is [`LaneRoutine`]): the same arithmetic, reading the narrow words directly.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum StoredFn {
+    U8(LaneFn<u8>),
+    U16(LaneFn<u16>),
+    U32(LaneFn<u32>),
+}
+
+/// A storage width narrower than `u64` that lane routines are compiled for.
+trait LaneWord: Word {
+    /// The routine as a [`StoredFn`].
+    fn stored(f: LaneFn<Self>) -> Option<StoredFn>;
+}
+
+impl LaneWord for u8 {
+    fn stored(f: LaneFn<u8>) -> Option<StoredFn> {
+        Some(StoredFn::U8(f))
+    }
+}
+
+impl LaneWord for u16 {
+    fn stored(f: LaneFn<u16>) -> Option<StoredFn> {
+        Some(StoredFn::U16(f))
+    }
+}
+
+impl LaneWord for u32 {
+    fn stored(f: LaneFn<u32>) -> Option<StoredFn> {
+        Some(StoredFn::U32(f))
+    }
+}
+
+/// A unit's lane routine compiled twice: for `u64` words and for its operands' storage width
+/// `W`.
+fn both<W: LaneWord>(wide: LaneFn, stored: LaneFn<W>) -> (LaneFn, Option<StoredFn>) {
+    (wide, W::stored(stored))
+}
+
+/// A storage-width lane routine this CPU can run; made only by [`checked`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Stored(StoredFn);
+
+impl Stored {
+    /// Bytes per word of this routine's operands.
+    pub(super) fn bytes(self) -> usize {
+        match self.0 {
+            StoredFn::U8(_) => 1,
+            StoredFn::U16(_) => 2,
+            StoredFn::U32(_) => 4,
+        }
+    }
+
+    /// The `c.len()` dot products (a multiple of 8) of `k` elements, rows following each other
+    /// in `a` and `b`, when both are in this routine's width; `false`, with nothing written,
+    /// when they are not.
+    pub(super) fn run(
+        self,
+        kern: &Kernel,
+        k: usize,
+        (a, b): (Words<'_>, Words<'_>),
+        c: &[u64],
+        d: &mut [u64],
+    ) -> bool {
+        #[inline(always)]
+        fn go<W: Word>(
+            f: LaneFn<W>,
+            kern: &Kernel,
+            k: usize,
+            (a, b): (&[W], &[W]),
+            c: &[u64],
+            d: &mut [u64],
+        ) -> bool {
+            let n = c.len();
+            let (Some(ra), Some(rb)) = (Rows::new(a, k, k, n), Rows::new(b, k, k, n)) else {
+                return false;
+            };
+            if d.len() != n || k == 0 {
+                return false;
+            }
+            // SAFETY: as `LaneRoutine::run`: a `Stored` is made only by `checked`.
+            unsafe { f(kern, ra, rb, NO_SCALES, c, d) };
+            true
+        }
+        match (self.0, a, b) {
+            (StoredFn::U8(f), Words::U8(a), Words::U8(b)) => go(f, kern, k, (a, b), c, d),
+            (StoredFn::U16(f), Words::U16(a), Words::U16(b)) => go(f, kern, k, (a, b), c, d),
+            (StoredFn::U32(f), Words::U32(a), Words::U32(b)) => go(f, kern, k, (a, b), c, d),
+            _ => false,
+        }
+    }
+}
+
+/// A scaled lane routine this CPU can run (ST-FDPA: one scale factor per dot product and
+/// operand); made only by [`checked_scaled`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct LaneRoutineScaled(LaneFn);
+
+impl LaneRoutineScaled {
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(super) fn run(
+        self,
+        k: &Kernel,
+        a: Rows<'_>,
+        b: Rows<'_>,
+        sa: &[u64],
+        sb: &[u64],
+        c: &[u64],
+        d: &mut [u64],
+    ) {
+        // SAFETY: as `LaneRoutine::run`: made only by `checked_scaled`.
+        unsafe { (self.0)(k, a, b, (sa, sb, 1), c, d) }
+    }
+}
+
+/// The wrappers of a unit's lane routine and its storage-width copy.
+/// # Safety
+/// This CPU must have the instruction set the routines are compiled for.
+pub(super) unsafe fn checked(
+    (wide, stored): (LaneFn, Option<StoredFn>),
+) -> (LaneRoutine, Option<Stored>) {
+    (LaneRoutine(wide), stored.map(Stored))
+}
+
+/// The wrapper of a scaled lane routine.
+/// # Safety
+/// As [`checked`].
+pub(super) unsafe fn checked_scaled(f: LaneFn) -> LaneRoutineScaled {
+    LaneRoutineScaled(f)
+}
 
 /// The scale factors of unscaled units: `(scale_a, scale_b, per dot product)`.
-pub(super) const NO_SCALES: (&[u64], &[u64], usize) = (&[], &[], 0);
+const NO_SCALES: (&[u64], &[u64], usize) = (&[], &[], 0);
 
 /// A model family's lane routine, generic over the vector width: what a batch prepares once
 /// ([`Lanes::prepare`]) and what each group of `V::LANES` dot products computes
@@ -41,7 +216,7 @@ pub(super) trait Lanes<W: Word> {
 /// The dot products of `c` (a multiple of `V::LANES` of them) through `L`, group by group, and
 /// the lanes it flags through [`Kernel::dot`].
 #[inline(always)]
-fn run<V: Steps, L: Lanes<W>, W: Word>(
+pub(super) fn run<V: Steps, L: Lanes<W>, W: Word>(
     kern: &Kernel,
     a: Rows<'_, W>,
     b: Rows<'_, W>,
@@ -68,101 +243,10 @@ fn run<V: Steps, L: Lanes<W>, W: Word>(
 
 /// The entry points of an instruction set: a [`Lanes`] routine compiled for it.
 pub(super) trait Entry {
+    /// The entry points of the FMA chains: eight lanes on x86-64 under either instruction set
+    /// (see [`lane_fns_of`]), the leaf's own width elsewhere.
+    type Fma: Entry;
     fn of<L: Lanes<W>, W: Word>() -> LaneFn<W>;
-}
-
-impl Entry for Ymm {
-    fn of<L: Lanes<W>, W: Word>() -> LaneFn<W> {
-        on_ymm::<L, W>
-    }
-}
-
-impl Entry for Zmm {
-    fn of<L: Lanes<W>, W: Word>() -> LaneFn<W> {
-        on_zmm::<L, W>
-    }
-}
-
-/// `L` compiled for AVX2: groups of eight. Never inlined: the AVX-512 entry calls it for its
-/// last group, and one copy of the AVX2 code serves both.
-/// # Safety
-/// The CPU must support [`crate::Isa::Avx2`]: a kernel holds this routine only when it was
-/// planned for that instruction set or for [`crate::Isa::Avx512`] (which has it).
-#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-#[inline(never)]
-unsafe fn on_ymm<L: Lanes<W>, W: Word>(
-    kern: &Kernel,
-    a: Rows<'_, W>,
-    b: Rows<'_, W>,
-    scales: (&[u64], &[u64], usize),
-    c: &[u64],
-    d: &mut [u64],
-) {
-    run::<Ymm, L, W>(kern, a, b, scales, c, d)
-}
-
-/// `L` compiled for AVX-512: groups of sixteen, then a last group of eight (the AVX2 entry
-/// [`on_ymm`]) where the batch has one.
-/// # Safety
-/// The CPU must support [`crate::Isa::Avx512`]: a kernel holds this routine only when it was
-/// planned for that instruction set.
-#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn on_zmm<L: Lanes<W>, W: Word>(
-    kern: &Kernel,
-    a: Rows<'_, W>,
-    b: Rows<'_, W>,
-    (sa, sb, s): (&[u64], &[u64], usize),
-    c: &[u64],
-    d: &mut [u64],
-) {
-    let (n, wide) = (c.len(), c.len() / 16 * 16);
-    let (ca, cb) = c.split_at(wide);
-    let (da, db) = d.split_at_mut(wide);
-    let (a0, a1) = (a.part(0, wide), a.part(wide, n - wide));
-    let (b0, b1) = (b.part(0, wide), b.part(wide, n - wide));
-    let (sa0, sa1) = sa.split_at(wide * s);
-    let (sb0, sb1) = sb.split_at(wide * s);
-    run::<Zmm, L, W>(kern, a0, b0, (sa0, sb0, s), ca, da);
-    if wide < n {
-        // SAFETY: a CPU with AVX-512 as `Isa::Avx512` defines it has AVX2.
-        unsafe { on_ymm::<L, W>(kern, a1, b1, (sa1, sb1, s), cb, db) };
-    }
-}
-
-/// GST-FDPA dot products of one block of four-bit elements with fp32 C and D, eight at a time
-/// ([`gst::gst`]), with the table `t` of a plan whose lanes take this unit and K (the caller
-/// decides; `dots.rs`). Writes every D word (lanes the lanes flag through [`Kernel::dot`]).
-/// # Safety
-/// The CPU must support [`crate::Isa::Avx2`]: a kernel calls this only when it was planned for
-/// a vector instruction set (which has it).
-#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-pub(super) unsafe fn gst_dots(
-    kern: &Kernel,
-    t: &GLanes,
-    (a, b): (Rows<'_>, Rows<'_>),
-    (sa, sb): (&[u64], &[u64]),
-    c: &[u64],
-    d: &mut [u64],
-) {
-    let k = a.k();
-    let s = k / t.per;
-    for (g, (cg, dg)) in c.chunks_exact(8).zip(d.chunks_exact_mut(8)).enumerate() {
-        let (ra, rb) = (a.part(8 * g, 8), b.part(8 * g, 8));
-        let (sa8, sb8) = (
-            &sa[8 * g * s..8 * (g + 1) * s],
-            &sb[8 * g * s..8 * (g + 1) * s],
-        );
-        let (c8, d8) = (cg.try_into().expect("eight"), dg.try_into().expect("eight"));
-        let redo = match k {
-            64 => gst::gst::<64, 4>(t, ra, rb, sa8, sb8, c8, d8),
-            32 => gst::gst::<32, 2>(t, ra, rb, sa8, sb8, c8, d8),
-            16 => gst::gst::<16, 1>(t, ra, rb, sa8, sb8, c8, d8),
-            _ => 0xff,
-        };
-        if redo != 0 {
-            kern.redo((ra, rb), (sa8, sb8, s), cg, dg, redo);
-        }
-    }
 }
 
 /// fp64 (`WIDE`) or fp32 FMA chains over any K ([`fma::fma64`], [`fma::fma32`]); they cover
@@ -430,8 +514,8 @@ macro_rules! f8f6f4_pairs {
 /// A lane routine with its leading generic arguments `[..]`, compiled by the entry points `T`
 /// for `u64` words and for the storage width `$w` of the unit's operands ([`both`]).
 macro_rules! twice {
-    ($t:ident, $f:ident, [$($g:tt)*], $w:ty) => {
-        both::<$w>($t::of::<$f<$($g)*>, u64>(), $t::of::<$f<$($g)*>, $w>())
+    ($t:ty, $f:ident, [$($g:tt)*], $w:ty) => {
+        both::<$w>(<$t>::of::<$f<$($g)*>, u64>(), <$t>::of::<$f<$($g)*>, $w>())
     };
 }
 
@@ -439,7 +523,7 @@ macro_rules! twice {
 /// the operands' storage width; `None` where no routine is compiled for the key (the plan has
 /// checked every condition of the family: this is a table, and decides nothing else).
 pub(super) fn lane_fns_of<T: Entry>(key: LaneKey) -> Option<(LaneFn, Option<StoredFn>)> {
-    use simd::*;
+    use dec::*;
     use stage::{FloatStage as Fs, IntStage as Is};
     match key {
         // fp64 words are `u64`; fp32 ones `u32`. The FMA chains take eight lanes under either
@@ -447,8 +531,8 @@ pub(super) fn lane_fns_of<T: Entry>(key: LaneKey) -> Option<(LaneFn, Option<Stor
         // fp32 1.07, fp64 0.99-1.02) and lost on an AMD EPYC (fp32 0.68-0.74, fp64 0.89-0.95;
         // docs/performance.md, "AVX-512: sixteen lanes"): a K of 2 to 4 leaves the 16-row
         // transposes as the main cost.
-        LaneKey::Fma { wide: true } => Some((Ymm::of::<FmaChains<true>, u64>(), None)),
-        LaneKey::Fma { wide: false } => Some(twice!(Ymm, FmaChains, [false], u32)),
+        LaneKey::Fma { wide: true } => Some((T::Fma::of::<FmaChains<true>, u64>(), None)),
+        LaneKey::Fma { wide: false } => Some(twice!(T::Fma, FmaChains, [false], u32)),
         LaneKey::Ftz { f16, n, p } => {
             use crate::kernel::scalar::ftz_mul_add::{Bf16In, F16In};
             match (f16, n, p) {
@@ -546,7 +630,7 @@ pub(super) fn lane_fns_of<T: Entry>(key: LaneKey) -> Option<(LaneFn, Option<Stor
 /// The ST-FDPA lane routine compiled by the entry points `T` for a plan's key (the
 /// fp8/fp6/fp4 pairs of `kind::mxf8f6f4`, blocks of 32), as [`lane_fns_of`].
 pub(super) fn scaled_fn_of<T: Entry>(key: StKey) -> Option<LaneFn> {
-    use simd::*;
+    use dec::*;
     use stage::FloatStage as Fs;
     let StKey { a, b, n } = key;
     macro_rules! table {

@@ -119,7 +119,7 @@ fn bracket<V: Vector>(
 /// One block's running state, per half of the lanes: C as an `f64` (zero where it is
 /// infinite), where C is infinite, the running sum, the largest term magnitude and the least
 /// non-zero product magnitude.
-pub(super) struct Sums<V: Vector> {
+pub(in crate::kernel) struct Sums<V: Vector> {
     c: [V::D; 2],
     c_inf: [V::MQ; 2],
     sum: [V::D; 2],
@@ -129,7 +129,7 @@ pub(super) struct Sums<V: Vector> {
 
 /// A block's state before its products, from C (an fp32 word in each lane of `c`).
 #[inline(always)]
-pub(super) fn start<V: Vector>(c: V::I) -> Sums<V> {
+pub(in crate::kernel) fn start<V: Vector>(c: V::I) -> Sums<V> {
     let (inf, zero) = (V::d_splat(f64::INFINITY), V::d_splat(0.0));
     let cv = [V::half_d(V::as_f(c), 0), V::half_d(V::as_f(c), 1)];
     // An infinite C leaves the sum (taken as if C were 0) and gives the lane its value.
@@ -150,7 +150,11 @@ pub(super) fn start<V: Vector>(c: V::I) -> Sums<V> {
 /// Adds the products of the element columns in pairs `pa[m]` and `pb[m]` (each the
 /// [`Vector::pack16`] of columns `2m` and `2m + 1`) to the block's state.
 #[inline(always)]
-pub(super) fn add_products<V: Vector, A: WDec, B: WDec>(s: &mut Sums<V>, pa: &[V::I], pb: &[V::I]) {
+pub(in crate::kernel) fn add_products<V: Vector, A: WDec, B: WDec>(
+    s: &mut Sums<V>,
+    pa: &[V::I],
+    pb: &[V::I],
+) {
     for (&wa, &wb) in pa.iter().zip(pb) {
         let (a0, a1) = A::values::<V>(wa);
         let (b0, b1) = B::values::<V>(wb);
@@ -169,7 +173,11 @@ pub(super) fn add_products<V: Vector, A: WDec, B: WDec>(s: &mut Sums<V>, pa: &[V
 /// `wp` the products' last place below their leading bit): the fp32 results and the bit mask
 /// of flagged lanes.
 #[inline(always)]
-pub(super) fn finish<V: Vector, const N: usize>(s: &Sums<V>, wp: i64, c: V::I) -> (V::I, u32) {
+pub(in crate::kernel) fn finish<V: Vector, const N: usize>(
+    s: &Sums<V>,
+    wp: i64,
+    c: V::I,
+) -> (V::I, u32) {
     let h0 = bracket::<V>(carry_bits(N), wp, (s.min[0], s.max[0], s.sum[0], s.c[0]));
     let h1 = bracket::<V>(carry_bits(N), wp, (s.min[1], s.max[1], s.sum[1], s.c[1]));
     let (lo, hi) = (
@@ -195,7 +203,7 @@ pub(super) fn finish<V: Vector, const N: usize>(s: &Sums<V>, wp: i64, c: V::I) -
 /// [`add_products`] takes them), C the fp32 word in each lane of `c`: the results and the
 /// flagged lanes.
 #[inline(always)]
-pub(super) fn short_block<V: Vector, const N: usize, A: WDec, B: WDec>(
+pub(in crate::kernel) fn short_block<V: Vector, const N: usize, A: WDec, B: WDec>(
     (pa, pb): (&[V::I], &[V::I]),
     wp: i64,
     c: V::I,

@@ -2,7 +2,8 @@
 //! registers, halves of eight 64-bit lanes. The row loads put rows `j` and `j + 8` in the two
 //! 256-bit halves of a register and transpose both halves at once.
 
-use super::{gathers_fit, Vector};
+use super::ymm::split_pairs16;
+use crate::kernel::lanes::vector::{gathers_fit, Vector};
 use crate::kernel::words::{Rows, Word};
 use core::arch::x86_64::*;
 
@@ -79,7 +80,7 @@ unsafe fn load4x4<W: Word>(p: *const W, stride: usize) -> __m512i {
 #[inline(always)]
 unsafe fn columns4_packed16<W: Word>(p: *const W) -> [__m512i; 8] {
     // SAFETY: as the caller's.
-    super::split_pairs16::<Zmm, 2>(unsafe { row_pairs4_packed16(p) })
+    split_pairs16::<Zmm, 2>(unsafe { row_pairs4_packed16(p) })
 }
 
 /// The pairs of elements of [`columns4_packed16`]'s rows: lane `j` of `out[m]` holds row
@@ -114,7 +115,7 @@ unsafe fn row_pairs4_packed16<W: Word>(p: *const W) -> [__m512i; 2] {
 #[inline(always)]
 unsafe fn columns_packed16<W: Word>(p: *const W) -> [__m512i; 8] {
     // SAFETY: as the caller's.
-    super::split_pairs16::<Zmm, 4>(unsafe { row_pairs_packed16(p) })
+    split_pairs16::<Zmm, 4>(unsafe { row_pairs_packed16(p) })
 }
 
 /// The pairs of elements of [`columns_packed16`]'s rows: lane `j` of `out[m]` holds row `j`'s
@@ -158,7 +159,7 @@ unsafe fn row_pairs_packed16<W: Word>(p: *const W) -> [__m512i; 4] {
 #[inline(always)]
 unsafe fn columns16<W: Word>(p: *const W, stride: usize) -> [__m512i; 8] {
     // SAFETY: as the caller's.
-    super::split_pairs16::<Zmm, 4>(unsafe { row_pairs16(p, stride) })
+    split_pairs16::<Zmm, 4>(unsafe { row_pairs16(p, stride) })
 }
 
 /// The pairs of elements of [`columns16`]'s rows: lane `j` of `out[m]` holds row `j`'s
@@ -563,7 +564,7 @@ impl Vector for Zmm {
             // <= words.len()` (`n >= 16` and `k0 + 2 <= k` asserted; `Rows::new` checks the
             // length).
             let x = unsafe { _mm512_loadu_si512(r.words.as_ptr().add(k0).cast()) };
-            let [c0, c1, ..] = super::split_pairs16::<Zmm, 1>([x]);
+            let [c0, c1, ..] = split_pairs16::<Zmm, 1>([x]);
             return [c0, c1, z, z, z, z, z, z];
         }
         let mut e0 = [0i32; 16];

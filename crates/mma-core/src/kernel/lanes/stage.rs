@@ -21,9 +21,7 @@
 //!   `vcvttps2dq`. The model's exponent of a product is the sum of the inputs' exponents (not
 //!   the normalised exponent of the `f32` product), so it is taken from the fields.
 
-#![allow(unused_unsafe)]
-
-use super::simd::{VDec, SP_ALL_ONES, SP_IEEE, SP_NEG_ZERO, V as Fmt};
+use super::dec::{VDec, SP_ALL_ONES, SP_IEEE, SP_NEG_ZERO, V as Fmt};
 use super::vector::Vector;
 use crate::kernel::words::{Rows, Word};
 use core::marker::PhantomData;
@@ -164,7 +162,7 @@ impl<A: VDec, B: VDec> Stage for IntStage<A, B> {
 }
 
 /// Term `i` of a block for [`sum_halves`]: a closure, or a type whose method computes it.
-pub(super) trait Term<V: Vector> {
+pub(in crate::kernel) trait Term<V: Vector> {
     fn at(&self, i: usize) -> V::I;
 }
 
@@ -180,7 +178,7 @@ impl<V: Vector, F: Fn(usize) -> V::I> Term<V> for F {
 /// `2^(F+2)`, sum within it), then the halves added with a check: a lane whose sum leaves
 /// `i32` is flagged in `bad`.
 #[inline(always)]
-pub(super) fn sum_halves<V: Vector, const N: usize, const G: usize>(
+pub(in crate::kernel) fn sum_halves<V: Vector, const N: usize, const G: usize>(
     term: impl Term<V>,
     bad: &mut V::M,
 ) -> [V::I; G] {
@@ -230,7 +228,7 @@ fn aligned_sum<V: Vector, const N: usize, const G: usize>(
 /// Per group, the power of two `2^(F - e_max + off)` that aligns a product ([`aligned_sum`]),
 /// lanes where it leaves f32's normal range flagged in `bad` (unless no product is non-zero).
 #[inline(always)]
-pub(super) fn align_scales<V: Vector, const G: usize>(
+pub(in crate::kernel) fn align_scales<V: Vector, const G: usize>(
     fb: i32,
     off: V::I,
     emax: [V::I; G],

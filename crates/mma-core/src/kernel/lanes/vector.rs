@@ -16,14 +16,6 @@
 //! reached only from the entry points compiled for that width's features, which are called
 //! only on a CPU that has them (`x86/mod.rs`).
 
-#![allow(unused_unsafe)]
-
-mod ymm;
-mod zmm;
-
-pub use ymm::Ymm;
-pub use zmm::Zmm;
-
 use crate::kernel::words::{Rows, Word};
 
 /// A vector width of the lane routines (see the module docs).
@@ -59,7 +51,8 @@ pub trait Vector: Copy + 'static {
     fn xor(a: Self::I, b: Self::I) -> Self::I;
     fn max(a: Self::I, b: Self::I) -> Self::I;
     fn min(a: Self::I, b: Self::I) -> Self::I;
-    /// The minimum as unsigned integers.
+    /// The minimum as unsigned integers (the x86-64 matrix lanes use it).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn min_u(a: Self::I, b: Self::I) -> Self::I;
     fn abs(a: Self::I) -> Self::I;
     /// The low 32 bits of the product.
@@ -221,21 +214,4 @@ pub const MAX_STRIDE: usize = (i32::MAX as usize) / 32;
 /// Whether the gathers of [`Vector::gather32`] and [`Vector::gather64`] can reach these rows.
 pub fn gathers_fit<W: Word>(r: &Rows<'_, W>) -> bool {
     r.stride.max(r.k()) <= MAX_STRIDE
-}
-
-/// The columns of rows of 16-bit words read in pairs (`columns` and `columns4` of [`Ymm`]
-/// and [`Zmm`]): lane `j` of `pairs[m]` holds row `j`'s elements `2m` (low half, as memory
-/// has them) and `2m + 1` (high half); `pairs16` reorders the same vectors' 16-bit lanes instead. Returns the `2·P` columns as [`Vector::columns`] does,
-/// one word per 32-bit lane, the other vectors zero. Generic because only the loads and the
-/// shuffles that made the pairs differ by width.
-#[inline(always)]
-fn split_pairs16<V: Vector, const P: usize>(pairs: [V::I; P]) -> [V::I; 8] {
-    const { assert!(P <= 4) };
-    let low = V::splat(0xffff);
-    let mut out = [V::zero(); 8];
-    for (m, &x) in pairs.iter().enumerate() {
-        out[2 * m] = V::and(x, low);
-        out[2 * m + 1] = V::shr(x, 16);
-    }
-    out
 }

@@ -13,7 +13,7 @@
 //! - FTZ-MulAdd ([`ftz`]) uses the machine's fp32 multiply and add, exactly as the scalar
 //!   [`crate::kernel::scalar::ftz_mul_add::ftz_block`] does (its module docs say why that is bit-exact), with the same
 //!   flushes as lane masks. It covers every input; there is no fallback.
-//! - T-FDPA ([`tfdpa`]) takes its products from a [`Stage`] (`kernel/x86/stage.rs`: the aligned,
+//! - T-FDPA ([`tfdpa`]) takes its products from a [`Stage`] (`kernel/lanes/stage.rs`: the aligned,
 //!   truncated product sum and the largest exponent, as `crate::kernel::tfdpa_n` computes them), adds
 //!   C and rounds like [`crate::kernel::round::FastRound`] for results in the normal range and
 //!   beyond it (overflow to Inf), and passes an infinite C on when every product is finite. A
@@ -29,12 +29,10 @@
 //! specials, subnormals and cancellations, for batch lengths that are not multiples of eight;
 //! `tests/gemm.rs` the matrix driver's use.
 
-#![allow(unused_unsafe)]
-
 use super::stage::{OnRows, Products, Stage};
 use super::steps::Steps;
 use super::vector::Vector;
-pub(super) use crate::kernel::plan::{GLanes, TLanes, TrParams};
+pub(in crate::kernel) use crate::kernel::plan::{TLanes, TrParams};
 pub use crate::kernel::words::{Rows, Word};
 use core::marker::PhantomData;
 
@@ -327,7 +325,7 @@ pub fn tfdpa_blocks_rows<V: Vector, const N: usize, P: Products, const R: usize>
 // ---------------------------------------------------------------------------------------------
 
 /// Value of the exponent lanes of a block without non-zero products ([`crate::kernel::scalar::tr_fdpa`]'s `NONE`).
-pub(super) const NONE: i32 = -(1 << 20);
+pub(in crate::kernel) const NONE: i32 = -(1 << 20);
 
 /// One TR-FDPA (`GTR` false) or GTR-FDPA block of `N` products (4 or a multiple of 8) for a
 /// group of dot products, as [`tfdpa`]: the products as [`super::simd::tfdpa`] and

@@ -1,7 +1,7 @@
 //! [`Vector`] for AVX2: eight 32-bit lanes per `__m256i`, masks as all-ones lanes, halves of
 //! four 64-bit lanes. The row loads transpose eight words of eight rows in registers.
 
-use super::{gathers_fit, Vector};
+use crate::kernel::lanes::vector::{gathers_fit, Vector};
 use crate::kernel::words::{Rows, Word};
 use core::arch::x86_64::*;
 
@@ -89,7 +89,7 @@ unsafe fn columns4_packed16<W: Word>(p: *const W) -> [__m256i; 8] {
         let e23 = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(lo, hi));
         let e01 = _mm256_permute4x64_epi64::<0b11_01_10_00>(e01);
         let e23 = _mm256_permute4x64_epi64::<0b11_01_10_00>(e23);
-        super::split_pairs16::<Ymm, 2>([e01, e23])
+        split_pairs16::<Ymm, 2>([e01, e23])
     }
 }
 
@@ -105,7 +105,7 @@ unsafe fn columns4_packed16<W: Word>(p: *const W) -> [__m256i; 8] {
 #[inline(always)]
 unsafe fn columns16<W: Word>(p: *const W, stride: usize) -> [__m256i; 8] {
     // SAFETY: as the caller's.
-    super::split_pairs16::<Ymm, 4>(unsafe { row_pairs16(p, stride) })
+    split_pairs16::<Ymm, 4>(unsafe { row_pairs16(p, stride) })
 }
 
 /// The pairs of elements of eight rows of eight 16-bit words (see [`columns16`]): lane `j` of
@@ -503,7 +503,7 @@ impl Vector for Ymm {
             // <= words.len()` (`n >= 8` and `k0 + 2 <= k` asserted; `Rows::new` checks the
             // length).
             let x = unsafe { _mm256_loadu_si256(r.words.as_ptr().add(k0).cast()) };
-            let [c0, c1, ..] = super::split_pairs16::<Ymm, 1>([x]);
+            let [c0, c1, ..] = split_pairs16::<Ymm, 1>([x]);
             return [c0, c1, z, z, z, z, z, z];
         }
         // Word by word through checked slices, with plain loops rather than closures (a
@@ -653,4 +653,21 @@ impl Vector for Ymm {
             }
         }
     }
+}
+
+/// The columns of rows of 16-bit words read in pairs (`columns` and `columns4` of [`Ymm`]
+/// and [`Zmm`](super::zmm::Zmm)): lane `j` of `pairs[m]` holds row `j`'s elements `2m` (low half, as memory
+/// has them) and `2m + 1` (high half); `pairs16` reorders the same vectors' 16-bit lanes instead. Returns the `2·P` columns as [`Vector::columns`] does,
+/// one word per 32-bit lane, the other vectors zero. Generic because only the loads and the
+/// shuffles that made the pairs differ by width.
+#[inline(always)]
+pub(super) fn split_pairs16<V: Vector, const P: usize>(pairs: [V::I; P]) -> [V::I; 8] {
+    const { assert!(P <= 4) };
+    let low = V::splat(0xffff);
+    let mut out = [V::zero(); 8];
+    for (m, &x) in pairs.iter().enumerate() {
+        out[2 * m] = V::and(x, low);
+        out[2 * m + 1] = V::shr(x, 16);
+    }
+    out
 }

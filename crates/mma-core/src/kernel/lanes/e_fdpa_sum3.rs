@@ -68,7 +68,11 @@ fn tiny_product<V: Vector>(p: V::F, x: V::F, y: V::F) -> V::M {
 /// low columns, element 1 in the high), C the fp32 word in each lane of `c`. Returns the fp32
 /// results and the bit mask of the lanes the caller must recompute.
 #[inline(always)]
-pub(super) fn block<V: Vector, A: WDec, B: WDec>(pa: V::I, pb: V::I, c: V::I) -> (V::I, u32) {
+pub(in crate::kernel) fn block<V: Vector, A: WDec, B: WDec>(
+    pa: V::I,
+    pb: V::I,
+    c: V::I,
+) -> (V::I, u32) {
     // Products exact in f32 (22 significant bits at most).
     const { assert!(A::MAN_BITS + B::MAN_BITS + 2 <= 24) };
     let (a0, a1) = A::values::<V>(pa);
