@@ -10,20 +10,11 @@
 //! `parallel`, on by default, with rayon); every element is computed by the same sequence of
 //! operations whatever the thread count, so the result is identical for any number of threads.
 
+// `GemmIn` is defined with the operand words (the kernel's matrix lanes read it), here its
+// public home.
+pub use crate::kernel::GemmIn;
 use crate::kernel::{Kernel, Rows, Word};
 use crate::unit::{check_lengths, DotUnit, ShapeError};
-
-/// Operands of [`DotUnit::gemm`]: `a` is `m×k` row-major, `b_cols` is B given column by column
-/// (`n` columns of `k`), `c` is `m×n` row-major; scales, when the unit has them, are `m×s` and
-/// `n×s` with `s = scales_for(k)`.
-#[derive(Clone, Copy, Debug)]
-pub struct GemmIn<'a> {
-    pub a: &'a [u64],
-    pub b_cols: &'a [u64],
-    pub c: &'a [u64],
-    pub scale_a: &'a [u64],
-    pub scale_b: &'a [u64],
-}
 
 /// Rows of D one task computes, and columns per cache tile.
 const ROWS_PER_TASK: usize = 8;

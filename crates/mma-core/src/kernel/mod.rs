@@ -47,7 +47,7 @@ use no_vector as arch;
 
 pub(crate) use arch::{host_binary32_is_ieee, GemmLanes};
 pub use isa::Isa;
-pub use words::{Rows, Word};
+pub use words::{GemmIn, Rows, Word};
 #[cfg(test)]
 mod tests;
 

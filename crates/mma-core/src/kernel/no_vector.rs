@@ -101,7 +101,7 @@ pub(super) fn last_add(
 pub(crate) enum GemmLanes {}
 
 impl GemmLanes {
-    pub(crate) fn rows(&self, _: &Kernel, _: usize, _: &crate::drive::GemmIn<'_>, _: &mut [u64]) {
+    pub(crate) fn rows(&self, _: &Kernel, _: usize, _: &crate::kernel::GemmIn<'_>, _: &mut [u64]) {
         match *self {}
     }
 }

@@ -219,3 +219,15 @@ impl<'a, W: Word> Rows<'a, W> {
         f(&buf)
     }
 }
+
+/// Operands of [`DotUnit::gemm`](crate::DotUnit::gemm): `a` is `m×k` row-major, `b_cols` is B given column by column
+/// (`n` columns of `k`), `c` is `m×n` row-major; scales, when the unit has them, are `m×s` and
+/// `n×s` with `s = scales_for(k)`.
+#[derive(Clone, Copy, Debug)]
+pub struct GemmIn<'a> {
+    pub a: &'a [u64],
+    pub b_cols: &'a [u64],
+    pub c: &'a [u64],
+    pub scale_a: &'a [u64],
+    pub scale_b: &'a [u64],
+}

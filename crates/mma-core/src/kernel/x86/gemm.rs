@@ -32,7 +32,6 @@
 
 use super::ymm::Ymm;
 use super::zmm::Zmm;
-use crate::drive::GemmIn;
 use crate::format::Format;
 use crate::kernel::lanes::batch::{self, TLanes, TrParams};
 use crate::kernel::lanes::stage::{align_scales, sum_halves, Products, Term};
@@ -40,6 +39,7 @@ use crate::kernel::lanes::steps::Steps;
 use crate::kernel::lanes::vector::Vector;
 use crate::kernel::plan::{LaneKey, Path};
 use crate::kernel::table::{self, Dec as _, Entry, Tf32Dec};
+use crate::kernel::GemmIn;
 use crate::kernel::{Isa, Kernel};
 
 /// Exponent codes: the scientific exponent plus `CODE_BIAS` (per operand, so products carry
