@@ -11,7 +11,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // n dot products: rows of A and B one after another, one C and one D word each.
     let kern = ins.unit.kernel();
-    println!("lane path: {} ({:?})", kern.is_batched(), kern.isa()); // true on AVX2 CPUs
+    println!("lane path: {} ({:?})", kern.is_batched(), kern.isa()); // true on AVX2 and aarch64 CPUs
     let (n, k) = (1000, 16);
     let (a, b, c) = (
         vec![0x3c00u64; n * k],
