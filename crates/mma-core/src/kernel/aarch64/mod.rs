@@ -21,10 +21,9 @@ pub(super) use super::no_vector::{
 pub(crate) use super::no_vector::{host_binary32_is_ieee, GemmLanes};
 pub(super) use crate::kernel::lanes::{LaneRoutine, LaneRoutineScaled, Stored};
 
-use crate::kernel::lanes::stage::WDec;
 use crate::kernel::lanes::steps::Steps;
-use crate::kernel::lanes::{self, e_fdpa, run, tr_late, Entry, LaneFn, Lanes};
-use crate::kernel::plan::{LaneKey, StKey, TrParams};
+use crate::kernel::lanes::{self, run, Entry, LaneFn, Lanes};
+use crate::kernel::plan::{LaneKey, StKey};
 use crate::kernel::words::Word;
 use crate::kernel::{Isa, Kernel, Rows};
 use neon::Neon;
@@ -73,18 +72,5 @@ fn on_neon<L: Lanes<W>, W: Word>(
     run::<Neon, L, W>(kern, a, b, scales, c, d)
 }
 
-impl Steps for Neon {
-    #[inline(always)]
-    fn tr_late(t: &TrParams, dot: Self::I, e_dot: Self::I, c: Self::I) -> Self::I {
-        tr_late::int::<Self>(t, dot, e_dot, c)
-    }
-
-    #[inline(always)]
-    fn efdpa_block<const N: usize, A: WDec, B: WDec>(
-        pairs: (&[Self::I], &[Self::I]),
-        wp: i64,
-        c: Self::I,
-    ) -> (Self::I, u32) {
-        e_fdpa::short_block::<Self, N, A, B>(pairs, wp, c)
-    }
-}
+/// The default (integer and `f64`) formulations.
+impl Steps for Neon {}

@@ -19,7 +19,11 @@ use crate::kernel::plan::TrParams;
 pub trait Steps: Vector {
     /// From the product sum `dot · 2^(e_dot - F)` and C (fp32 words), the fp32 results of a
     /// TR-FDPA or GTR-FDPA block.
-    fn tr_late(t: &TrParams, dot: Self::I, e_dot: Self::I, c: Self::I) -> Self::I;
+    /// The integer formulation by default (AVX2, NEON).
+    #[inline(always)]
+    fn tr_late(t: &TrParams, dot: Self::I, e_dot: Self::I, c: Self::I) -> Self::I {
+        super::tr_late::int::<Self>(t, dot, e_dot, c)
+    }
     /// One E-FDPA block of `N <= 8` elements from its columns in pairs ([`Vector::pack16`]
     /// layout, `N / 2` per operand), C the fp32 word in each lane of `c`: the results and the
     /// lanes to recompute.
@@ -27,5 +31,8 @@ pub trait Steps: Vector {
         pairs: (&[Self::I], &[Self::I]),
         wp: i64,
         c: Self::I,
-    ) -> (Self::I, u32);
+    ) -> (Self::I, u32) {
+        // The `f64` sum with an a priori bracket by default (AVX2, NEON).
+        super::e_fdpa::short_block::<Self, N, A, B>(pairs, wp, c)
+    }
 }

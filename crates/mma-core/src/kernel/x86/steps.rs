@@ -6,25 +6,11 @@ use super::ymm::Ymm;
 use super::zmm::Zmm;
 use crate::kernel::lanes::stage::WDec;
 use crate::kernel::lanes::steps::Steps;
-use crate::kernel::lanes::{e_fdpa, tr_late};
 use crate::kernel::plan::TrParams;
 use core::arch::x86_64::__m512i;
 
-impl Steps for Ymm {
-    #[inline(always)]
-    fn tr_late(t: &TrParams, dot: Self::I, e_dot: Self::I, c: Self::I) -> Self::I {
-        tr_late::int::<Self>(t, dot, e_dot, c)
-    }
-
-    #[inline(always)]
-    fn efdpa_block<const N: usize, A: WDec, B: WDec>(
-        pairs: (&[Self::I], &[Self::I]),
-        wp: i64,
-        c: Self::I,
-    ) -> (Self::I, u32) {
-        e_fdpa::short_block::<Self, N, A, B>(pairs, wp, c)
-    }
-}
+/// The default (integer and `f64`) formulations.
+impl Steps for Ymm {}
 
 impl Steps for Zmm {
     #[inline(always)]
