@@ -251,8 +251,11 @@ pub(super) struct TLanes {
 /// lanes: `F`, the zero exponent, `lsb0` (the smallest product quantum's exponent), `ms` (twice
 /// the scale format's mantissa bits), the output rounding (RZ or RNE to fp32), the scale
 /// format's decode table and the elements' signed values for the vector group sums.
-// Read only by the GST-FDPA lanes of `x86/` (AVX2).
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+// Read only by the GST-FDPA lanes (`lanes/gst.rs`), which the stand-in leaf does not compile.
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)]
 #[derive(Clone, Copy, Debug)]
 pub(super) struct GLanes {
     pub(super) f: u32,
@@ -296,13 +299,14 @@ impl Plan {
         Plan {
             isa,
             path,
-            // The per-dot vector block and GST-FDPA's lanes are compiled for AVX2 only.
+            // The per-dot vector block is compiled for AVX2 only; GST-FDPA's lanes for every
+            // vector instruction set (AVX2 and AVX-512 through AVX2's, NEON).
             vdot: vdot_key(unit, &path).filter(|_| isa.has_avx2()),
             lanes: lane_key(unit, &path, t.is_some()),
             st: st_key(unit, t.is_some() && st_scales.is_some()),
             t,
             st_scales,
-            g: gst_lanes(unit, &path).filter(|_| isa.has_avx2()),
+            g: gst_lanes(unit, &path),
         }
     }
 }
@@ -584,9 +588,11 @@ fn gst_lanes(unit: &DotUnit, path: &Path) -> Option<GLanes> {
         return None;
     };
     let f = &unit.formats;
-    let (Some((va, vb)), Some((sf, per)), Some((nearest, 23))) =
-        (p.vals, f.scale, p.round.and_then(|r| r.lanes(&f.d)))
-    else {
+    let (Some((va, vb)), Some((sf, per)), Some((nearest, 23))) = (
+        values4(&f.a, &f.b),
+        f.scale,
+        p.round.and_then(|r| r.lanes(&f.d)),
+    ) else {
         return None;
     };
     if m.g != 16

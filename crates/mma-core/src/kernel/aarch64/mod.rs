@@ -1,9 +1,9 @@
 //! The AArch64 leaf: the lane routines of `kernel/lanes/` compiled for Advanced SIMD
 //! ([`Neon`]: four dot products per 128-bit vector), for every lane key the x86-64 leaf
 //! compiles (T-FDPA with ST-FDPA and Sliced-FDPA's passes, TR/GTR-FDPA, E-FDPA, FTZ-MulAdd, the
-//! FMA chains), with the integer late-C steps and the `f64` E-FDPA block as AVX2 has them
-//! ([`Steps`]). What the x86-64 leaf compiles besides the lanes (the per-dot vector block,
-//! GST-FDPA's lanes, the byte shuffle of Sliced-FDPA's permutation, the matrix driver's lanes,
+//! FMA chains, GST-FDPA), with the integer late-C steps and the `f64` E-FDPA block as AVX2 has
+//! them and GST-FDPA's group sums by `TBL` lookups (`gst.rs`) ([`Steps`]). What the x86-64 leaf
+//! compiles besides the lanes (the per-dot vector block, the byte shuffle of Sliced-FDPA's permutation, the matrix driver's lanes,
 //! the library GEMM's binary32 steps) is not compiled here: those names come from the stand-in
 //! (`no_vector.rs`), and the kernel takes the portable paths for them, with the same bits.
 //!
@@ -13,17 +13,18 @@
 //! loads and stores of whole vectors from slices whose lengths the surrounding code checked
 //! (`neon.rs`, each with its argument).
 
+mod gst;
 mod neon;
 
 pub(super) use super::no_vector::{
-    block, dot, gemm_lanes, gst_dots, gst_v, last_add, permute_bytes, vdot_of, widen, VDot,
+    block, dot, gemm_lanes, gst_v, last_add, permute_bytes, vdot_of, widen, VDot,
 };
 pub(crate) use super::no_vector::{host_binary32_is_ieee, GemmLanes};
 pub(super) use crate::kernel::lanes::{LaneRoutine, LaneRoutineScaled, Stored};
 
 use crate::kernel::lanes::steps::Steps;
 use crate::kernel::lanes::{self, run, Entry, LaneFn, Lanes};
-use crate::kernel::plan::{LaneKey, StKey};
+use crate::kernel::plan::{GLanes, LaneKey, StKey};
 use crate::kernel::words::Word;
 use crate::kernel::{Isa, Kernel, Rows};
 use neon::Neon;
@@ -72,5 +73,33 @@ fn on_neon<L: Lanes<W>, W: Word>(
     run::<Neon, L, W>(kern, a, b, scales, c, d)
 }
 
-/// The default (integer and `f64`) formulations.
-impl Steps for Neon {}
+/// GST-FDPA dot products four at a time ([`lanes::gst::in_groups`]) with the plan's table `t`, where
+/// the dispatch found that the lanes take the unit and K; `false` (nothing written) where the
+/// kernel is not planned for [`Isa::Neon`].
+pub(super) fn gst_dots(
+    k: &Kernel,
+    t: &GLanes,
+    rows: (Rows<'_>, Rows<'_>),
+    scales: (&[u64], &[u64]),
+    c: &[u64],
+    d: &mut [u64],
+) -> bool {
+    if !neon_here(k.plan.isa) {
+        return false;
+    }
+    lanes::gst::in_groups::<Neon>(k, t, rows, scales, c, d);
+    true
+}
+
+/// The default (integer and `f64`) formulations; `TBL` lookups for GST-FDPA's group sums.
+impl Steps for Neon {
+    #[inline(always)]
+    fn group_sums<const N: usize, const G: usize>(
+        a: &[u64; N],
+        b: &[u64; N],
+        ta: &[i8; 16],
+        tb: &[i8; 16],
+    ) -> ([i32; G], u32) {
+        gst::group_sums::<N, G>(a, b, ta, tb)
+    }
+}

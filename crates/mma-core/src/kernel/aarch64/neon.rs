@@ -10,9 +10,9 @@
 //! - `FMAX`/`FMIN` return NaN for a NaN operand and order the zeros; `maxpd`/`minpd` return the
 //!   second operand unless the first is greater (less): written as that comparison and a
 //!   select.
-//! - fp16 to f32 without the `f16` type (unstable in Rust): the exponent is moved by integer
-//!   arithmetic, subnormals through an exact integer-to-float conversion (so a flush-to-zero
-//!   mode cannot touch them), NaNs quieted as F16C's `vcvtph2ps` and `FCVT` both do.
+//! - fp16 to f32 by `FCVTL` in inline assembly (Rust's intrinsic needs the unstable `f16`
+//!   type): exact, subnormals kept whatever `FPCR.FZ16` says, NaNs quieted as F16C's
+//!   `vcvtph2ps` does (`FPCR.DN` clear, the default).
 //!
 //! Soundness: Advanced SIMD is in every AArch64 target's baseline; register-only intrinsics
 //! are safe to call there, and the loads and stores read and write whole vectors of slices
@@ -130,29 +130,34 @@ fn transpose4(x: [uint32x4_t; 4]) -> [int32x4_t; 4] {
     }
 }
 
-/// IEEE binary16 words (zero-extended in 32-bit lanes) as f32 lanes of the same values.
+/// The four binary16 values in the low (`HIGH == false`) or high half of the 16-bit lanes of
+/// `w`, converted to f32 by `FCVTL`/`FCVTL2`: exact (every binary16 value is a binary32
+/// normal or zero), subnormal inputs kept (a conversion ignores `FPCR.FZ16`), NaNs quieted with
+/// their payload moved up, as F16C's `vcvtph2ps` does (with `FPCR.DN` clear, as the Linux and
+/// macOS defaults have it). Inline assembly because Rust's `vcvt_f32_f16` needs the unstable
+/// `f16` type; the instructions are Advanced SIMD's, in every AArch64 baseline.
 #[inline(always)]
-fn half_to_f(w: uint32x4_t) -> float32x4_t {
-    // SAFETY: register-only (module docs).
+fn halves_to_f<const HIGH: bool>(w: int32x4_t) -> float32x4_t {
+    let out: float32x4_t;
+    // SAFETY: one register-to-register conversion: no memory, no stack, no flags (NZCV).
     unsafe {
-        let mag = vandq_u32(w, vdupq_n_u32(0x7fff));
-        let sign = vshlq_n_u32::<16>(vandq_u32(w, vdupq_n_u32(0x8000)));
-        let exp = vshrq_n_u32::<10>(mag);
-        let man = vandq_u32(mag, vdupq_n_u32(0x3ff));
-        // Normal: the exponent rebiased by 127 - 15 = 112.
-        let normal = vaddq_u32(vshlq_n_u32::<13>(mag), vdupq_n_u32(112 << 23));
-        // Subnormal (and zero): man · 2^-24, exact in f32 and a normal f32 unless zero.
-        let tiny = vmulq_f32(vcvtq_f32_u32(man), vdupq_n_f32(1.0 / 16_777_216.0));
-        // Inf and NaN: all-ones exponent, the payload moved up, NaNs quieted.
-        let nan = vandq_u32(vmvnq_u32(vceqzq_u32(man)), vdupq_n_u32(1 << 22));
-        let special = vorrq_u32(
-            vorrq_u32(vdupq_n_u32(0x7f80_0000), vshlq_n_u32::<13>(man)),
-            nan,
-        );
-        let bits = vbslq_u32(vceqzq_u32(exp), vreinterpretq_u32_f32(tiny), normal);
-        let bits = vbslq_u32(vceqq_u32(exp, vdupq_n_u32(31)), special, bits);
-        vreinterpretq_f32_u32(vorrq_u32(bits, sign))
+        if HIGH {
+            core::arch::asm!(
+                "fcvtl2 {out:v}.4s, {w:v}.8h",
+                out = lateout(vreg) out,
+                w = in(vreg) w,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        } else {
+            core::arch::asm!(
+                "fcvtl {out:v}.4s, {w:v}.4h",
+                out = lateout(vreg) out,
+                w = in(vreg) w,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
     }
+    out
 }
 
 /// Methods whose body is one expression of register-only intrinsics: `fn name(args) -> ret =
@@ -279,14 +284,7 @@ impl Vector for Neon {
     }
     #[inline(always)]
     fn f16_to_f(v: int32x4_t) -> (float32x4_t, float32x4_t) {
-        // SAFETY: register-only (module docs).
-        unsafe {
-            let w = vreinterpretq_u16_s32(v);
-            (
-                half_to_f(vmovl_u16(vget_low_u16(w))),
-                half_to_f(vmovl_high_u16(w)),
-            )
-        }
+        (halves_to_f::<false>(v), halves_to_f::<true>(v))
     }
     #[inline(always)]
     fn bf16_to_f(v: int32x4_t) -> (float32x4_t, float32x4_t) {
@@ -320,6 +318,11 @@ impl Vector for Neon {
                 vcvt_high_f64_f32(a)
             }
         }
+    }
+    #[inline(always)]
+    fn half_i_d(a: int32x4_t, h: usize) -> float64x2_t {
+        // SAFETY: register-only (module docs).
+        unsafe { vcvtq_f64_s64(Self::half_q(a, h)) }
     }
     register_ops! {
         fn q_splat(x: i64) -> int64x2_t = vdupq_n_s64(x);
@@ -360,6 +363,7 @@ impl Vector for Neon {
         fn d_min(a: float64x2_t, b: float64x2_t) -> float64x2_t = vbslq_f64(vcltq_f64(a, b), a, b);
         fn d_abs(a: float64x2_t) -> float64x2_t = vabsq_f64(a);
         fn d_floor(a: float64x2_t) -> float64x2_t = vrndmq_f64(a);
+        fn d_trunc(a: float64x2_t) -> float64x2_t = vrndq_f64(a);
         fn d_eq(a: float64x2_t, b: float64x2_t) -> uint64x2_t = vceqq_f64(a, b);
         fn d_nan(a: float64x2_t) -> uint64x2_t =
             vreinterpretq_u64_u32(vmvnq_u32(vreinterpretq_u32_u64(vceqq_f64(a, a))));

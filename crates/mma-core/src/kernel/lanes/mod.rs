@@ -2,7 +2,7 @@
 //! (`x86/`: `Ymm`, `Zmm`; `aarch64/`: `Neon`) for its widths: a group of `V::LANES` dot
 //! products per vector, lane `j` dot product `j`. This module holds what every width shares:
 //! the model families' routines ([`Lanes`]: T-FDPA, TR/GTR-FDPA, E-FDPA, FTZ-MulAdd, FMA
-//! chains, ST-FDPA), the tables from a plan's lane keys to them ([`lane_fns_of`],
+//! chains, ST-FDPA; GST-FDPA in `gst.rs`), the tables from a plan's lane keys to them ([`lane_fns_of`],
 //! [`scaled_fn_of`], over a leaf's [`Entry`]), and the wrappers a kernel holds the compiled
 //! routines in ([`LaneRoutine`], [`Stored`], [`LaneRoutineScaled`]). The arithmetic is in the
 //! files below (`batch.rs`, `stage.rs`, `e_fdpa*.rs`, `fma.rs`, `tr_late.rs`, `dec.rs`), the
@@ -21,6 +21,7 @@ pub(super) mod e_fdpa;
 pub(super) mod e_fdpa_chain;
 pub(super) mod e_fdpa_sum3;
 pub(super) mod fma;
+pub(super) mod gst;
 mod rows;
 pub(super) mod stage;
 pub(super) mod steps;

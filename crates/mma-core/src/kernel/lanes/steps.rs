@@ -8,6 +8,9 @@
 //! - [`Steps::efdpa_block`]: one short E-FDPA block, the `f64` sum with an a priori bracket
 //!   (`e_fdpa.rs`: `Ymm`, `Neon`), sums rounded down and up (`x86/e_fdpa_directed.rs`,
 //!   AVX-512's per-instruction rounding) on `Zmm`.
+//! - [`Steps::group_sums`]: GST-FDPA's group sums of one dot product (`gst.rs`), a byte-table
+//!   lookup per element: AVX2's `pshufb` (`x86/simd.rs`, also on `Zmm`), NEON's `tbl`
+//!   (`aarch64/gst.rs`).
 //!
 //! The implementations live with their widths (`x86/steps.rs`, `aarch64/mod.rs`).
 
@@ -35,4 +38,17 @@ pub trait Steps: Vector {
         // The `f64` sum with an a priori bracket by default (AVX2, NEON).
         super::e_fdpa::short_block::<Self, N, A, B>(pairs, wp, c)
     }
+    /// The group sums of one GST-FDPA block of `N = 16 · G` elements of four-bit formats
+    /// without Inf/NaN codes, in groups of 16: each product `ta[a] · tb[b]` (the codes' signed
+    /// values in units of their smallest quantum, so the exact product in units of the
+    /// smallest product quantum) summed exactly per group, and a bit mask of the groups with
+    /// a non-zero product. Only the low four bits of each word are read, as the portable
+    /// table lookup does. Each value is an `i8`, each product below `2^14`, each sum below
+    /// `2^18`.
+    fn group_sums<const N: usize, const G: usize>(
+        a: &[u64; N],
+        b: &[u64; N],
+        ta: &[i8; 16],
+        tb: &[i8; 16],
+    ) -> ([i32; G], u32);
 }

@@ -136,6 +136,8 @@ pub trait Vector: Copy + 'static {
     fn half_q(a: Self::I, h: usize) -> Self::Q;
     /// Half `h` of the lanes, converted exactly to f64.
     fn half_d(a: Self::F, h: usize) -> Self::D;
+    /// Half `h` of the integer lanes, converted exactly to f64.
+    fn half_i_d(a: Self::I, h: usize) -> Self::D;
     fn q_splat(x: i64) -> Self::Q;
     fn q_add(a: Self::Q, b: Self::Q) -> Self::Q;
     fn q_sub(a: Self::Q, b: Self::Q) -> Self::Q;
@@ -160,6 +162,8 @@ pub trait Vector: Copy + 'static {
     fn d_abs(a: Self::D) -> Self::D;
     /// Round toward -∞.
     fn d_floor(a: Self::D) -> Self::D;
+    /// Round toward zero.
+    fn d_trunc(a: Self::D) -> Self::D;
     fn d_eq(a: Self::D, b: Self::D) -> Self::MQ;
     fn d_nan(a: Self::D) -> Self::MQ;
     fn d_select(m: Self::MQ, no: Self::D, yes: Self::D) -> Self::D;

@@ -1,12 +1,11 @@
 //! The entry points of the x86-64 lane routines: each [`Lanes`] routine compiled for AVX2
 //! ([`on_ymm`], groups of eight) and for AVX-512 ([`on_zmm`], groups of sixteen), as
 //! [`Entry`] gives them to the tables of `kernel/lanes/mod.rs`; and GST-FDPA's lanes
-//! ([`gst_dots`], AVX2 only: `gst.rs`). Soundness: `x86/mod.rs`.
+//! ([`gst_dots`], AVX2 only: `kernel/lanes/gst.rs`). Soundness: `x86/mod.rs`.
 
-use super::gst;
 use super::ymm::Ymm;
 use super::zmm::Zmm;
-use crate::kernel::lanes::{run, Entry, LaneFn, Lanes};
+use crate::kernel::lanes::{self, run, Entry, LaneFn, Lanes};
 use crate::kernel::plan::GLanes;
 use crate::kernel::words::Word;
 use crate::kernel::{Kernel, Rows};
@@ -73,8 +72,10 @@ unsafe fn on_zmm<L: Lanes<W>, W: Word>(
 }
 
 /// GST-FDPA dot products of one block of four-bit elements with fp32 C and D, eight at a time
-/// ([`gst::gst`]), with the table `t` of a plan whose lanes take this unit and K (the caller
-/// decides; `dots.rs`). Writes every D word (lanes the lanes flag through [`Kernel::dot`]).
+/// ([`lanes::gst::in_groups`] on [`Ymm`]: the group sums are per dot product, so AVX-512's wider
+/// lanes would speed up only the smaller part), with the table `t` of a plan whose lanes take
+/// this unit and K (the caller decides; `dots.rs`). Writes every D word (lanes the lanes flag
+/// through [`Kernel::dot`]).
 /// # Safety
 /// The CPU must support [`crate::Isa::Avx2`]: a kernel calls this only when it was planned for
 /// a vector instruction set (which has it).
@@ -82,28 +83,10 @@ unsafe fn on_zmm<L: Lanes<W>, W: Word>(
 pub(super) unsafe fn gst_dots(
     kern: &Kernel,
     t: &GLanes,
-    (a, b): (Rows<'_>, Rows<'_>),
-    (sa, sb): (&[u64], &[u64]),
+    rows: (Rows<'_>, Rows<'_>),
+    scales: (&[u64], &[u64]),
     c: &[u64],
     d: &mut [u64],
 ) {
-    let k = a.k();
-    let s = k / t.per;
-    for (g, (cg, dg)) in c.chunks_exact(8).zip(d.chunks_exact_mut(8)).enumerate() {
-        let (ra, rb) = (a.part(8 * g, 8), b.part(8 * g, 8));
-        let (sa8, sb8) = (
-            &sa[8 * g * s..8 * (g + 1) * s],
-            &sb[8 * g * s..8 * (g + 1) * s],
-        );
-        let (c8, d8) = (cg.try_into().expect("eight"), dg.try_into().expect("eight"));
-        let redo = match k {
-            64 => gst::gst::<64, 4>(t, ra, rb, sa8, sb8, c8, d8),
-            32 => gst::gst::<32, 2>(t, ra, rb, sa8, sb8, c8, d8),
-            16 => gst::gst::<16, 1>(t, ra, rb, sa8, sb8, c8, d8),
-            _ => 0xff,
-        };
-        if redo != 0 {
-            kern.redo((ra, rb), (sa8, sb8, s), cg, dg, redo);
-        }
-    }
+    lanes::gst::in_groups::<Ymm>(kern, t, rows, scales, c, d)
 }

@@ -3,8 +3,9 @@
 //! (`ymm.rs`: `Ymm`, AVX2, eight lanes; `zmm.rs`: `Zmm`, AVX-512, sixteen; each with its row
 //! loads) and the width-dependent steps (`steps.rs`, with AVX-512's forms in `tr_late.rs` and
 //! `e_fdpa_directed.rs`), and compiles the routines of `kernel/lanes/` in its entry points
-//! (`entry.rs`). Besides the lanes it has routines no other leaf has: the vector block of one
-//! dot product (`per_dot.rs` over `simd.rs`), GST-FDPA's lanes (`gst.rs`), the matrix driver's
+//! (`entry.rs`), GST-FDPA's lanes with AVX2's byte lookups for the group sums. Besides the
+//! lanes it has routines no other leaf has: the vector block of one
+//! dot product (`per_dot.rs` over `simd.rs`), the matrix driver's
 //! lanes (`gemm.rs`), Sliced-FDPA's byte reordering (`permute.rs`) and last addition
 //! (`last_add.rs`). The rest of the kernel reaches this module only through the names
 //! re-exported below (as `arch`), when a kernel is planned for [`Isa::Avx2`] or
@@ -23,7 +24,6 @@
 mod e_fdpa_directed;
 mod entry;
 mod gemm;
-mod gst;
 mod last_add;
 mod per_dot;
 mod permute;

@@ -367,6 +367,17 @@ impl Vector for Ymm {
             }
         }
     }
+    #[inline(always)]
+    fn half_i_d(a: __m256i, h: usize) -> __m256d {
+        // SAFETY: register-only (module docs of `vector.rs`).
+        unsafe {
+            if h == 0 {
+                _mm256_cvtepi32_pd(_mm256_castsi256_si128(a))
+            } else {
+                _mm256_cvtepi32_pd(_mm256_extracti128_si256::<1>(a))
+            }
+        }
+    }
     register_ops! {
         fn q_splat(x: i64) -> __m256i = _mm256_set1_epi64x(x);
         fn q_add(a: __m256i, b: __m256i) -> __m256i = _mm256_add_epi64(a, b);
@@ -392,6 +403,8 @@ impl Vector for Ymm {
             _mm256_and_pd(a, _mm256_castsi256_pd(_mm256_set1_epi64x(i64::MAX)));
         fn d_floor(a: __m256d) -> __m256d =
             _mm256_round_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(a);
+        fn d_trunc(a: __m256d) -> __m256d =
+            _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(a);
         fn d_eq(a: __m256d, b: __m256d) -> __m256i =
             _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_EQ_OQ>(a, b));
         fn d_nan(a: __m256d) -> __m256i = _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_UNORD_Q>(a, a));

@@ -404,6 +404,17 @@ impl Vector for Zmm {
             }
         }
     }
+    #[inline(always)]
+    fn half_i_d(a: __m512i, h: usize) -> __m512d {
+        // SAFETY: register-only (module docs of `vector.rs`).
+        unsafe {
+            if h == 0 {
+                _mm512_cvtepi32_pd(_mm512_castsi512_si256(a))
+            } else {
+                _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64::<1>(a))
+            }
+        }
+    }
     register_ops! {
         fn q_splat(x: i64) -> __m512i = _mm512_set1_epi64(x);
         fn q_add(a: __m512i, b: __m512i) -> __m512i = _mm512_add_epi64(a, b);
@@ -428,6 +439,8 @@ impl Vector for Zmm {
         fn d_abs(a: __m512d) -> __m512d = _mm512_abs_pd(a);
         fn d_floor(a: __m512d) -> __m512d =
             _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(a);
+        fn d_trunc(a: __m512d) -> __m512d =
+            _mm512_roundscale_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(a);
         fn d_eq(a: __m512d, b: __m512d) -> __mmask8 = _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(a, b);
         fn d_nan(a: __m512d) -> __mmask8 = _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(a, a);
         fn d_select(m: __mmask8, no: __m512d, yes: __m512d) -> __m512d =
