@@ -13,6 +13,7 @@
 //! product by the caller, with the per-dot kernel's sign and flush rules.
 
 use super::steps::Steps;
+use super::vector::Vector;
 use crate::kernel::plan::GLanes;
 use crate::kernel::table::SPECIAL;
 use crate::kernel::words::Rows;
@@ -119,50 +120,63 @@ fn group<V: Steps, const N: usize, const G: usize>(
         vals[g] = V::keep(on, V::mul_lo(V::load(&sums[g]), ss));
         lsbs[g] = V::add(e_s, set(t.lsb0 - t.ms));
     }
-    // 2^x in f64 lanes for half `h` of the i32 lanes x, clamped to f64's normal exponents:
-    // beyond them the values scaled here are zero or far below 1 and truncate to 0 either way.
-    let pow2 = |x: V::I, h: usize| {
-        let x = V::half_q(V::min(V::max(x, set(-1022)), set(1023)), h);
-        V::as_d(V::q_shl(V::q_add(x, V::q_splat(1023)), 52))
-    };
     let q = V::sub(emax, set(t.f as i32));
-    let minus_q = V::sub(V::zero(), q);
     let c_f = V::as_f(cw);
-    // Half `h`: the rounded results, and the lanes whose magnitude is zero, below fp32's
-    // smallest normal, or at least 2^128.
-    let half = |h: usize| {
-        // C truncated to F fraction bits below e_max (a C below the quantum gives 0).
-        let mut total = V::d_trunc(V::d_mul(V::half_d(c_f, h), pow2(minus_q, h)));
-        for g in 0..G {
-            // The term sum · ss · 2^lsb aligned to the quantum 2^q and truncated toward zero:
-            // each below 2^(F+12), their sum with C below 2^50.
-            let v = V::half_i_d(vals[g], h);
-            let x = V::sub(lsbs[g], q);
-            total = V::d_add(total, V::d_trunc(V::d_mul(v, pow2(x, h))));
-        }
-        // An exact zero is +0 (x + 0 turns -0 into +0, leaves the rest alone).
-        let total = V::d_add(total, V::d_splat(0.0));
-        let value = V::d_mul(total, pow2(q, h));
-        let value = if t.nearest {
-            value
-        } else {
-            // RZ to 24 significant bits: clear the 29 low mantissa bits of the f64.
-            V::as_d(V::q_and(V::as_q(value), V::q_splat(!((1i64 << 29) - 1))))
-        };
-        // Magnitudes compared as integers: the bits of non-negative f64 values order as the
-        // values do (a NaN's above every number).
-        let mag = V::as_q(V::d_abs(value));
-        let zero = V::q_eq(mag, V::q_splat(0));
-        let below = V::q_gt(V::q_splat((f32::MIN_POSITIVE as f64).to_bits() as i64), mag);
-        let huge = V::q_gt(mag, V::q_splat(2f64.powi(128).to_bits() as i64 - 1));
-        // Exact for normal results (RNE: the IEEE conversion is the rounding).
-        (V::narrow(value), zero, below, huge)
-    };
-    let (r0, z0, b0, h0) = half(0);
-    let (r1, z1, b1, h1) = half(1);
+    let (r0, z0, b0, h0) = half::<V, G>(t.nearest, q, c_f, (&vals, &lsbs), 0);
+    let (r1, z1, b1, h1) = half::<V, G>(t.nearest, q, c_f, (&vals, &lsbs), 1);
     V::store(V::as_i(V::join(r0, r1)), out);
     // Non-zero results below fp32's smallest normal go to the per-dot kernel (the sign and
     // flush rules of tiny results); overflow too.
     let tiny = V::m_andnot(V::m_join(z0, z1), V::m_join(b0, b1));
     V::bits(V::m_or(bad, V::m_or(tiny, V::m_join(h0, h1))))
+}
+
+/// 2^x in f64 lanes for half `h` of the i32 lanes `x`, clamped to f64's normal exponents:
+/// beyond them the values scaled here are zero or far below 1 and truncate to 0 either way.
+/// (Functions, not closures: a closure does not inherit its caller's `#[target_feature]`, so
+/// the intrinsics in it would not be inlined.)
+#[inline(always)]
+fn pow2<V: Vector>(x: V::I, h: usize) -> V::D {
+    let x = V::half_q(V::min(V::max(x, V::splat(-1022)), V::splat(1023)), h);
+    V::as_d(V::q_shl(V::q_add(x, V::q_splat(1023)), 52))
+}
+
+/// Half `h` of the lanes from the quantum exponent `q`, C (`c_f`) and the group terms: the
+/// rounded results, and the lanes whose magnitude is zero, below fp32's smallest normal, or
+/// at least 2^128.
+#[inline(always)]
+fn half<V: Vector, const G: usize>(
+    nearest: bool,
+    q: V::I,
+    c_f: V::F,
+    (vals, lsbs): (&[V::I; G], &[V::I; G]),
+    h: usize,
+) -> (V::Fh, V::MQ, V::MQ, V::MQ) {
+    // C truncated to F fraction bits below e_max (a C below the quantum gives 0).
+    let minus_q = V::sub(V::zero(), q);
+    let mut total = V::d_trunc(V::d_mul(V::half_d(c_f, h), pow2::<V>(minus_q, h)));
+    for g in 0..G {
+        // The term sum · ss · 2^lsb aligned to the quantum 2^q and truncated toward zero: each
+        // below 2^(F+12), their sum with C below 2^50.
+        let v = V::half_i_d(vals[g], h);
+        let x = V::sub(lsbs[g], q);
+        total = V::d_add(total, V::d_trunc(V::d_mul(v, pow2::<V>(x, h))));
+    }
+    // An exact zero is +0 (x + 0 turns -0 into +0, leaves the rest alone).
+    let total = V::d_add(total, V::d_splat(0.0));
+    let value = V::d_mul(total, pow2::<V>(q, h));
+    let value = if nearest {
+        value
+    } else {
+        // RZ to 24 significant bits: clear the 29 low mantissa bits of the f64.
+        V::as_d(V::q_and(V::as_q(value), V::q_splat(!((1i64 << 29) - 1))))
+    };
+    // Magnitudes compared as integers: the bits of non-negative f64 values order as the
+    // values do (a NaN's above every number).
+    let mag = V::as_q(V::d_abs(value));
+    let zero = V::q_eq(mag, V::q_splat(0));
+    let below = V::q_gt(V::q_splat((f32::MIN_POSITIVE as f64).to_bits() as i64), mag);
+    let huge = V::q_gt(mag, V::q_splat(2f64.powi(128).to_bits() as i64 - 1));
+    // Exact for normal results (RNE: the IEEE conversion is the rounding).
+    (V::narrow(value), zero, below, huge)
 }
