@@ -2,10 +2,11 @@
 //! ([`Neon`]: four dot products per 128-bit vector), for every lane key the x86-64 leaf
 //! compiles (T-FDPA with ST-FDPA and Sliced-FDPA's passes, TR/GTR-FDPA, E-FDPA, FTZ-MulAdd, the
 //! FMA chains, GST-FDPA), with the integer late-C steps and the `f64` E-FDPA block as AVX2 has
-//! them and GST-FDPA's group sums by `TBL` lookups (`gst.rs`) ([`Steps`]). What the x86-64 leaf
-//! compiles besides the lanes (the per-dot vector block, the byte shuffle of Sliced-FDPA's permutation, the matrix driver's lanes,
-//! the library GEMM's binary32 steps) is not compiled here: those names come from the stand-in
-//! (`no_vector.rs`), and the kernel takes the portable paths for them, with the same bits.
+//! them and GST-FDPA's group sums by `TBL` lookups (`gst.rs`) ([`Steps`]). What the x86-64
+//! leaf compiles besides the lanes (the per-dot vector block, the byte shuffle of Sliced-FDPA's
+//! permutation, the matrix driver's lanes, the library GEMM's binary32 steps) is not compiled
+//! here: those names come from the stand-in (`no_vector.rs`), and the kernel takes the portable
+//! paths for them, with the same bits.
 //!
 //! Soundness: Advanced SIMD is part of the AArch64 baseline every supported target enables, so
 //! the entry points need no `#[target_feature]`; a kernel still holds them only when planned
@@ -73,9 +74,9 @@ fn on_neon<L: Lanes<W>, W: Word>(
     run::<Neon, L, W>(kern, a, b, scales, c, d)
 }
 
-/// GST-FDPA dot products four at a time ([`lanes::gst::in_groups`]) with the plan's table `t`, where
-/// the dispatch found that the lanes take the unit and K; `false` (nothing written) where the
-/// kernel is not planned for [`Isa::Neon`].
+/// GST-FDPA dot products four at a time ([`lanes::gst::in_groups`]) with the plan's table
+/// `t`, where the dispatch found that the lanes take the unit and K; `false` (nothing written)
+/// where the kernel is not planned for [`Isa::Neon`].
 pub(super) fn gst_dots(
     k: &Kernel,
     t: &GLanes,

@@ -328,8 +328,8 @@ pub fn tfdpa_blocks_rows<V: Vector, const N: usize, P: Products, const R: usize>
 pub(in crate::kernel) const NONE: i32 = -(1 << 20);
 
 /// One TR-FDPA (`GTR` false) or GTR-FDPA block of `N` products (4 or a multiple of 8) for a
-/// group of dot products, as [`tfdpa`]: the products as [`super::simd::tfdpa`] and
-/// [`super::simd::gtr`] form them (GTR-FDPA: even elements in group 0, odd in group 1), then the
+/// group of dot products, as [`tfdpa`]: the products as x86's per-dot `simd::tfdpa` and
+/// `simd::gtr` form them (GTR-FDPA: even elements in group 0, odd in group 1), then the
 /// steps of [`crate::kernel::scalar::tr_fdpa`]'s `late_c` (late C, the floor to `F2` fraction bits,
 /// the RNE rounding to fp32) by [`Steps::tr_late`] (`tr_late.rs`). Inf/NaN inputs and products at the Inf threshold
 /// are flagged. The caller ensures that a negative result rounding to zero keeps its sign

@@ -1,20 +1,25 @@
 //! The vector widths the lane routines are written for, behind one trait: [`Vector`], with
-//! [`Ymm`] (AVX2: eight 32-bit lanes per 256-bit register) and [`Zmm`] (AVX-512: sixteen per
-//! 512-bit register). The arithmetic of `batch.rs`, `stage.rs`, `e_fdpa.rs`, `fma.rs` and
-//! `gemm.rs` is written once, generic over `V: Vector`, and compiled for each width inside the
-//! `#[target_feature]` entry points of `lanes.rs` and `gemm.rs`; lane `j` of every vector is dot
-//! product `j` of the group, whatever the width.
+//! `Ymm` (AVX2: eight 32-bit lanes per 256-bit register) and `Zmm` (AVX-512: sixteen per
+//! 512-bit register) in `x86/`, and `Neon` (Advanced SIMD: four per 128-bit register) in
+//! `aarch64/`. The arithmetic of `batch.rs`, `stage.rs`, `e_fdpa*.rs`, `fma.rs`, `gst.rs` and
+//! the x86-64 matrix lanes is written once, generic over `V: Vector`, and compiled for each
+//! width inside its leaf's entry points (`x86/entry.rs` and `x86/gemm.rs` with
+//! `#[target_feature]`, `aarch64/mod.rs`); lane `j` of every vector is dot product `j` of the
+//! group, whatever the width.
 //!
 //! The operations are the instructions the routines need, named for what they compute, each a
-//! single intrinsic or a short fixed sequence; the two implementations give the same lane
-//! values for the same inputs (masks are vectors of all-ones lanes in `Ymm` and mask registers
-//! in `Zmm`, which is why they have types of their own). Shift counts given as `u32` are the
-//! same for every lane; callers pass constants or per-unit values, and a constant count
-//! compiles to the immediate form of the shift.
+//! single intrinsic or a short fixed sequence; the implementations give the same lane values
+//! for the same inputs, x86's where an instruction differs at the edges (masks are vectors of
+//! all-ones lanes in `Ymm` and `Neon` and mask registers in `Zmm`, which is why they have types
+//! of their own). Shift counts given as `u32` are the same for every lane; callers pass
+//! constants or per-unit values, and a constant count compiles to the immediate form of the
+//! shift.
 //!
 //! Soundness: every method is `#[inline(always)]` and runs intrinsics of its width; it is
 //! reached only from the entry points compiled for that width's features, which are called
-//! only on a CPU that has them (`x86/mod.rs`).
+//! only on a CPU that has them (`x86/mod.rs`, `aarch64/mod.rs`). Helpers of the routines are
+//! functions, not closures, where they hold more than a line: a closure does not inherit its
+//! caller's `#[target_feature]`, so the intrinsics in one LLVM declines to inline become calls.
 
 use crate::kernel::words::{Rows, Word};
 

@@ -1,6 +1,6 @@
 //! An E-FDPA block of at most eight elements in AVX-512 `f64` lanes, with the sum bracketed
 //! by directed roundings instead of an a priori error bound: [`Zmm`]'s form of
-//! [`Steps::efdpa_block`](super::steps::Steps::efdpa_block) (`Ymm`'s is `e_fdpa.rs`'s
+//! [`Steps::efdpa_block`](crate::kernel::lanes::steps::Steps::efdpa_block) (`Ymm`'s is `e_fdpa.rs`'s
 //! `short_block`).
 //!
 //! Per lane, as `e_fdpa.rs` (whose module docs give why each product is exact in `f64`):
