@@ -1,8 +1,9 @@
 //! What `ARCHITECTURE.md` promises and a machine can check: where `unsafe` may appear and that
 //! each use carries its safety argument, that the core knows no vendor, that the vendor crates
 //! and the core build without GMP/MPFR, that no test is skipped by attribute, that the
-//! repository holds no machine paths, that the paths and links the documents cite exist, and
-//! that the README links every page of `docs/`.
+//! repository holds no machine paths, that the paths and links the documents cite exist, that
+//! the README links every page of `docs/`, that the kernel is layered, and that the lane
+//! layer's functions are inlined into their entry points.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -555,6 +556,105 @@ fn the_facade_gives_one_path_to_each_name() {
             bad.push(format!(
                 "{}: uses mma::core (the names are at mma's top level)",
                 rel(&p)
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Files of the lane layer whose functions must be inlined into their callers: the routines
+/// of `kernel/lanes/` (but its `mod.rs`, which holds the tables and wrappers) and the widths'
+/// operations and steps. Their callers are the entry points compiled with `#[target_feature]`;
+/// a function of theirs that is not inlined is compiled without those features, so every
+/// intrinsic in it becomes a call (measured: a trait default method without
+/// `#[inline(always)]` made CDNA1's fp16 E-FDPA sixty times slower under AVX2).
+const INLINED: &[&str] = &[
+    "crates/mma-core/src/kernel/lanes/",
+    "crates/mma-core/src/kernel/x86/ymm.rs",
+    "crates/mma-core/src/kernel/x86/zmm.rs",
+    "crates/mma-core/src/kernel/x86/steps.rs",
+    "crates/mma-core/src/kernel/aarch64/neon.rs",
+    "crates/mma-core/src/kernel/aarch64/gst.rs",
+];
+
+/// The 1-based lines of `text` that start a function with a body (not a `const fn`, not a
+/// declaration ending in `;`, not a one-expression `fn f() -> T = e;` of a macro) whose
+/// attributes above it lack `#[inline(always)]`.
+fn not_inlined(text: &str) -> Vec<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut bad = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let c = code(l).trim_start();
+        let words: Vec<&str> = c.split_whitespace().collect();
+        let Some(at) = words.iter().position(|w| *w == "fn") else {
+            continue;
+        };
+        // `fn` must follow only visibility and qualifiers, and name a function (not `$name`).
+        let before_ok = words[..at]
+            .iter()
+            .all(|w| w.starts_with("pub") || *w == "unsafe" || *w == "extern");
+        let named = words
+            .get(at + 1)
+            .is_some_and(|n| n.starts_with(|ch: char| ch.is_alphabetic() || ch == '_'));
+        if !before_ok || !named {
+            continue;
+        }
+        // The signature ends at the first line ending in `{` (a body) or `;` (none).
+        let has_body = lines[i..]
+            .iter()
+            .map(|s| code(s).trim_end())
+            .find(|s| s.ends_with('{') || s.ends_with(';'))
+            .is_some_and(|s| s.ends_with('{'));
+        if !has_body {
+            continue;
+        }
+        let attrs = lines[..i]
+            .iter()
+            .rev()
+            .map(|s| s.trim())
+            .take_while(|s| s.starts_with("#[") || s.starts_with("//"));
+        if !attrs.into_iter().any(|s| s == "#[inline(always)]") {
+            bad.push(i + 1);
+        }
+    }
+    bad
+}
+
+#[test]
+fn the_lane_layer_inlines_into_its_entry_points() {
+    // The check itself, on planted functions: only the two without the attribute are named.
+    let planted = "\
+#[inline(always)]
+fn kept(a: u32) -> u32 {
+    a
+}
+/// Missing.
+fn lost<V: Vector>(
+    a: V::I,
+) -> V::I {
+    a
+}
+fn declared(a: u32) -> u32;
+const fn constant() -> u32 {
+    0
+}
+    fn one() -> u32 = 1;
+#[cfg(test)]
+pub(super) fn also_lost() {
+}
+";
+    assert_eq!(not_inlined(planted), [6, 17]);
+    let mut bad = Vec::new();
+    for p in rust_sources() {
+        let r = rel(&p);
+        let lanes_mod = r == "crates/mma-core/src/kernel/lanes/mod.rs";
+        if lanes_mod || !INLINED.iter().any(|d| r.starts_with(d)) {
+            continue;
+        }
+        let text = fs::read_to_string(&p).unwrap();
+        for line in not_inlined(&text) {
+            bad.push(format!(
+                "{r}:{line}: a lane-layer function without #[inline(always)]"
             ));
         }
     }

@@ -80,6 +80,7 @@ pub struct OnRows<'a, S, W: Word> {
 }
 
 impl<S, W: Word> Clone for OnRows<'_, S, W> {
+    #[inline(always)]
     fn clone(&self) -> Self {
         *self
     }

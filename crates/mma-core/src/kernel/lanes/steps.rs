@@ -30,6 +30,7 @@ pub trait Steps: Vector {
     /// One E-FDPA block of `N <= 8` elements from its columns in pairs ([`Vector::pack16`]
     /// layout, `N / 2` per operand), C the fp32 word in each lane of `c`: the results and the
     /// lanes to recompute.
+    #[inline(always)]
     fn efdpa_block<const N: usize, A: WDec, B: WDec>(
         pairs: (&[Self::I], &[Self::I]),
         wp: i64,

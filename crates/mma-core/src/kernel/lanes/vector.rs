@@ -221,6 +221,7 @@ pub trait Vector: Copy + 'static {
 pub const MAX_STRIDE: usize = (i32::MAX as usize) / 32;
 
 /// Whether the gathers of [`Vector::gather32`] and [`Vector::gather64`] can reach these rows.
+#[inline(always)]
 pub fn gathers_fit<W: Word>(r: &Rows<'_, W>) -> bool {
     r.stride.max(r.k()) <= MAX_STRIDE
 }
