@@ -1,15 +1,15 @@
-//! The lane routines, written once over [`Vector`](vector::Vector) and compiled by each architecture's leaf
-//! (`x86/`: `Ymm`, `Zmm`; `aarch64/`: `Neon`) for its widths: a group of `V::LANES` dot
-//! products per vector, lane `j` dot product `j`. This module holds what every width shares:
-//! the model families' routines ([`Lanes`]: T-FDPA, TR/GTR-FDPA, E-FDPA, FTZ-MulAdd, FMA
+//! The lane routines, written once over [`Vector`](vector::Vector) and compiled by each
+//! architecture's leaf (`x86/`: `Ymm`, `Zmm`; `aarch64/`: `Neon`) for its widths: a group of
+//! `V::LANES` dot products per vector, lane `j` dot product `j`. This module holds what every width
+//! shares: the model families' routines ([`Lanes`]: T-FDPA, TR/GTR-FDPA, E-FDPA, FTZ-MulAdd, FMA
 //! chains, ST-FDPA; GST-FDPA in `gst.rs`), the tables from a plan's lane keys to them
-//! ([`lane_fns_of`], [`scaled_fn_of`], over a leaf's [`Entry`]), and the wrappers a kernel
-//! holds the compiled routines in ([`LaneRoutine`], [`Stored`], [`LaneRoutineScaled`]). The
-//! arithmetic is in the files below (`batch.rs`, `stage.rs`, `e_fdpa*.rs`, `fma.rs`, `gst.rs`,
-//! `tr_late.rs`, `dec.rs`), the vector trait in `vector.rs`, the steps whose formulation
-//! depends on the width in `steps.rs`. Nothing here names an architecture: a leaf implements
-//! [`Vector`](vector::Vector) and [`Steps`], compiles [`Lanes`] routines in its entry points ([`Entry`]), and
-//! hands them out only on a CPU that has its instructions.
+//! ([`lane_fns_of`], [`scaled_fn_of`], over a leaf's [`Entry`]), and the wrappers a kernel holds
+//! the compiled routines in ([`LaneRoutine`], [`Stored`], [`LaneRoutineScaled`]). The arithmetic is
+//! in the files below (`batch.rs`, `stage.rs`, `e_fdpa*.rs`, `fma.rs`, `gst.rs`, `tr_late.rs`,
+//! `dec.rs`), the vector trait in `vector.rs`, the steps whose formulation depends on the width in
+//! `steps.rs`. Nothing here names an architecture: a leaf implements [`Vector`](vector::Vector) and
+//! [`Steps`], compiles [`Lanes`] routines in its entry points ([`Entry`]), and hands them out only
+//! on a CPU that has its instructions.
 //!
 //! Soundness: a [`LaneFn`] may be compiled for instructions this CPU lacks; the wrappers are
 //! made only through their `unsafe` constructors, whose contract is that the CPU has them

@@ -15,8 +15,8 @@
 //! Two formulations give the same bits. [`int`] (`Ymm`'s `Steps::tr_late`, used with
 //! AVX2) decodes C into a signed significand and exponent in 32-bit lanes, aligns both terms by
 //! shifts in 64-bit integer lanes and does step 3 in f64, with powers of two built from the
-//! exponent bits. `x86/tr_late.rs`'s `scalef` (AVX-512, `Zmm`'s) keeps every value in f64 from the
-//! start: `vscalefpd` multiplies by `2^n` for an `n` held in f64 lanes, `vgetexppd` gives
+//! exponent bits. `x86/tr_late.rs`'s `scalef` (AVX-512, `Zmm`'s) keeps every value in f64 from
+//! the start: `vscalefpd` multiplies by `2^n` for an `n` held in f64 lanes, `vgetexppd` gives
 //! `floor(log2 |x|)` and `vrndscalepd` the floor, so C needs no decoding beyond its exponent
 //! and no step needs a 64-bit integer shift. Every f64 value there is exact: the products'
 //! sum below 2^31 scaled by at most 2^(F2 + 1 - F), C below 2^(F + 1) on its grid, their sum

@@ -1,7 +1,7 @@
 //! An E-FDPA block of at most eight elements in AVX-512 `f64` lanes, with the sum bracketed
 //! by directed roundings instead of an a priori error bound: [`Zmm`]'s form of
-//! [`Steps::efdpa_block`](crate::kernel::lanes::steps::Steps::efdpa_block) (`Ymm`'s is `e_fdpa.rs`'s
-//! `short_block`).
+//! [`Steps::efdpa_block`](crate::kernel::lanes::steps::Steps::efdpa_block) (`Ymm`'s is
+//! `e_fdpa.rs`'s `short_block`).
 //!
 //! Per lane, as `e_fdpa.rs` (whose module docs give why each product is exact in `f64`):
 //! 1. C widened to `f64` (an infinite C as 0, its word kept for the result); the products
