@@ -3,7 +3,8 @@
 //!
 //! A family is keyed by (vendor, architecture, operation, K, the [`DotUnit`] — formats, block
 //! length, model and parameters —, and the instruction name with its M and N numbers removed).
-//! NVIDIA comes from `mma_nvidia::catalog()`, AMD from `mma_amd::catalog()`.
+//! The instructions come through the one catalog door, `mma::catalog::instructions()` (NVIDIA's,
+//! then AMD's).
 
 use mma_core::DotUnit;
 use std::collections::{BTreeSet, HashMap};
@@ -121,44 +122,24 @@ fn group(entries: Vec<Entry>) -> Vec<Family> {
         .collect()
 }
 
-fn nvidia_entries() -> Vec<Entry> {
-    mma_nvidia::catalog()
-        .iter()
-        .map(|i| Entry {
-            vendor: "nvidia",
-            arch: i.arch.name().to_string(),
-            op: i.op.name().to_string(),
-            name: i.name.clone(),
-            m: i.m,
-            n: i.n,
-            k: i.k,
-            unit: &i.unit,
-        })
-        .collect()
-}
-
-/// AMD instructions (the `_Nb` forms share their single-block arithmetic).
-fn amd_entries() -> Vec<Entry> {
-    mma_amd::catalog()
-        .iter()
-        .map(|i| Entry {
-            vendor: "amd",
-            arch: i.arch.to_string(),
-            op: "MFMA".to_string(),
-            name: i.name.to_string(),
-            m: 0,
-            n: 0,
-            k: i.k,
-            unit: &i.unit,
-        })
-        .collect()
-}
-
-/// Every family of every vendor built in, in catalog order (NVIDIA first).
+/// Every family of every vendor built in, in catalog order (NVIDIA first). AMD names have no
+/// `mMnN` prefix: an AMD family is one instruction and its `_Nb` forms, which share their
+/// single-block arithmetic.
 pub fn families() -> Vec<Family> {
-    let mut all = group(nvidia_entries());
-    all.extend(group(amd_entries()));
-    all
+    group(
+        mma::catalog::instructions()
+            .map(|r| Entry {
+                vendor: r.vendor.name(),
+                arch: r.arch.to_string(),
+                op: r.op.to_string(),
+                name: r.name.to_string(),
+                m: r.m,
+                n: r.n,
+                k: r.k,
+                unit: r.unit,
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]

@@ -151,20 +151,17 @@ fn targets(all: bool) -> Vec<Target> {
             })
             .collect();
     }
-    let nvidia = mma::nvidia::catalog().iter().map(|i| {
-        let at = ("nvidia", i.arch.name(), i.op.name(), i.name.clone());
-        (at, i.unit, i.k)
-    });
-    let amd = mma::amd::catalog().iter().map(|i| {
-        (
-            ("amd", i.arch.name(), "MFMA", i.name.to_string()),
-            i.unit,
-            i.k,
-        )
-    });
     let mut out: Vec<Target> = Vec::new();
     let mut first: HashMap<DotUnit, usize> = HashMap::new();
-    for ((vendor, arch, op, name), unit, k) in nvidia.chain(amd) {
+    for r in mma::catalog::instructions() {
+        let (vendor, arch, op, name, unit, k) = (
+            r.vendor.name(),
+            r.arch,
+            r.op,
+            r.name.to_string(),
+            *r.unit,
+            r.k,
+        );
         if let Some(&t) = first.get(&unit) {
             out[t].shared = out[t].shared.map(|n| n + 1);
             continue;
@@ -184,13 +181,9 @@ fn targets(all: bool) -> Vec<Target> {
 
 /// The unit and K of an instruction, or why it is not available.
 fn lookup(vendor: &str, arch: &str, op: &str, name: &str) -> Result<(DotUnit, usize)> {
-    if vendor == "nvidia" {
-        let i = mma::nvidia::find(arch, Some(op), name)?;
-        Ok((i.unit, i.k))
-    } else {
-        let i = mma::amd::find(arch, None, name)?;
-        Ok((i.unit, i.k))
-    }
+    let vendor = mma::catalog::Vendor::parse(vendor)?;
+    let r = mma::catalog::find(Some(vendor), arch, Some(op), name)?;
+    Ok((*r.unit, r.k))
 }
 
 /// A random finite (or zero) encoding of `fmt`; for the wide-exponent formats (bf16) only

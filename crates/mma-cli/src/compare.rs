@@ -36,22 +36,13 @@ struct Entry {
 }
 
 fn entries() -> Vec<Entry> {
-    let mut v = Vec::new();
-    for i in mma::nvidia::catalog() {
-        v.push(Entry {
-            vendor: "nvidia",
-            arch: i.arch.name(),
-            target: Target::of_instruction(i),
-        });
-    }
-    for i in mma::amd::catalog() {
-        v.push(Entry {
-            vendor: "amd",
-            arch: i.arch.name(),
-            target: Target::of_instruction(i),
-        });
-    }
-    v
+    mma::catalog::instructions()
+        .map(|r| Entry {
+            vendor: r.vendor.name(),
+            arch: r.arch,
+            target: Target::of_row(&r),
+        })
+        .collect()
 }
 
 /// Every family of the catalogs, sorted.
@@ -129,13 +120,10 @@ struct Run {
 
 /// The canonical architecture name of what a user typed, with its vendor.
 fn arch_of(name: &str) -> Result<(&'static str, &'static str)> {
-    if let Ok(a) = mma::nvidia::parse_arch(name) {
-        return Ok(("nvidia", a.name()));
+    match mma::catalog::vendor_of(name) {
+        Some(v) => Ok((v.name(), v.arch(name)?)),
+        None => bail!("--arch: unknown architecture {name:?} (`mma list` shows the known ones)"),
     }
-    if let Ok(a) = mma::amd::parse_arch(name) {
-        return Ok(("amd", a.name()));
-    }
-    bail!("--arch: unknown architecture {name:?} (`mma list` shows the known ones)")
 }
 
 /// The instruction of `fam` on `arch` for `k` elements: the largest K that divides `k`.

@@ -71,10 +71,10 @@ impl TargetFlags {
             (_, None) => bail!("--instr: required (or give --unit FILE)"),
         };
         Ok(DotTarget::Catalog {
-            vendor: self
-                .vendor
-                .as_deref()
-                .unwrap_or_else(|| cases::vendor_of(arch)),
+            vendor: match self.vendor.as_deref() {
+                Some(v) => v,
+                None => mma::catalog::vendor_or_default(arch).name(),
+            },
             arch,
             op: self.op.as_deref(),
             instr,

@@ -48,8 +48,13 @@ impl ListCmd {
 /// `mma list --arch A --instr I --unit-file`: the catalog unit as a unit file (JSON), with the
 /// instruction's K.
 fn unit_file(arch: &str, instr: &str) -> Result<bool> {
-    let t = cases::resolve(cases::vendor_of(arch), arch, None, instr)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let t = cases::resolve(
+        mma::catalog::vendor_or_default(arch).name(),
+        arch,
+        None,
+        instr,
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut file = mma::UnitFile::from(t.unit);
     file.k = Some(t.k);
     mma_cli::outln!("{}", serde_json::to_string_pretty(&file)?);
@@ -58,12 +63,11 @@ fn unit_file(arch: &str, instr: &str) -> Result<bool> {
 
 /// Every architecture name of the built-in catalogs, for the error on an unknown one.
 fn known_archs() -> String {
-    let nv: Vec<&str> = mma::nvidia::Arch::ALL.iter().map(|a| a.name()).collect();
-    let amd: Vec<&str> = mma::amd::Arch::ALL.iter().map(|a| a.name()).collect();
+    let names = |v: mma::catalog::Vendor| v.architectures().join(", ");
     format!(
         "NVIDIA: {}; AMD: {} (PTX targets such as sm_90 and products such as H100 or MI300X work too)",
-        nv.join(", "),
-        amd.join(", ")
+        names(mma::catalog::Vendor::Nvidia),
+        names(mma::catalog::Vendor::Amd)
     )
 }
 
@@ -74,60 +78,48 @@ pub enum Vendor {
     Amd,
 }
 
+impl Vendor {
+    fn catalog(self) -> mma::catalog::Vendor {
+        match self {
+            Vendor::Nvidia => mma::catalog::Vendor::Nvidia,
+            Vendor::Amd => mma::catalog::Vendor::Amd,
+        }
+    }
+}
+
 fn list(
     arch: Option<&str>,
     filter: Option<&str>,
     vendor: Option<Vendor>,
     json: bool,
 ) -> Result<bool> {
-    let (nv_arch, amd_arch) = match arch {
-        Some(a) => (
-            mma::nvidia::parse_arch(a).ok(),
-            mma::amd::parse_arch(a).ok(),
-        ),
-        None => (None, None),
-    };
-    if let (Some(a), None, None) = (arch, nv_arch, amd_arch) {
-        anyhow::bail!("unknown architecture {a:?}; known: {}", known_archs());
-    }
+    let selected =
+        mma::catalog::select(vendor.map(Vendor::catalog), arch).map_err(|e| match e {
+            mma::catalog::CatalogError::UnknownArch(a) => {
+                anyhow::anyhow!("unknown architecture {a:?}; known: {}", known_archs())
+            }
+            e => anyhow::anyhow!("--{}: {e}", e.field()),
+        })?;
     let filter_lc = filter.map(str::to_ascii_lowercase);
     let keep = |name: &str| match &filter_lc {
         None => true,
         Some(f) => name.to_ascii_lowercase().contains(f),
     };
-    // Both catalogs have the same row type: one row format for both.
-    fn row<A: std::fmt::Display, O: std::fmt::Display>(
-        vendor: &str,
-        i: &mma::catalog::Instruction<A, O>,
-    ) -> [String; 7] {
-        [
-            vendor.into(),
-            i.arch.to_string(),
-            i.op.to_string(),
-            i.name.clone(),
-            i.k.to_string(),
-            i.mnemonic.clone(),
-            i.unit.describe(),
-        ]
-    }
-    let mut rows: Vec<[String; 7]> = Vec::new();
-    let show = |v: Vendor| vendor.is_none_or(|w| w == v);
-    if (arch.is_none() || nv_arch.is_some()) && show(Vendor::Nvidia) {
-        rows.extend(
-            mma::nvidia::catalog()
-                .iter()
-                .filter(|i| nv_arch.is_none_or(|a| a == i.arch) && keep(&i.name))
-                .map(|i| row("nvidia", i)),
-        );
-    }
-    if (arch.is_none() || amd_arch.is_some()) && show(Vendor::Amd) {
-        rows.extend(
-            mma::amd::catalog()
-                .iter()
-                .filter(|i| amd_arch.is_none_or(|a| a == i.arch) && keep(&i.name))
-                .map(|i| row("amd", i)),
-        );
-    }
+    let rows: Vec<[String; 7]> = selected
+        .iter()
+        .filter(|r| keep(r.name))
+        .map(|r| {
+            [
+                r.vendor.name().into(),
+                r.arch.into(),
+                r.op.into(),
+                r.name.into(),
+                r.k.to_string(),
+                r.mnemonic.into(),
+                r.unit.describe(),
+            ]
+        })
+        .collect();
     if rows.is_empty() {
         // Only a filter can leave nothing: every architecture has instructions.
         anyhow::bail!(

@@ -338,26 +338,12 @@ pub fn archs(set: &RecordSet, fits: &[Fit]) -> Vec<String> {
             out.push(name);
         }
     };
-    for i in mma::nvidia::catalog() {
+    for i in mma::catalog::instructions() {
         if i.k < set.k || i.unit.formats != set.formats {
             continue;
         }
-        if let Some(f) = fits
-            .iter()
-            .find(|f| fit_is(f, &i.unit, &set.formats, set.k))
-        {
+        if let Some(f) = fits.iter().find(|f| fit_is(f, i.unit, &set.formats, set.k)) {
             add(i.arch.to_string(), f);
-        }
-    }
-    for i in mma::amd::catalog() {
-        if i.k < set.k || i.unit.formats != set.formats {
-            continue;
-        }
-        if let Some(f) = fits
-            .iter()
-            .find(|f| fit_is(f, &i.unit, &set.formats, set.k))
-        {
-            add(i.arch.name().to_string(), f);
         }
     }
     out

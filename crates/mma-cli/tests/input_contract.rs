@@ -238,7 +238,12 @@ fn messages_name_flags_operations_and_alternatives() {
     .unwrap();
     let (code, out, _) = mma(&["check", f.to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert!(out.contains(r#""WGMMA" is not an AMD operation"#), "{out}");
+    assert!(
+        out.contains(
+            r#"field "op": unknown operation `WGMMA`: every AMD instruction here is an MFMA"#
+        ),
+        "{out}"
+    );
     let fixed = fs::read_to_string(&f).unwrap().replace("WGMMA", "MFMA");
     fs::write(&f, fixed).unwrap();
     let (code, out, _) = mma(&["check", f.to_str().unwrap()]);

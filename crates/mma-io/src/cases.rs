@@ -10,6 +10,8 @@
 //! product names are accepted too. Lines starting with `#` or `//` are comments, and blank
 //! lines are skipped, so vector files can carry their own explanations.
 
+use mma_catalog::{Row, Vendor};
+use mma_core::catalog::clip;
 use mma_core::{DotUnit, Format};
 use serde_json::{Map, Value as Json};
 use std::fmt;
@@ -80,12 +82,12 @@ impl Target {
     }
 
     /// A catalog instruction of either vendor.
-    pub fn of_instruction<A, O>(i: &'static mma_core::catalog::Instruction<A, O>) -> Target {
+    pub fn of_row(r: &Row) -> Target {
         Target {
-            unit: &i.unit,
-            k: i.k,
-            packing: i.layout,
-            name: &i.name,
+            unit: r.unit,
+            k: r.k,
+            packing: r.layout,
+            name: r.name,
         }
     }
 }
@@ -151,7 +153,7 @@ pub fn parse_line_for(line: &str, fixed: Option<&Target>) -> Result<Case, CaseEr
     let arch = name_field(&fields, "arch", fixed)?;
     // The vendor is optional: the catalog that knows the architecture decides.
     let vendor = match fields.get("vendor") {
-        None | Some(Json::Null) => vendor_of(&arch).to_string(),
+        None | Some(Json::Null) => mma_catalog::vendor_or_default(&arch).name().to_string(),
         Some(_) => str_field(&fields, "vendor")?.to_ascii_lowercase(),
     };
     let instr = name_field(&fields, "instr", fixed)?;
@@ -168,53 +170,24 @@ pub fn parse_line_for(line: &str, fixed: Option<&Target>) -> Result<Case, CaseEr
     })
 }
 
-/// The vendor whose catalog knows an architecture name; a name neither knows goes to NVIDIA's
-/// catalog (when built), whose error lists the closest names.
-pub fn vendor_of(arch: &str) -> &'static str {
-    #[cfg(feature = "amd")]
-    if mma_amd::parse_arch(arch).is_ok() {
-        return "amd";
-    }
-    let _ = arch;
-    if cfg!(feature = "nvidia") {
-        "nvidia"
-    } else {
-        "amd"
-    }
-}
-
-/// Resolves a case's instruction in the vendor catalogs.
+/// Resolves a case's instruction through the one catalog door ([`mma_catalog::find`]): the
+/// vendor named (`"nvidia"`, `"amd"`, any case), the architecture, the operation if given and
+/// the instruction. An operation the vendor does not have is an error of the field `"op"`.
 pub fn resolve(
     vendor: &str,
     arch: &str,
     op: Option<&str>,
     instr: &str,
 ) -> Result<Target, CaseError> {
-    // AMD instructions have a single operation (MFMA); only NVIDIA names use `op`.
-    // A build with neither vendor uses none of the names.
-    let _ = (op, arch, instr);
-    match vendor {
-        #[cfg(feature = "nvidia")]
-        "nvidia" => {
-            let i =
-                mma_nvidia::find(arch, op, instr).map_err(|e| CaseError::Catalog(e.to_string()))?;
-            Ok(Target::of_instruction(i))
-        }
-        #[cfg(feature = "amd")]
-        "amd" => {
-            if let Some(op) = op.filter(|o| !o.eq_ignore_ascii_case("MFMA")) {
-                return Err(CaseError::Field {
-                    field: "op",
-                    msg: format!(
-                        "{op:?} is not an AMD operation: AMD matrix instructions have one, \"MFMA\" (or leave \"op\" out)"
-                    ),
-                });
-            }
-            let i =
-                mma_amd::find(arch, None, instr).map_err(|e| CaseError::Catalog(e.to_string()))?;
-            Ok(Target::of_instruction(i))
-        }
-        other => Err(CaseError::Vendor(other.to_string())),
+    let v = Vendor::parse(vendor).map_err(|_| CaseError::Vendor(clip(vendor)))?;
+    match mma_catalog::find(Some(v), arch, op, instr) {
+        Ok(row) => Ok(Target::of_row(&row)),
+        Err(e) if e.field() == "op" => Err(CaseError::Field {
+            field: "op",
+            msg: e.to_string(),
+        }),
+        Err(mma_catalog::CatalogError::NotBuilt(_)) => Err(CaseError::Vendor(clip(vendor))),
+        Err(e) => Err(CaseError::Catalog(e.to_string())),
     }
 }
 

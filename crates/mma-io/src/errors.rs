@@ -54,7 +54,7 @@ impl Job {
     pub fn resolve(vendor: Option<&str>, arch: &str, instr: &str) -> Result<Job, CaseError> {
         let vendor = match vendor {
             Some(v) => v.to_ascii_lowercase(),
-            None => crate::cases::vendor_of(arch).to_string(),
+            None => mma_catalog::vendor_or_default(arch).name().to_string(),
         };
         let target = cases::resolve(&vendor, arch, None, instr)?;
         Ok(Job {

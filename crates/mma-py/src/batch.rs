@@ -10,16 +10,8 @@ use numpy::{PyArrayDescrMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedAr
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-/// How A and B elements sit in their words (the catalog's layout).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Layout {
-    /// One element per storage word.
-    Plain,
-    /// One element per byte, fp6 in bits 5:0 and fp4 in bits 5:2 (`kind::f8f6f4`).
-    Byte,
-    /// Two fp4 per byte, element 2i in the high nibble (`kind::mxf4`, `kind::mxf4nvf4`).
-    PackedFp4,
-}
+/// How A and B elements sit in their words: the catalog's own layout.
+pub use mma::catalog::Layout;
 
 /// A NumPy array of unsigned words, borrowed read-only.
 pub enum Held<'py> {

@@ -5,7 +5,7 @@
 //! (lengths, encodings) so that no call can reach an assertion of the engine: every problem is
 //! a Python exception, never a panic.
 //!
-//! Only the facade's public API is used: `mma::nvidia::find`, `mma::amd::find`, the catalogs,
+//! Only the facade's public API is used: the catalog door (`mma::catalog::find`, `select`),
 //! `DotUnit` (`kernel`, `gemm`, `scales_for`), `Kernel::dots` and `Format`.
 
 mod batch;
@@ -333,46 +333,34 @@ fn words_array<'py>(py: Python<'py>, d: Vec<u64>, f: &Format) -> PyResult<Bound<
     }
 }
 
-fn nvidia_unit(
-    arch: &str,
-    op: Option<&str>,
-    instr: &str,
-) -> Result<PyUnit, mma::nvidia::CatalogError> {
-    let i = mma::nvidia::find(arch, op, instr)?;
-    Ok(PyUnit {
-        unit: &i.unit,
-        kernel: i.unit.kernel(),
-        vendor: "nvidia",
-        arch: i.arch.name(),
-        op: i.op.name().to_string(),
-        name: i.name.clone(),
-        spelling: i.mnemonic.clone(),
-        m: i.m,
-        n: i.n,
-        k: i.k,
-        layout: match i.layout {
-            mma::nvidia::Layout::Plain => Layout::Plain,
-            mma::nvidia::Layout::Byte => Layout::Byte,
-            mma::nvidia::Layout::PackedFp4 => Layout::PackedFp4,
-        },
-    })
+/// A catalog row prepared for evaluation.
+fn unit_of(r: mma::catalog::Row) -> PyUnit {
+    PyUnit {
+        unit: r.unit,
+        kernel: r.unit.kernel(),
+        vendor: r.vendor.name(),
+        arch: r.arch,
+        op: r.op.to_string(),
+        name: r.name.to_string(),
+        spelling: r.mnemonic.to_string(),
+        m: r.m,
+        n: r.n,
+        k: r.k,
+        layout: r.layout,
+    }
 }
 
-fn amd_unit(arch: &str, instr: &str) -> Result<PyUnit, mma::amd::CatalogError> {
-    let i = mma::amd::find(arch, None, instr)?;
-    Ok(PyUnit {
-        unit: &i.unit,
-        kernel: i.unit.kernel(),
-        vendor: "amd",
-        arch: i.arch.name(),
-        op: "MFMA".to_string(),
-        name: i.name.to_string(),
-        spelling: i.mnemonic.clone(),
-        m: i.m,
-        n: i.n,
-        k: i.k,
-        layout: Layout::Plain,
-    })
+/// A catalog error as a `KeyError` naming the argument at fault (`arch: ...`).
+fn catalog_error(e: mma::catalog::CatalogError) -> PyErr {
+    PyKeyError::new_err(format!("{}: {e}", e.field()))
+}
+
+/// The vendor argument, if given.
+fn vendor_named(vendor: Option<&str>) -> PyResult<Option<mma::catalog::Vendor>> {
+    vendor
+        .map(mma::catalog::Vendor::parse)
+        .transpose()
+        .map_err(catalog_error)
 }
 
 /// Looks an instruction up (the names the command-line tool accepts). `vendor` may be left out:
@@ -380,40 +368,14 @@ fn amd_unit(arch: &str, instr: &str) -> Result<PyUnit, mma::amd::CatalogError> {
 #[pyfunction]
 #[pyo3(signature = (arch, instr, vendor=None, op=None))]
 fn find(arch: &str, instr: &str, vendor: Option<&str>, op: Option<&str>) -> PyResult<PyUnit> {
-    let vendor = match vendor {
-        Some(v) => v.to_ascii_lowercase(),
-        None if mma::amd::parse_arch(arch).is_ok() => "amd".into(),
-        None => "nvidia".into(),
-    };
-    match vendor.as_str() {
-        "nvidia" => nvidia_unit(arch, op, instr).map_err(|e| PyKeyError::new_err(e.to_string())),
-        "amd" => {
-            if let Some(o) = op.filter(|o| !o.eq_ignore_ascii_case("MFMA")) {
-                return Err(PyKeyError::new_err(format!(
-                    "op {o:?} is not an AMD operation: AMD matrix instructions have one, \"MFMA\""
-                )));
-            }
-            amd_unit(arch, instr).map_err(|e| PyKeyError::new_err(e.to_string()))
-        }
-        other => Err(PyKeyError::new_err(format!(
-            "vendor {other:?} is unknown; expected \"nvidia\" or \"amd\""
-        ))),
-    }
-}
-
-fn row<'py>(
-    py: Python<'py>,
-    fields: [(&str, Bound<'py, PyAny>); 10],
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (k, v) in fields {
-        d.set_item(k, v)?;
-    }
-    Ok(d)
+    mma::catalog::find(vendor_named(vendor)?, arch, op, instr)
+        .map(unit_of)
+        .map_err(catalog_error)
 }
 
 /// The catalog as a list of dicts: vendor, arch, op, instr, k, ptx (NVIDIA) or mnemonic
-/// (AMD), model and parameters; filtered by vendor and architecture when given.
+/// (AMD), model and parameters; filtered by vendor and architecture when given. An
+/// architecture no catalog knows, or only another vendor's, is a `KeyError`, not an empty list.
 #[pyfunction]
 #[pyo3(signature = (vendor=None, arch=None))]
 fn catalog<'py>(
@@ -421,94 +383,28 @@ fn catalog<'py>(
     vendor: Option<&str>,
     arch: Option<&str>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let vendor = vendor.map(str::to_ascii_lowercase);
-    if let Some(v) = vendor.as_deref().filter(|v| *v != "nvidia" && *v != "amd") {
-        return Err(PyKeyError::new_err(format!(
-            "vendor: {} is unknown; expected \"nvidia\" or \"amd\"",
-            short(v)
-        )));
-    }
-    let (nv_arch, amd_arch) = match arch {
-        Some(a) => (
-            mma::nvidia::parse_arch(a).ok(),
-            mma::amd::parse_arch(a).ok(),
-        ),
-        None => (None, None),
-    };
-    if let (Some(a), None, None) = (arch, nv_arch, amd_arch) {
-        return Err(PyKeyError::new_err(format!(
-            "arch: unknown architecture {}; expected an NVIDIA or AMD architecture, PTX target or product (e.g. Hopper, sm_90, H100, CDNA3, MI300X)",
-            short(a)
-        )));
-    }
-    // An architecture of the other vendor is an error, not an empty list.
-    let known_to = |v: &str| match v {
-        "nvidia" => nv_arch.is_some(),
-        _ => amd_arch.is_some(),
-    };
-    if let (Some(a), Some(v)) = (arch, vendor.as_deref()) {
-        if !known_to(v) {
-            return Err(PyKeyError::new_err(format!(
-                "arch: {} is not among the {v} architectures",
-                short(a)
-            )));
-        }
-    }
-    let want = |v: &str| vendor.as_deref().is_none_or(|w| w == v);
-    let mut out = Vec::new();
+    let rows = mma::catalog::select(vendor_named(vendor)?, arch).map_err(catalog_error)?;
     let none = || py.None().into_bound(py);
-    if want("nvidia") && (arch.is_none() || nv_arch.is_some()) {
-        for i in mma::nvidia::catalog() {
-            if nv_arch.is_some_and(|a| a != i.arch) {
-                continue;
-            }
-            out.push(row(
-                py,
-                [
-                    ("vendor", "nvidia".into_pyobject(py)?.into_any()),
-                    ("arch", i.arch.name().into_pyobject(py)?.into_any()),
-                    ("op", i.op.name().into_pyobject(py)?.into_any()),
-                    ("instr", i.name.as_str().into_pyobject(py)?.into_any()),
-                    ("k", i.k.into_pyobject(py)?.into_any()),
-                    ("ptx", i.mnemonic.as_str().into_pyobject(py)?.into_any()),
-                    ("mnemonic", none()),
-                    ("model", i.unit.model.name().into_pyobject(py)?.into_any()),
-                    (
-                        "parameters",
-                        i.unit.describe().into_pyobject(py)?.into_any(),
-                    ),
-                    ("note", i.note.into_pyobject(py)?.into_any()),
-                ],
-            )?);
-        }
-    }
-    if want("amd") && (arch.is_none() || amd_arch.is_some()) {
-        for i in mma::amd::catalog() {
-            if amd_arch.is_some_and(|a| a != i.arch) {
-                continue;
-            }
-            out.push(row(
-                py,
-                [
-                    ("vendor", "amd".into_pyobject(py)?.into_any()),
-                    ("arch", i.arch.name().into_pyobject(py)?.into_any()),
-                    ("op", "MFMA".into_pyobject(py)?.into_any()),
-                    ("instr", i.name.as_str().into_pyobject(py)?.into_any()),
-                    ("k", i.k.into_pyobject(py)?.into_any()),
-                    ("ptx", none()),
-                    (
-                        "mnemonic",
-                        i.mnemonic.as_str().into_pyobject(py)?.into_any(),
-                    ),
-                    ("model", i.unit.model.name().into_pyobject(py)?.into_any()),
-                    (
-                        "parameters",
-                        i.unit.describe().into_pyobject(py)?.into_any(),
-                    ),
-                    ("note", none()),
-                ],
-            )?);
-        }
+    let text = |s: &str| -> PyResult<Bound<'py, PyAny>> { Ok(s.into_pyobject(py)?.into_any()) };
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        // NVIDIA's assembly spelling is PTX, AMD's an ISA mnemonic: one key each.
+        let (ptx, mnemonic) = match r.vendor {
+            mma::catalog::Vendor::Nvidia => (text(r.mnemonic)?, none()),
+            _ => (none(), text(r.mnemonic)?),
+        };
+        let d = PyDict::new(py);
+        d.set_item("vendor", r.vendor.name())?;
+        d.set_item("arch", r.arch)?;
+        d.set_item("op", r.op)?;
+        d.set_item("instr", r.name)?;
+        d.set_item("k", r.k)?;
+        d.set_item("ptx", ptx)?;
+        d.set_item("mnemonic", mnemonic)?;
+        d.set_item("model", r.unit.model.name())?;
+        d.set_item("parameters", r.unit.describe())?;
+        d.set_item("note", r.note)?;
+        out.push(d);
     }
     Ok(out)
 }
@@ -592,16 +488,6 @@ fn amd_known_difference(
         )));
     }
     Ok(mma::amd::known_difference(i, &a, &b, c).map(|d| format!("{d:?}")))
-}
-
-/// A user's text quoted for a message, cut to 60 characters (a 5 MB name gives a short
-/// error, not a 5 MB one).
-fn short(s: &str) -> String {
-    const MAX: usize = 60;
-    match s.char_indices().nth(MAX) {
-        None => format!("{s:?}"),
-        Some((i, _)) => format!("{:?}... ({} bytes)", &s[..i], s.len()),
-    }
 }
 
 #[pymodule]

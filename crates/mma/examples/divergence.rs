@@ -22,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             mma::nvidia::Arch::Turing => "m16n8k8.f32.f16.f16.f32",
             _ => "m16n8k16.f32.f16.f16.f32",
         };
-        mma::nvidia::find(arch.name(), None, name).map(|i| (i.name.clone(), i.k, &i.unit))
+        mma::catalog::find(None, arch.name(), None, name).map(|i| (i.name.to_string(), i.k, i.unit))
     };
     let mut rows: Vec<(String, String, usize, &DotUnit)> = Vec::new();
     for arch in mma::nvidia::Arch::ALL {
@@ -34,8 +34,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("CDNA2", "f32_32x32x8f16"),
         ("CDNA3", "f32_32x32x8_f16"),
     ] {
-        let ins = mma::amd::find(arch, None, name)?;
-        rows.push((arch.to_string(), ins.name.to_string(), ins.k, &ins.unit));
+        let ins = mma::catalog::find(None, arch, None, name)?;
+        rows.push((arch.to_string(), ins.name.to_string(), ins.k, ins.unit));
     }
 
     let f16 = rows[0].3.formats.a;

@@ -37,13 +37,9 @@ fn word(fmt: &Format, g: &mut Gen) -> u64 {
 }
 
 fn unit_of(vendor: &str, arch: &str, op: &str, name: &str) -> Result<(DotUnit, usize), String> {
-    if vendor == "amd" {
-        let i = mma::amd::find(arch, None, name).map_err(|e| e.to_string())?;
-        Ok((i.unit, i.k))
-    } else {
-        let i = mma::nvidia::find(arch, Some(op), name).map_err(|e| e.to_string())?;
-        Ok((i.unit, i.k))
-    }
+    let vendor = mma::catalog::Vendor::parse(vendor).map_err(|e| e.to_string())?;
+    let i = mma::catalog::find(Some(vendor), arch, Some(op), name).map_err(|e| e.to_string())?;
+    Ok((*i.unit, i.k))
 }
 
 fn main() -> Result<(), String> {

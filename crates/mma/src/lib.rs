@@ -16,7 +16,8 @@
 //! # #[cfg(feature = "nvidia")]
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // Hopper's wgmma f16 → f32: sixteen products 1.0 · 1.0 plus C = 1.0 is exactly 17.0.
-//! let ins = mma::nvidia::find("H100", None, "m64n8k16.f32.f16.f16")?;
+//! // The vendor comes from the architecture (`Some(mma::catalog::Vendor::Nvidia)` to name it).
+//! let ins = mma::catalog::find(None, "H100", None, "m64n8k16.f32.f16.f16")?;
 //! let (a, b) = (vec![0x3c00u64; 16], vec![0x3c00u64; 16]); // f16 1.0, raw bits
 //! let d = ins.unit.dot(&a, &b, 0x3f80_0000, &[], &[]);    // C = f32 1.0
 //! assert_eq!(d, 0x4188_0000);
@@ -48,7 +49,12 @@
 // routines, the steps of a trace, the unit-file schema, the library GEMMs and the catalog row.
 // The building blocks behind them (model steps, wide sums, term alignment, the batch rows) stay
 // in `mma-core`, where the vendor crates plug in.
-pub use mma_core::{catalog, format, library, round, trace, unit_file};
+pub use mma_core::{format, library, round, trace, unit_file};
+
+/// The one door to the vendor catalogs (`mma-catalog`): [`catalog::find`] an instruction by
+/// vendor (optional), architecture, operation and name, [`catalog::instructions`] lists them
+/// all as vendor-neutral [`catalog::Row`]s; also the row type the vendor crates share.
+pub use mma_catalog as catalog;
 pub use mma_core::{
     DotUnit, Exact, Explanation, Format, Formats, GemmIn, Isa, Kernel, Model, NanStyle, Output,
     OutputRounding, Overflow, RoundOpts, Rounding, ShapeError, Step, UnitFile, UnitFileError,

@@ -44,12 +44,15 @@ impl Seeds {
                 }
             }
         }
-        let mut names: Vec<String> = mma::nvidia::catalog()
-            .iter()
+        // Every 37th NVIDIA name and every AMD one.
+        let nvidia = |i: &mma::catalog::Row| i.vendor == mma::catalog::Vendor::Nvidia;
+        let all = mma::catalog::instructions;
+        let names: Vec<String> = all()
+            .filter(nvidia)
             .step_by(37)
-            .map(|i| i.name.clone())
+            .chain(all().filter(|i| !nvidia(i)))
+            .map(|i| i.name.to_string())
             .collect();
-        names.extend(mma::amd::catalog().iter().map(|i| i.name.to_string()));
         Seeds {
             lines,
             names,
@@ -256,7 +259,11 @@ pub fn values_step(ctx: &mut Ctx) {
             }
             let _ = mma::nvidia::parse_arch(&s);
             let _ = mma::amd::parse_arch(&s);
-            let _ = mma::cases::vendor_of(&s);
+            let _ = mma::catalog::vendor_of(&s);
+            let _ = mma::catalog::Vendor::parse(&s);
+            let _ = mma::catalog::find(None, &s, None, &t);
+            let _ = mma::catalog::find(None, "MI300X", Some(&s), &t);
+            let _ = mma::catalog::select(None, Some(&s));
             let _ = mma::nvidia::find(&s, None, &t);
             let _ = mma::nvidia::find("H100", Some(&s), &t);
             let _ = mma::amd::find(&s, None, &t);
@@ -270,12 +277,14 @@ pub fn values_step(ctx: &mut Ctx) {
 fn ctx_names() -> &'static [String] {
     static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     NAMES.get_or_init(|| {
-        let mut v: Vec<String> = mma::nvidia::catalog()
-            .iter()
+        // Every 11th NVIDIA spelling and every AMD one.
+        let nvidia = |i: &mma::catalog::Row| i.vendor == mma::catalog::Vendor::Nvidia;
+        let all = mma::catalog::instructions;
+        all()
+            .filter(nvidia)
             .step_by(11)
-            .map(|i| i.mnemonic.clone())
-            .collect();
-        v.extend(mma::amd::catalog().iter().map(|i| i.mnemonic.clone()));
-        v
+            .chain(all().filter(|i| !nvidia(i)))
+            .map(|i| i.mnemonic.to_string())
+            .collect()
     })
 }

@@ -24,17 +24,9 @@ impl State {
     pub fn new() -> State {
         let mut seen = HashSet::new();
         let mut subjects = Vec::new();
-        let nv = mma::nvidia::catalog().iter().map(|i| {
-            (
-                format!("nvidia {} {} {}", i.arch, i.op, i.name),
-                i.unit,
-                i.k,
-            )
-        });
-        let amd = mma::amd::catalog()
-            .iter()
-            .map(|i| (format!("amd {} {}", i.arch.name(), i.name), i.unit, i.k));
-        for (name, unit, k) in nv.chain(amd) {
+        for i in mma::catalog::instructions() {
+            let name = format!("{} {} {} {}", i.vendor, i.arch, i.op, i.name);
+            let (unit, k) = (*i.unit, i.k);
             if seen.insert((unit, k)) {
                 subjects.push(Subject {
                     name,

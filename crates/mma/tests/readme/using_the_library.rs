@@ -1,5 +1,7 @@
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let ins = mma::nvidia::find(
+    // The one catalog door: vendor (None: the one that knows the GPU), GPU, operation, name.
+    let ins = mma::catalog::find(
+        None,
         "H100",
         None,
         "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16",

@@ -1,0 +1,147 @@
+//! The one door covers every row of both vendor catalogs, finds each by its own names, and
+//! says which argument is wrong.
+#![cfg(all(feature = "nvidia", feature = "amd"))]
+
+use std::ptr;
+
+use mma_catalog::{find, instructions, select, vendor_of, CatalogError, Vendor};
+
+#[test]
+fn every_row_of_both_catalogs_is_listed_once_and_found_by_its_names() {
+    let rows: Vec<_> = instructions().collect();
+    let (nv, amd) = (mma_nvidia::catalog(), mma_amd::catalog());
+    assert_eq!(rows.len(), nv.len() + amd.len());
+    // NVIDIA's rows first, each the vendor row itself (the same unit in memory).
+    for (r, i) in rows.iter().zip(nv) {
+        assert_eq!(r.vendor, Vendor::Nvidia);
+        assert!(ptr::eq(r.unit, &i.unit));
+        assert_eq!(
+            (r.arch, r.op, r.name),
+            (i.arch.name(), i.op.name(), i.name.as_str())
+        );
+    }
+    for (r, i) in rows[nv.len()..].iter().zip(amd) {
+        assert_eq!(r.vendor, Vendor::Amd);
+        assert!(ptr::eq(r.unit, &i.unit));
+        assert_eq!(
+            (r.arch, r.op, r.name, r.blocks),
+            (i.arch.name(), "MFMA", i.name.as_str(), i.blocks)
+        );
+    }
+    for r in &rows {
+        // By vendor, architecture, operation and name; and without the vendor.
+        let by_all = find(Some(r.vendor), r.arch, Some(r.op), r.name).unwrap();
+        assert!(
+            ptr::eq(by_all.unit, r.unit),
+            "{} {} {}",
+            r.arch,
+            r.op,
+            r.name
+        );
+        // By the assembly spelling where it names one instruction: AMD's mnemonics and PTX
+        // `mma.sync` (wgmma and tcgen05 spellings leave shape or types to the descriptor).
+        if r.vendor == Vendor::Amd || r.op == "MMA" {
+            let by_spelling = find(None, r.arch, None, r.mnemonic).unwrap();
+            assert!(
+                ptr::eq(by_spelling.unit, r.unit),
+                "{} {}",
+                r.arch,
+                r.mnemonic
+            );
+        }
+        assert_eq!(vendor_of(r.arch), Some(r.vendor));
+    }
+}
+
+#[test]
+fn the_vendor_comes_from_the_architecture_when_not_named() {
+    for (arch, vendor, name) in [
+        ("H100", Vendor::Nvidia, "Hopper"),
+        ("sm_90a", Vendor::Nvidia, "Hopper"),
+        ("RTX 4090", Vendor::Nvidia, "Ada Lovelace"),
+        ("MI300X", Vendor::Amd, "CDNA3"),
+        ("gfx90a", Vendor::Amd, "CDNA2"),
+        ("cdna1", Vendor::Amd, "CDNA1"),
+    ] {
+        assert_eq!(vendor_of(arch), Some(vendor), "{arch}");
+        assert_eq!(vendor.arch(arch), Ok(name), "{arch}");
+    }
+    assert_eq!(vendor_of("Pascal"), None);
+    assert_eq!(mma_catalog::vendor_or_default("Pascal"), Vendor::Nvidia);
+    assert_eq!(Vendor::parse(" AMD "), Ok(Vendor::Amd));
+    assert_eq!(Vendor::Amd.architectures(), ["CDNA1", "CDNA2", "CDNA3"]);
+}
+
+#[test]
+fn each_error_names_its_argument() {
+    let field = |e: CatalogError| (e.field(), e.to_string());
+    let (f, m) = field(Vendor::parse("intel").unwrap_err());
+    assert_eq!(
+        (f, m.as_str()),
+        (
+            "vendor",
+            "vendor \"intel\" is unknown; expected \"nvidia\" or \"amd\""
+        )
+    );
+    // An architecture neither catalog knows goes to NVIDIA's, which lists the closest names.
+    let (f, m) = field(find(None, "H1000", None, "m64n8k16.f32.f16.f16").unwrap_err());
+    assert_eq!(f, "arch");
+    assert!(
+        m.starts_with("unknown NVIDIA architecture or GPU \"H1000\"") && m.contains("h100"),
+        "{m}"
+    );
+    let (f, m) = field(find(Some(Vendor::Amd), "H100", None, "f32_32x32x8_f16").unwrap_err());
+    assert_eq!(f, "arch");
+    assert!(m.starts_with("unknown AMD architecture `H100`"), "{m}");
+    let (f, m) = field(find(None, "MI300X", Some("WGMMA"), "f32_32x32x8_f16").unwrap_err());
+    assert_eq!(f, "op");
+    assert!(m.contains("every AMD instruction here is an MFMA"), "{m}");
+    let (f, _) = field(find(None, "H100", Some("MMX"), "m64n8k16.f32.f16.f16").unwrap_err());
+    assert_eq!(f, "op");
+    let (f, m) = field(find(None, "H100", None, "m64n8k17.f32.f16.f16").unwrap_err());
+    assert_eq!(f, "instr");
+    assert!(m.contains("m64n8k17"), "{m}");
+    let (f, m) = field(find(None, "MI300X", None, "f32_32x32x9_f16").unwrap_err());
+    assert_eq!(f, "instr");
+    assert!(m.contains("f32_32x32x9_f16"), "{m}");
+    // A 5 MB name gives a message of a line.
+    let huge = "x".repeat(5 << 20);
+    for e in [
+        find(None, &huge, None, "m").unwrap_err(),
+        find(None, "H100", None, &huge).unwrap_err(),
+        select(None, Some(&huge)).unwrap_err(),
+        Vendor::parse(&huge).unwrap_err(),
+    ] {
+        assert!(e.to_string().len() < 1000, "{} bytes", e.to_string().len());
+    }
+}
+
+#[test]
+fn select_lists_a_vendor_and_an_architecture_or_says_why_not() {
+    let all = select(None, None).unwrap();
+    assert_eq!(all.len(), instructions().count());
+    let amd = select(Some(Vendor::Amd), None).unwrap();
+    assert_eq!(amd.len(), mma_amd::catalog().len());
+    let hopper = select(None, Some("H100")).unwrap();
+    let want = mma_nvidia::catalog()
+        .iter()
+        .filter(|i| i.arch == mma_nvidia::Arch::Hopper)
+        .count();
+    assert_eq!(hopper.len(), want);
+    assert!(hopper
+        .iter()
+        .all(|r| r.arch == "Hopper" && r.vendor == Vendor::Nvidia));
+    assert_eq!(select(Some(Vendor::Nvidia), Some("sm_90")).unwrap(), hopper);
+    // Another vendor's architecture is an error, not an empty list.
+    let e = select(Some(Vendor::Amd), Some("Hopper")).unwrap_err();
+    assert_eq!(
+        (e.field(), e.to_string().as_str()),
+        ("arch", "\"Hopper\" is not among the amd architectures")
+    );
+    let e = select(None, Some("Pascal")).unwrap_err();
+    assert_eq!(e.field(), "arch");
+    assert!(
+        e.to_string().starts_with("unknown architecture \"Pascal\""),
+        "{e}"
+    );
+}
