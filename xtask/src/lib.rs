@@ -1,29 +1,28 @@
 //! `cargo xtask vectors`: runs the feature-probe vector files (`vectors/*.jsonl`) through every
-//! applicable instruction family and keeps the results as insta snapshots under `snapshots/`.
+//! applicable instruction family and keeps the results as insta snapshots in `xtask/snapshots/`.
 //!
 //! - [`families`]: the catalog grouped into families that differ only in M or N.
 //! - [`vectors`]: reading vector files and running a vector on a family.
 //! - [`render`]: the text of one snapshot.
-//! - [`review`]: `cargo xtask review`, accepting or rejecting pending `.snap.new` files.
 //!
-//! Snapshots are written in insta's `.snap` format (a `---` header, then the body), one per
-//! (vector file, family) with at least one applicable vector, named
-//! `<file stem>__<vendor>_<arch>_<op>_<family>.snap`. The crate has no features; it is a
-//! development tool (`cargo xtask ...`), not published.
+//! One snapshot per (vector file, family) with at least one applicable vector, named
+//! `<file stem>__<vendor>_<arch>_<op>_<family>`. [`generate`] computes them all in memory;
+//! [`check`] compares them through insta (`assert_snapshot!`, so that `cargo insta test`,
+//! `cargo insta review` and `cargo insta accept` work on them as on any insta snapshot);
+//! [`write`] is `cargo xtask vectors`, the one command that regenerates the folder. The crate
+//! has no features; it is a development tool (`cargo xtask ...`), not published.
 //!
 //! # Example
 //!
 //! ```
-//! // The snapshots compare by body: the header (source, expression) may differ.
-//! let text = xtask::snap_text("vectors/a.jsonl on nvidia Hopper", "d = 41880000\n");
-//! assert!(text.starts_with("---\nsource: xtask/src/lib.rs\n"));
-//! assert_eq!(xtask::snap_body(&text), "d = 41880000\n");
+//! let s = xtask::Snapshot { expression: "vectors/a.jsonl on nvidia Hopper".into(), body: "d = 41880000\n".into() };
+//! // insta's file format: a header (source, expression), then the body.
+//! assert_eq!(s.text(), "---\nsource: xtask/src/lib.rs\nexpression: \"vectors/a.jsonl on nvidia Hopper\"\n---\nd = 41880000\n");
 //! ```
 
 pub mod families;
 pub mod fuzz;
 pub mod render;
-pub mod review;
 pub mod vectors;
 
 use anyhow::{Context, Result};
@@ -38,32 +37,43 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The full `.snap` text: insta's header and the body.
-pub fn snap_text(expression: &str, body: &str) -> String {
-    let expr = expression.replace('\\', "\\\\").replace('"', "\\\"");
-    format!("---\nsource: xtask/src/lib.rs\nexpression: \"{expr}\"\n---\n{body}")
+/// The folder of the snapshots, beside this crate's sources: cargo-insta looks for pending
+/// snapshots inside package folders only.
+pub fn snapshot_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots")
 }
 
-/// The body of a `.snap` text (what follows the header).
-pub fn snap_body(text: &str) -> &str {
-    let rest = text.strip_prefix("---\n").unwrap_or(text);
-    match rest.find("\n---\n") {
-        Some(i) => &rest[i + 5..],
-        None => text,
+/// One snapshot: what insta calls the expression (which vector file on which family) and the
+/// body (the rendered results).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    pub expression: String,
+    pub body: String,
+}
+
+impl Snapshot {
+    /// The full `.snap` text as insta writes it (the expression always quoted: insta reads
+    /// either form).
+    pub fn text(&self) -> String {
+        let expr = self.expression.replace('\\', "\\\\").replace('"', "\\\"");
+        format!(
+            "---\nsource: xtask/src/lib.rs\nexpression: \"{expr}\"\n---\n{}",
+            self.body
+        )
     }
 }
 
-/// Every snapshot the vector files produce: file name → full `.snap` text.
-pub fn generate(root: &Path) -> Result<BTreeMap<String, String>> {
+/// Every snapshot the vector files produce: name (the file name without `.snap`) → snapshot.
+pub fn generate(root: &Path) -> Result<BTreeMap<String, Snapshot>> {
     let files = vectors::load_all(root)?;
     let fams = families::families();
     let mut out = BTreeMap::new();
     for file in &files {
         for fam in &fams {
             if let Some(body) = render::snapshot_body(file, fam) {
-                let name = format!("{}__{}.snap", file.stem, fam.slug());
-                let expr = format!("{} on {}", file.rel, fam.title());
-                let prev = out.insert(name.clone(), snap_text(&expr, &body));
+                let name = format!("{}__{}", file.stem, fam.slug());
+                let expression = format!("{} on {}", file.rel, fam.title());
+                let prev = out.insert(name.clone(), Snapshot { expression, body });
                 anyhow::ensure!(prev.is_none(), "two families give the snapshot name {name}");
             }
         }
@@ -71,98 +81,105 @@ pub fn generate(root: &Path) -> Result<BTreeMap<String, String>> {
     Ok(out)
 }
 
-/// What differs between the generated snapshots and `snapshots/` on disk.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Drift {
-    pub missing: Vec<String>,
-    pub stale: Vec<String>,
-    pub extra: Vec<String>,
-}
-
-impl Drift {
-    pub fn is_clean(&self) -> bool {
-        self.missing.is_empty() && self.stale.is_empty() && self.extra.is_empty()
-    }
-}
-
-impl std::fmt::Display for Drift {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (what, list) in [
-            ("missing", &self.missing),
-            ("stale", &self.stale),
-            ("extra (no vector file produces it)", &self.extra),
-        ] {
-            for n in list {
-                writeln!(f, "snapshots/{n}: {what}")?;
-            }
-        }
-        Ok(())
-    }
-}
-
-fn on_disk(dir: &Path) -> Result<BTreeMap<String, String>> {
-    let mut out = BTreeMap::new();
+/// The names of the `.snap` files in `dir` (without `.snap`).
+fn on_disk(dir: &Path) -> Result<Vec<String>> {
+    let mut out = Vec::new();
     if !dir.exists() {
         return Ok(out);
     }
     for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let p = entry?.path();
-        let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        if name.ends_with(".snap") {
-            out.insert(name.to_string(), std::fs::read_to_string(&p)?);
+        if let Some(name) = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".snap"))
+        {
+            out.push(name.to_string());
         }
     }
+    out.sort();
     Ok(out)
 }
 
-/// Compares `want` with the `.snap` files in `root/snapshots` (bodies only, as insta does,
-/// ignoring a trailing newline difference).
-pub fn compare(root: &Path, want: &BTreeMap<String, String>) -> Result<Drift> {
-    let have = on_disk(&root.join("snapshots"))?;
-    let mut d = Drift::default();
-    for (name, text) in want {
-        match have.get(name) {
-            None => d.missing.push(name.clone()),
-            Some(h) if snap_body(h).trim_end() != snap_body(text).trim_end() => {
-                d.stale.push(name.clone())
+/// Compares every snapshot of `want` with its file in `dir` through insta, going on past a
+/// mismatch so that all are reported (and, where insta writes pending files, all are
+/// pending: `<name>.snap.new`, never under `CI`), and lists the `.snap` files that no vector
+/// file produces. Returns one line per problem; empty when the folder is current.
+///
+/// insta shows each difference and leaves the pending file for `cargo insta review`; whether
+/// a snapshot is current is decided here as well, by the body as insta compares it (trailing
+/// whitespace aside), so that `INSTA_FORCE_PASS` (which `cargo insta test` sets) cannot turn
+/// the check off.
+pub fn check(dir: &Path, want: &BTreeMap<String, Snapshot>) -> Result<Vec<String>> {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(dir);
+    settings.set_prepend_module_to_snapshot(false);
+    let mut problems = Vec::new();
+    settings.bind(|| {
+        for (name, s) in want {
+            // Read before insta runs: with `INSTA_UPDATE=always` it rewrites the file.
+            let before = std::fs::read_to_string(dir.join(format!("{name}.snap")));
+            let insta_agrees = std::panic::catch_unwind(|| {
+                insta::assert_snapshot!(name.as_str(), s.body.as_str(), s.expression.as_str())
+            })
+            .is_ok();
+            let state = match before {
+                Err(_) => Some("missing"),
+                Ok(t) if snap_body(&t).trim_end() != s.body.trim_end() => Some("differs"),
+                Ok(_) if !insta_agrees => Some("differs (as insta reads it)"),
+                Ok(_) => None,
+            };
+            if let Some(state) = state {
+                problems.push(format!("{name}.snap: {state}"));
             }
-            Some(_) => {}
+        }
+    });
+    for name in on_disk(dir)? {
+        if !want.contains_key(&name) {
+            problems.push(format!("{name}.snap: extra (no vector file produces it)"));
         }
     }
-    d.extra = have
-        .keys()
-        .filter(|n| !want.contains_key(*n))
-        .cloned()
-        .collect();
-    Ok(d)
+    Ok(problems)
 }
 
-/// Makes `root/snapshots` equal to `want`: writes new and changed files, deletes extra ones.
-/// With `pending`, writes `<name>.snap.new` next to each missing or stale snapshot instead
-/// (for `cargo xtask review`) and deletes no `.snap`. Either way, `.snap.new` files from an
-/// earlier run are removed first, so only what differs now is pending. Returns what differed.
-pub fn write(root: &Path, want: &BTreeMap<String, String>, pending: bool) -> Result<Drift> {
-    let dir = root.join("snapshots");
-    std::fs::create_dir_all(&dir)?;
-    for p in review::pending(root)? {
-        std::fs::remove_file(dir.join(format!("{}.new", p.name)))?;
-    }
-    let drift = compare(root, want)?;
-    for name in drift.missing.iter().chain(&drift.stale) {
-        let target = if pending {
-            dir.join(format!("{name}.new"))
-        } else {
-            dir.join(name)
-        };
-        std::fs::write(&target, &want[name])
-            .with_context(|| format!("writing {}", target.display()))?;
-    }
-    if !pending {
-        for name in &drift.extra {
-            std::fs::remove_file(dir.join(name))?;
+/// `cargo xtask vectors`: makes `dir` equal to `want`, writing every snapshot that is missing or
+/// differs, deleting the `.snap` files no vector produces and any pending `.snap.new`. Returns
+/// the numbers written and deleted.
+pub fn write(dir: &Path, want: &BTreeMap<String, Snapshot>) -> Result<(usize, usize)> {
+    std::fs::create_dir_all(dir)?;
+    let (mut written, mut deleted) = (0, 0);
+    for entry in std::fs::read_dir(dir)? {
+        let p = entry?.path();
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if name.ends_with(".snap.new") {
+            std::fs::remove_file(&p)?;
         }
     }
-    Ok(drift)
+    for (name, s) in want {
+        let p = dir.join(format!("{name}.snap"));
+        let text = s.text();
+        // A file whose body is current stays as it is, whatever its header's quoting.
+        let current = std::fs::read_to_string(&p)
+            .is_ok_and(|t| snap_body(&t).trim_end() == s.body.trim_end());
+        if !current {
+            std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
+            written += 1;
+        }
+    }
+    for name in on_disk(dir)? {
+        if !want.contains_key(&name) {
+            std::fs::remove_file(dir.join(format!("{name}.snap")))?;
+            deleted += 1;
+        }
+    }
+    Ok((written, deleted))
+}
+
+/// The body of a `.snap` text (what follows the header).
+fn snap_body(text: &str) -> &str {
+    let rest = text.strip_prefix("---\n").unwrap_or(text);
+    match rest.find("\n---\n") {
+        Some(i) => &rest[i + 5..],
+        None => text,
+    }
 }

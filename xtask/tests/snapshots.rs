@@ -1,69 +1,71 @@
-//! The snapshots under `snapshots/` are what `cargo xtask vectors` generates from the vector
-//! files right now: none missing, none stale, none extra.
+//! The snapshots in `xtask/snapshots/` are what `cargo xtask vectors` generates from the vector
+//! files right now, compared through insta: none missing, none differing, none extra.
 
-use xtask::{compare, generate, repo_root};
+use std::collections::BTreeMap;
+use xtask::{check, generate, repo_root, snapshot_dir, write, Snapshot};
 
 #[test]
 fn snapshots_are_current() {
-    let root = repo_root();
-    let want = generate(&root).expect("vector files read and run");
-    assert!(!want.is_empty(), "no snapshots generated");
-    let drift = compare(&root, &want).expect("snapshots/ readable");
+    let want = generate(&repo_root()).expect("vector files read and run");
+    assert!(want.len() > 500, "{} snapshots generated", want.len());
+    let problems = check(&snapshot_dir(), &want).expect("xtask/snapshots/ readable");
     assert!(
-        drift.is_clean(),
-        "snapshots differ from the vector files:\n{drift}run `cargo xtask vectors` and review `git diff snapshots/`"
+        problems.is_empty(),
+        "snapshots differ from the vector files:\n{}\nreview with `cargo insta review` \
+         (cargo-insta), or regenerate with `cargo xtask vectors` and read `git diff xtask/snapshots/`",
+        problems.join("\n")
     );
 }
 
-/// The comparison itself, on a temporary `snapshots/` (so that it does not depend on, or fail
-/// with, the state of the real ones): a changed, a missing and an extra snapshot are all
-/// reported, and `write` repairs them.
+/// The check itself, on a temporary folder (so that it does not depend on, or fail with, the
+/// state of the real one): a differing, a missing and an extra snapshot are all reported, past
+/// the first, and `write` repairs them.
 #[test]
-fn drift_is_detected_and_repaired() {
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("snapshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    let text = |body: &str| xtask::snap_text("x", body);
-    let want: std::collections::BTreeMap<String, String> = [
-        ("a.snap", text("same\n")),
-        ("b.snap", text("changed\n")),
-        ("c.snap", text("missing\n")),
+fn every_difference_is_reported_and_write_repairs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = |body: &str| Snapshot {
+        expression: "vectors/x.jsonl on a family".into(),
+        body: body.into(),
+    };
+    let want: BTreeMap<String, Snapshot> = [
+        ("a", snap("same\n")),
+        ("b", snap("changed\n")),
+        ("c", snap("missing\n")),
     ]
     .into_iter()
-    .map(|(n, t)| (n.to_string(), t))
+    .map(|(n, s)| (n.to_string(), s))
     .collect();
-    std::fs::write(dir.join("a.snap"), text("same\n")).unwrap();
-    std::fs::write(dir.join("b.snap"), text("before\n")).unwrap();
-    std::fs::write(dir.join("d.snap"), text("extra\n")).unwrap();
-    let drift = compare(root.path(), &want).unwrap();
-    assert_eq!(drift.stale, ["b.snap"]);
-    assert_eq!(drift.missing, ["c.snap"]);
-    assert_eq!(drift.extra, ["d.snap"]);
-
-    // Pending: the changes go to .snap.new, nothing else moves.
-    let again = xtask::write(root.path(), &want, true).unwrap();
-    assert_eq!(again, drift);
+    let file = |n: &str| dir.path().join(format!("{n}.snap"));
+    std::fs::write(file("a"), snap("same\n").text()).unwrap();
+    std::fs::write(file("b"), snap("before\n").text()).unwrap();
+    std::fs::write(file("d"), snap("extra\n").text()).unwrap();
     assert_eq!(
-        std::fs::read_to_string(dir.join("b.snap.new")).unwrap(),
-        text("changed\n")
+        check(dir.path(), &want).unwrap(),
+        [
+            "b.snap: differs",
+            "c.snap: missing",
+            "d.snap: extra (no vector file produces it)"
+        ]
     );
-    assert!(dir.join("c.snap.new").exists() && !dir.join("a.snap.new").exists());
-    assert_eq!(compare(root.path(), &want).unwrap(), drift);
+    // Only the header differs (insta quotes the expression only where YAML needs it): equal.
+    std::fs::write(
+        file("a"),
+        "---\nsource: xtask/src/lib.rs\nexpression: vectors/x.jsonl on a family\n---\nsame\n",
+    )
+    .unwrap();
+    assert_eq!(check(dir.path(), &want).unwrap().len(), 3);
 
-    // Writing makes the folder equal to `want` and leaves no .snap.new behind.
-    xtask::write(root.path(), &want, false).unwrap();
-    assert!(compare(root.path(), &want).unwrap().is_clean());
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
+    // Writing makes the folder equal to `want`, keeps the file that was current as it was and
+    // leaves no pending `.snap.new` behind.
+    assert_eq!(write(dir.path(), &want).unwrap(), (2, 1));
+    assert!(check(dir.path(), &want).unwrap().is_empty());
+    assert!(std::fs::read_to_string(file("a"))
+        .unwrap()
+        .contains("expression: vectors/x.jsonl"));
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
     assert_eq!(names, ["a.snap", "b.snap", "c.snap"]);
-}
-
-#[test]
-fn snap_header_round_trips() {
-    let t = xtask::snap_text("vectors/a.jsonl on \"x\"", "body\n---\nmore\n");
-    assert!(t.starts_with("---\nsource: "));
-    assert_eq!(xtask::snap_body(&t), "body\n---\nmore\n");
 }
