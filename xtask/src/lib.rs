@@ -9,7 +9,7 @@
 //! `<file stem>__<vendor>_<arch>_<op>_<family>`. [`generate`] computes them all in memory;
 //! [`check`] compares them through insta (`assert_snapshot!`, so that `cargo insta test`,
 //! `cargo insta review` and `cargo insta accept` work on them as on any insta snapshot);
-//! [`write`] is `cargo xtask vectors`, the one command that regenerates the folder. The crate
+//! [`write()`] is `cargo xtask vectors`, the one command that regenerates the folder. The crate
 //! has no features; it is a development tool (`cargo xtask ...`), not published.
 //!
 //! # Example
