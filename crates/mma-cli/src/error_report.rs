@@ -95,7 +95,7 @@ impl Progress {
 }
 
 fn error_report(args: &ErrorReportCmd) -> Result<bool> {
-    use mma::errors::{self, Job, Source};
+    use mma::error_report::{self, Job, Source};
     use mma::oracle::stats::{symmetric_range, Histogram};
     let source: Source = args.dist.parse().map_err(|e: String| anyhow::anyhow!(e))?;
     let pairs: Vec<(&String, &String)> = match (args.arch.len(), args.instr.len()) {
@@ -121,7 +121,7 @@ fn error_report(args: &ErrorReportCmd) -> Result<bool> {
             Source::Dist(d) => {
                 let n = args.samples.unwrap_or(10_000);
                 let inputs = job.sample(*d, args.seed).take(n);
-                errors::run(job, inputs, |i| progress.tick(&label, i, n))
+                error_report::run(job, inputs, |i| progress.tick(&label, i, n))
             }
             Source::File(path) => {
                 let mut file = job.file_inputs(path).map_err(|e| anyhow::anyhow!(e))?;
@@ -136,7 +136,7 @@ fn error_report(args: &ErrorReportCmd) -> Result<bool> {
                 }
                 let inputs = file.inputs;
                 let n = inputs.len();
-                errors::run(job, inputs, |i| progress.tick(&label, i, n))
+                error_report::run(job, inputs, |i| progress.tick(&label, i, n))
             }
         };
         progress.finish();
@@ -148,12 +148,12 @@ fn error_report(args: &ErrorReportCmd) -> Result<bool> {
         let all: Vec<_> = jobs
             .iter()
             .zip(&reports)
-            .map(|(j, r)| errors::to_json(j, &source, args.seed, r))
+            .map(|(j, r)| error_report::to_json(j, &source, args.seed, r))
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&all)?)?;
     } else {
         for (j, r) in jobs.iter().zip(&reports) {
-            writeln!(out, "{}", errors::to_text(j, &source, args.seed, r))?;
+            writeln!(out, "{}", error_report::to_text(j, &source, args.seed, r))?;
         }
     }
     if let Some(path) = &args.plot {

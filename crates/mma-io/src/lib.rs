@@ -7,14 +7,14 @@
 //!   the vendor catalogs (features `nvidia`, `amd`), strict words, evaluation.
 //! - [`hw`] (feature `nvidia`): hardware-record folders laid out like `shared/hw`, read and
 //!   checked against the NVIDIA catalog.
-//! - [`errors`] (feature `oracle`): error reports of catalog instructions against the exact
+//! - [`error_report`] (feature `oracle`): error reports of catalog instructions against the exact
 //!   oracle.
 //! - [`hw_lib`] (feature `nvidia`): library-level recordings laid out like `shared/hw-lib`
 //!   (whole `torch._scaled_mm` calls), read and checked against a GPU library platform.
 //! - [`out`]: files the tools write, never one of their inputs and never half written.
 //!
-//! The facade `mma` re-exports these modules as `mma::cases`, `mma::hw` and `mma::errors`; the
-//! arithmetic crates (`mma-core`, the catalogs) read no files.
+//! The facade `mma` re-exports these modules as `mma::cases`, `mma::hw` and
+//! `mma::error_report`; the arithmetic crates (`mma-core`, the catalogs) read no files.
 //!
 //! ```
 //! use mma_io::{Line, Lines};
@@ -40,4 +40,4 @@ pub mod hw;
 pub mod hw_lib;
 
 #[cfg(feature = "oracle")]
-pub mod errors;
+pub mod error_report;

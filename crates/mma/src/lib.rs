@@ -36,9 +36,10 @@
 //!
 //! - `nvidia` (default): [`nvidia`], the NVIDIA instruction catalog (`mma-nvidia`).
 //! - `amd` (default): [`amd`], the AMD CDNA catalog (`mma-amd`).
-//! - `oracle` (opt-in): `mma::oracle`, the exact MPFR reference (`mma-oracle`), and `mma::errors`,
-//!   error reports of catalog instructions. It builds GMP and MPFR from source (needs `m4` and
-//!   a C compiler, and a few minutes once): `features = ["oracle"]`.
+//! - `oracle` (opt-in): `mma::oracle`, the exact MPFR reference (`mma-oracle`), and
+//!   `mma::error_report`, error reports of catalog instructions (the jobs of
+//!   `mma error-report`). It builds GMP and MPFR from source (needs `m4` and a C compiler, and a
+//!   few minutes once): `features = ["oracle"]`.
 //!
 //! [`cases`] reads and evaluates case files (JSON Lines, one dot product per line), as the
 //! `mma` command-line tool does.
@@ -76,4 +77,4 @@ pub use mma_io::cases;
 pub use mma_io::hw;
 
 #[cfg(feature = "oracle")]
-pub use mma_io::errors;
+pub use mma_io::error_report;

@@ -2,7 +2,7 @@
 //! and N share both) stays within its Table V bound, block by block and as a whole, on random
 //! inputs of every distribution. A failure prints the `mma dot` command that replays it.
 
-use mma::errors::{dot_command, Job};
+use mma::error_report::{dot_command, Job};
 use mma::oracle::{evaluate, Dist, Sampler};
 use std::collections::HashSet;
 

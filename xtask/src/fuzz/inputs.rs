@@ -268,7 +268,7 @@ pub fn values_step(ctx: &mut Ctx) {
             let _ = mma::nvidia::find("H100", Some(&s), &t);
             let _ = mma::amd::find(&s, None, &t);
             let _ = mma::amd::find("MI300X", None, &t);
-            let _ = s.parse::<mma::errors::Source>();
+            let _ = s.parse::<mma::error_report::Source>();
         },
     );
 }
