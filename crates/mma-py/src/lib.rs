@@ -409,6 +409,13 @@ fn catalog<'py>(
     Ok(out)
 }
 
+/// The names of every number format, in the engine's order (`mma::format::ALL`): the one
+/// list, so that a format added to the core is known to Python without a second edit.
+#[pyfunction]
+fn format_names() -> Vec<&'static str> {
+    mma::format::ALL.iter().map(|f| f.name).collect()
+}
+
 fn format_named(name: &str) -> PyResult<Format> {
     mma::format::by_name(name).ok_or_else(|| {
         let known: Vec<&str> = mma::format::ALL.iter().map(|f| f.name).collect();
@@ -496,6 +503,7 @@ fn _mma(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(find, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(decode, m)?)?;
+    m.add_function(wrap_pyfunction!(format_names, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(amd_known_difference, m)?)?;
     m.add_function(wrap_pyfunction!(library::scaled_mm, m)?)?;

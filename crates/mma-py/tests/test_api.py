@@ -281,3 +281,14 @@ def test_decode_encode():
         mma.encode("e4m3", [480.0])  # E4M3's largest finite is 448 (0x7e)
     with pytest.raises(KeyError, match="fmt"):
         mma.decode("f17", [0])
+
+
+def test_formats_are_the_engines_and_each_decodes():
+    # The fourteen formats of the models' papers and the OCP MX specification, in the engine's
+    # order; decode accepts every name. Word 0 is +0 in each but ue8m0, whose word e is
+    # 2^(e - 127) (OCP Microscaling Formats v1.0: E8M0, no sign, no zero, bias 127): 2^-127.
+    assert mma.formats() == ["f64", "f32", "tf32", "f16", "bf16", "e5m2", "e4m3", "e4m3fnuz",
+                             "e5m2fnuz", "e3m2", "e2m3", "e2m1", "ue8m0", "ue4m3"]
+    for f in mma.formats():
+        zero = mma.decode(f, np.array([0], dtype=np.uint64))[0]
+        assert zero == (2.0 ** -127 if f == "ue8m0" else 0.0), f

@@ -494,9 +494,9 @@ def catalog(vendor: Optional[str] = None, arch: Optional[str] = None) -> List[Di
 
 
 def formats() -> List[str]:
-    """The names of every number format (``"f16"``, ``"e4m3"``, ``"ue8m0"``, ...)."""
-    return ["f64", "f32", "tf32", "f16", "bf16", "e5m2", "e4m3", "e4m3fnuz", "e5m2fnuz",
-            "e3m2", "e2m3", "e2m1", "ue8m0", "ue4m3"]
+    """The names of every number format (``"f16"``, ``"e4m3"``, ``"ue8m0"``, ...), as the
+    engine lists them."""
+    return list(_mma.format_names())
 
 
 def decode(fmt: str, words: Any) -> np.ndarray:
