@@ -85,6 +85,24 @@ impl PyUnit {
         self.unit.describe()
     }
 
+    /// The model's parameters as the unit-file schema states them (`mma::unit_file`):
+    /// `L_max` and the model's own, integers, flags and names, as a dict.
+    #[getter]
+    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        use mma::unit_file::Param;
+        let file = mma::UnitFile::from(self.unit);
+        let d = PyDict::new(py);
+        d.set_item("L_max", file.l_max)?;
+        for (key, value) in file.params {
+            match value {
+                Param::Int(x) => d.set_item(key, x)?,
+                Param::Flag(x) => d.set_item(key, x)?,
+                Param::Text(x) => d.set_item(key, x)?,
+            }
+        }
+        Ok(d)
+    }
+
     /// The block length along K (`L_max`).
     #[getter]
     fn block(&self) -> usize {

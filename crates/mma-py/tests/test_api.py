@@ -30,9 +30,14 @@ def test_find_accepts_the_names_the_tool_accepts():
     assert u.formats == {"a": "f16", "b": "f16", "c": "f32", "d": "f32", "scale": None,
                          "scale_block": None}
     # Hopper f16 -> f32 is T-FDPA with F = 25, L_max = 16, e_zero = -133, RZ to fp32 (mmasim's
-    # nv_ptx/sim.py table; the first paper).
+    # nv_ptx/sim.py table; the first paper), with NVIDIA's fused-path conventions (the first
+    # paper and the hardware records): NaN results all ones, -0 returned as +0, overflow to Inf.
     assert u.model == "T-FDPA"
-    assert u.params == {"F": 25, "L_max": 16, "e_zero": -133, "rho": "RZ-FP32"}
+    assert u.params == {"F": 25, "L_max": 16, "e_zero": -133, "rho": "RZ-FP32",
+                        "nan": "all-ones", "neg_zero_to_pos": True, "overflow": "inf"}
+    # Parameters that the one-line description leaves out are there too: Ampere's fp64 FMA.
+    assert mma.find("A100", "m8n8k4.f64.f64.f64.f64").params == {
+        "L_max": 1, "nan": "all-ones", "rounding": "RNE"}
     assert "m64n8k16.f32.f16.f16" in repr(u) and "T-FDPA" in repr(u)
 
 

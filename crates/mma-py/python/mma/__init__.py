@@ -39,18 +39,6 @@ def _threads(threads: Optional[int]) -> int:
     return int(threads)
 
 
-def _params(description: str) -> Dict[str, Any]:
-    out: Dict[str, Any] = {}
-    for tok in description.replace(",", " ").split():
-        if "=" in tok:
-            key, val = tok.split("=", 1)
-            try:
-                out[key] = int(val)
-            except ValueError:
-                out[key] = val
-    return out
-
-
 class Unit:
     """One instruction of a catalog: its formats, its model and parameters, and evaluation.
 
@@ -140,8 +128,10 @@ class Unit:
 
     @property
     def params(self) -> Dict[str, Any]:
-        """The model's parameters (``F``, ``L_max``, ``e_zero``, ``rho``, ...) as a dict."""
-        return _params(self._u.description)
+        """The model's parameters as a dict, every one the unit-file schema has: ``L_max``
+        and the model's own (``F``, ``e_zero``, ``rho``, ``nan``, ``overflow``, ...); integers,
+        booleans and names."""
+        return dict(self._u.params)
 
     @property
     def description(self) -> str:
