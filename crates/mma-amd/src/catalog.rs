@@ -1,18 +1,21 @@
-//! The instruction tables: one per architecture, every `v_mfma` instruction of mmasim 2.1.1's
-//! lists with its shape, operand formats, arithmetic model and parameters (the AMD paper,
-//! Khattak, Mikaitis, Graziani, arXiv 2609.14845, and mmasim 2.1.1's own tables). The block counts (`_Nb`) of CDNA1/CDNA2 instructions,
+//! The instruction tables as data, one row per instruction: every `v_mfma` instruction of
+//! mmasim 2.1.1's lists with its shape, operand formats, arithmetic model and parameters (the
+//! AMD paper, Khattak, Mikaitis, Graziani, arXiv 2609.14845, and mmasim 2.1.1's own tables).
+//! CDNA1 and CDNA2 share one table (the same instructions, with a model column each); CDNA3,
+//! whose names differ, has its own. The block counts (`_Nb`) of CDNA1/CDNA2 instructions,
 //! whose names do not carry them, are those of the CDNA ISA guides (the same instructions are
 //! renamed with `_Nb` on CDNA3).
 
 use crate::{Arch, Instruction, Op};
 use mma_core::catalog::Layout;
 use mma_core::format::{Format, BF16, E4M3_FNUZ, E5M2_FNUZ, FP16, FP32, FP64, TF32};
-use mma_core::models::e_fdpa::EFdpa;
-use mma_core::models::fma::Fma;
 use mma_core::models::ftz_mul_add::FtzMulAdd;
 use mma_core::models::gtr_fdpa::GtrFdpa;
 use mma_core::models::tr_fdpa::TrFdpa;
+use mma_core::models::{e_fdpa, fma};
 use mma_core::{DotUnit, Formats, Model, NanStyle, Output, OutputRounding, RoundOpts, Rounding};
+
+use Kind::{EFdpa, Fma, Ftz, Gtr, Tr};
 
 /// Which model an instruction uses, with the parameters that vary between instructions.
 #[derive(Clone, Copy, Debug)]
@@ -29,8 +32,53 @@ enum Kind {
     Gtr(usize),
 }
 
-/// One table row: mmasim suffix, m, n, k, blocks, A, B, C/D formats, model.
-type Row = (
+/// One instruction of CDNA1 and CDNA2 (the same names, shapes and formats; CDNA2 adds fp64 and
+/// the bf16 `_1k` forms): mmasim suffix, m, n, k, blocks (`_Nb`, not in these names), A, B,
+/// C/D formats, then its model on CDNA1 and on CDNA2 (`None`: the architecture lacks it).
+type Row12 = (
+    &'static str,
+    usize,
+    usize,
+    usize,
+    usize,
+    Format,
+    Format,
+    Format,
+    Option<Kind>,
+    Option<Kind>,
+);
+
+/// CDNA1 and CDNA2, one row per instruction, in each architecture's catalog order.
+#[rustfmt::skip]
+const CDNA1_2: &[Row12] = &[
+    // name                  m   n   k   b  A          B          C/D    CDNA1          CDNA2
+    ("f64_16x16x4f64",       16, 16,  4,  1, FP64,      FP64,      FP64, None,          Some(Fma)),
+    ("f64_4x4x4f64",          4,  4,  4,  4, FP64,      FP64,      FP64, None,          Some(Fma)),
+    ("f32_32x32x8bf16_1k",   32, 32,  8,  1, BF16,      BF16,      FP32, None,          Some(Ftz(4))),
+    ("f32_32x32x4bf16_1k",   32, 32,  4,  2, BF16,      BF16,      FP32, None,          Some(Ftz(4))),
+    ("f32_16x16x16bf16_1k",  16, 16, 16,  1, BF16,      BF16,      FP32, None,          Some(Ftz(4))),
+    ("f32_16x16x4bf16_1k",   16, 16,  4,  4, BF16,      BF16,      FP32, None,          Some(Ftz(4))),
+    ("f32_4x4x4bf16_1k",      4,  4,  4, 16, BF16,      BF16,      FP32, None,          Some(Ftz(4))),
+    ("f32_32x32x2f32",       32, 32,  2,  1, FP32,      FP32,      FP32, Some(Fma),     Some(Fma)),
+    ("f32_32x32x1f32",       32, 32,  1,  2, FP32,      FP32,      FP32, Some(Fma),     Some(Fma)),
+    ("f32_16x16x4f32",       16, 16,  4,  1, FP32,      FP32,      FP32, Some(Fma),     Some(Fma)),
+    ("f32_16x16x1f32",       16, 16,  1,  4, FP32,      FP32,      FP32, Some(Fma),     Some(Fma)),
+    ("f32_4x4x1f32",          4,  4,  1, 16, FP32,      FP32,      FP32, Some(Fma),     Some(Fma)),
+    ("f32_32x32x8f16",       32, 32,  8,  1, FP16,      FP16,      FP32, Some(EFdpa(4)), Some(Ftz(4))),
+    ("f32_32x32x4f16",       32, 32,  4,  2, FP16,      FP16,      FP32, Some(EFdpa(4)), Some(Ftz(4))),
+    ("f32_16x16x16f16",      16, 16, 16,  1, FP16,      FP16,      FP32, Some(EFdpa(4)), Some(Ftz(4))),
+    ("f32_16x16x4f16",       16, 16,  4,  4, FP16,      FP16,      FP32, Some(EFdpa(4)), Some(Ftz(4))),
+    ("f32_4x4x4f16",          4,  4,  4, 16, FP16,      FP16,      FP32, Some(EFdpa(4)), Some(Ftz(4))),
+    ("f32_32x32x4bf16",      32, 32,  4,  1, BF16,      BF16,      FP32, Some(EFdpa(2)), Some(Ftz(2))),
+    ("f32_32x32x2bf16",      32, 32,  2,  2, BF16,      BF16,      FP32, Some(EFdpa(2)), Some(Ftz(2))),
+    ("f32_16x16x8bf16",      16, 16,  8,  1, BF16,      BF16,      FP32, Some(EFdpa(2)), Some(Ftz(2))),
+    ("f32_16x16x2bf16",      16, 16,  2,  4, BF16,      BF16,      FP32, Some(EFdpa(2)), Some(Ftz(2))),
+    ("f32_4x4x2bf16",         4,  4,  2, 16, BF16,      BF16,      FP32, Some(EFdpa(2)), Some(Ftz(2))),
+];
+
+/// One CDNA3 instruction (names with `_Nb` where there are several blocks): mmasim suffix, m, n,
+/// k, blocks, A, B, C/D formats, model.
+type Row3 = (
     &'static str,
     usize,
     usize,
@@ -42,549 +90,50 @@ type Row = (
     Kind,
 );
 
-/// The CDNA1 instructions whose arithmetic CDNA2 also has for fp32; fp16/bf16 differ.
-const CDNA1: &[Row] = &[
-    ("f32_32x32x2f32", 32, 32, 2, 1, FP32, FP32, FP32, Kind::Fma),
-    ("f32_32x32x1f32", 32, 32, 1, 2, FP32, FP32, FP32, Kind::Fma),
-    ("f32_16x16x4f32", 16, 16, 4, 1, FP32, FP32, FP32, Kind::Fma),
-    ("f32_16x16x1f32", 16, 16, 1, 4, FP32, FP32, FP32, Kind::Fma),
-    ("f32_4x4x1f32", 4, 4, 1, 16, FP32, FP32, FP32, Kind::Fma),
-    (
-        "f32_32x32x8f16",
-        32,
-        32,
-        8,
-        1,
-        FP16,
-        FP16,
-        FP32,
-        Kind::EFdpa(4),
-    ),
-    (
-        "f32_32x32x4f16",
-        32,
-        32,
-        4,
-        2,
-        FP16,
-        FP16,
-        FP32,
-        Kind::EFdpa(4),
-    ),
-    (
-        "f32_16x16x16f16",
-        16,
-        16,
-        16,
-        1,
-        FP16,
-        FP16,
-        FP32,
-        Kind::EFdpa(4),
-    ),
-    (
-        "f32_16x16x4f16",
-        16,
-        16,
-        4,
-        4,
-        FP16,
-        FP16,
-        FP32,
-        Kind::EFdpa(4),
-    ),
-    (
-        "f32_4x4x4f16",
-        4,
-        4,
-        4,
-        16,
-        FP16,
-        FP16,
-        FP32,
-        Kind::EFdpa(4),
-    ),
-    (
-        "f32_32x32x4bf16",
-        32,
-        32,
-        4,
-        1,
-        BF16,
-        BF16,
-        FP32,
-        Kind::EFdpa(2),
-    ),
-    (
-        "f32_32x32x2bf16",
-        32,
-        32,
-        2,
-        2,
-        BF16,
-        BF16,
-        FP32,
-        Kind::EFdpa(2),
-    ),
-    (
-        "f32_16x16x8bf16",
-        16,
-        16,
-        8,
-        1,
-        BF16,
-        BF16,
-        FP32,
-        Kind::EFdpa(2),
-    ),
-    (
-        "f32_16x16x2bf16",
-        16,
-        16,
-        2,
-        4,
-        BF16,
-        BF16,
-        FP32,
-        Kind::EFdpa(2),
-    ),
-    (
-        "f32_4x4x2bf16",
-        4,
-        4,
-        2,
-        16,
-        BF16,
-        BF16,
-        FP32,
-        Kind::EFdpa(2),
-    ),
+/// CDNA3, one row per instruction, in catalog order.
+#[rustfmt::skip]
+const CDNA3: &[Row3] = &[
+    // name                  m   n   k   b  A          B          C/D    model
+    ("f64_16x16x4_f64",      16, 16,  4,  1, FP64,      FP64,      FP64, Fma),
+    ("f64_4x4x4_4b_f64",      4,  4,  4,  4, FP64,      FP64,      FP64, Fma),
+    ("f32_32x32x1_2b_f32",   32, 32,  1,  2, FP32,      FP32,      FP32, Fma),
+    ("f32_16x16x1_4b_f32",   16, 16,  1,  4, FP32,      FP32,      FP32, Fma),
+    ("f32_4x4x1_16b_f32",     4,  4,  1, 16, FP32,      FP32,      FP32, Fma),
+    ("f32_32x32x2_f32",      32, 32,  2,  1, FP32,      FP32,      FP32, Fma),
+    ("f32_16x16x4_f32",      16, 16,  4,  1, FP32,      FP32,      FP32, Fma),
+    ("f32_16x16x8_xf32",     16, 16,  8,  1, TF32,      TF32,      FP32, Tr(4)),
+    ("f32_32x32x4_xf32",     32, 32,  4,  1, TF32,      TF32,      FP32, Tr(4)),
+    ("f32_32x32x4_2b_f16",   32, 32,  4,  2, FP16,      FP16,      FP32, Tr(8)),
+    ("f32_16x16x4_4b_f16",   16, 16,  4,  4, FP16,      FP16,      FP32, Tr(8)),
+    ("f32_4x4x4_16b_f16",     4,  4,  4, 16, FP16,      FP16,      FP32, Tr(8)),
+    ("f32_32x32x8_f16",      32, 32,  8,  1, FP16,      FP16,      FP32, Tr(8)),
+    ("f32_16x16x16_f16",     16, 16, 16,  1, FP16,      FP16,      FP32, Tr(8)),
+    ("f32_32x32x4_2b_bf16",  32, 32,  4,  2, BF16,      BF16,      FP32, Tr(8)),
+    ("f32_16x16x4_4b_bf16",  16, 16,  4,  4, BF16,      BF16,      FP32, Tr(8)),
+    ("f32_4x4x4_16b_bf16",    4,  4,  4, 16, BF16,      BF16,      FP32, Tr(8)),
+    ("f32_32x32x8_bf16",     32, 32,  8,  1, BF16,      BF16,      FP32, Tr(8)),
+    ("f32_16x16x16_bf16",    16, 16, 16,  1, BF16,      BF16,      FP32, Tr(8)),
+    ("f32_16x16x32_bf8_bf8", 16, 16, 32,  1, E5M2_FNUZ, E5M2_FNUZ, FP32, Gtr(16)),
+    ("f32_16x16x32_bf8_fp8", 16, 16, 32,  1, E5M2_FNUZ, E4M3_FNUZ, FP32, Gtr(16)),
+    ("f32_16x16x32_fp8_bf8", 16, 16, 32,  1, E4M3_FNUZ, E5M2_FNUZ, FP32, Gtr(16)),
+    ("f32_16x16x32_fp8_fp8", 16, 16, 32,  1, E4M3_FNUZ, E4M3_FNUZ, FP32, Gtr(16)),
+    ("f32_32x32x16_bf8_bf8", 32, 32, 16,  1, E5M2_FNUZ, E5M2_FNUZ, FP32, Gtr(16)),
+    ("f32_32x32x16_bf8_fp8", 32, 32, 16,  1, E5M2_FNUZ, E4M3_FNUZ, FP32, Gtr(16)),
+    ("f32_32x32x16_fp8_bf8", 32, 32, 16,  1, E4M3_FNUZ, E5M2_FNUZ, FP32, Gtr(16)),
+    ("f32_32x32x16_fp8_fp8", 32, 32, 16,  1, E4M3_FNUZ, E4M3_FNUZ, FP32, Gtr(16)),
 ];
 
-/// CDNA2 (MI210/MI250): adds f64 and the `_1k` bf16 forms, and keeps every CDNA1 mnemonic
-/// with the FTZ-MulAdd arithmetic (P = 2 for the bf16 forms without `_1k`).
-const CDNA2: &[Row] = &[
-    ("f64_16x16x4f64", 16, 16, 4, 1, FP64, FP64, FP64, Kind::Fma),
-    ("f64_4x4x4f64", 4, 4, 4, 4, FP64, FP64, FP64, Kind::Fma),
-    (
-        "f32_32x32x8bf16_1k",
-        32,
-        32,
-        8,
-        1,
-        BF16,
-        BF16,
-        FP32,
-        Kind::Ftz(4),
-    ),
-    (
-        "f32_32x32x4bf16_1k",
-        32,
-        32,
-        4,
-        2,
-        BF16,
-        BF16,
-        FP32,
-        Kind::Ftz(4),
-    ),
-    (
-        "f32_16x16x16bf16_1k",
-        16,
-        16,
-        16,
-        1,
-        BF16,
-        BF16,
-        FP32,
-        Kind::Ftz(4),
-    ),
-    (
-        "f32_16x16x4bf16_1k",
-        16,
-        16,
-        4,
-        4,
-        BF16,
-        BF16,
-        FP32,
-        Kind::Ftz(4),
-    ),
-    (
-        "f32_4x4x4bf16_1k",
-        4,
-        4,
-        4,
-        16,
-        BF16,
-        BF16,
-        FP32,
-        Kind::Ftz(4),
-    ),
-    ("f32_32x32x2f32", 32, 32, 2, 1, FP32, FP32, FP32, Kind::Fma),
-    ("f32_32x32x1f32", 32, 32, 1, 2, FP32, FP32, FP32, Kind::Fma),
-    ("f32_16x16x4f32", 16, 16, 4, 1, FP32, FP32, FP32, Kind::Fma),
-    ("f32_16x16x1f32", 16, 16, 1, 4, FP32, FP32, FP32, Kind::Fma),
-    ("f32_4x4x1f32", 4, 4, 1, 16, FP32, FP32, FP32, Kind::Fma),
-    (
-        "f32_32x32x8f16",
-        32,
-        32,
-        8,
-        1,
-        FP16,
-        FP16,
-        FP32,
-        Kind::Ftz(4),
-    ),
-    (
-        "f32_32x32x4f16",
-        32,
-        32,
-        4,
-        2,
-        FP16,
-        FP16,
-        FP32,
-        Kind::Ftz(4),
-    ),
-    (
-        "f32_16x16x16f16",
-        16,
-        16,
-        16,
-        1,
-        FP16,
-        FP16,
-        FP32,
-        Kind::Ftz(4),
-    ),
-    (
-        "f32_16x16x4f16",
-        16,
-        16,
-        4,
-        4,
-        FP16,
-        FP16,
-        FP32,
-        Kind::Ftz(4),
-    ),
-    ("f32_4x4x4f16", 4, 4, 4, 16, FP16, FP16, FP32, Kind::Ftz(4)),
-    (
-        "f32_32x32x4bf16",
-        32,
-        32,
-        4,
-        1,
-        BF16,
-        BF16,
-        FP32,
-        Kind::Ftz(2),
-    ),
-    (
-        "f32_32x32x2bf16",
-        32,
-        32,
-        2,
-        2,
-        BF16,
-        BF16,
-        FP32,
-        Kind::Ftz(2),
-    ),
-    (
-        "f32_16x16x8bf16",
-        16,
-        16,
-        8,
-        1,
-        BF16,
-        BF16,
-        FP32,
-        Kind::Ftz(2),
-    ),
-    (
-        "f32_16x16x2bf16",
-        16,
-        16,
-        2,
-        4,
-        BF16,
-        BF16,
-        FP32,
-        Kind::Ftz(2),
-    ),
-    ("f32_4x4x2bf16", 4, 4, 2, 16, BF16, BF16, FP32, Kind::Ftz(2)),
-];
-
-/// CDNA3 (MI300): new mnemonics with the block count in the name, xf32 and fp8/bf8.
-const CDNA3: &[Row] = &[
-    ("f64_16x16x4_f64", 16, 16, 4, 1, FP64, FP64, FP64, Kind::Fma),
-    ("f64_4x4x4_4b_f64", 4, 4, 4, 4, FP64, FP64, FP64, Kind::Fma),
-    (
-        "f32_32x32x1_2b_f32",
-        32,
-        32,
-        1,
-        2,
-        FP32,
-        FP32,
-        FP32,
-        Kind::Fma,
-    ),
-    (
-        "f32_16x16x1_4b_f32",
-        16,
-        16,
-        1,
-        4,
-        FP32,
-        FP32,
-        FP32,
-        Kind::Fma,
-    ),
-    (
-        "f32_4x4x1_16b_f32",
-        4,
-        4,
-        1,
-        16,
-        FP32,
-        FP32,
-        FP32,
-        Kind::Fma,
-    ),
-    ("f32_32x32x2_f32", 32, 32, 2, 1, FP32, FP32, FP32, Kind::Fma),
-    ("f32_16x16x4_f32", 16, 16, 4, 1, FP32, FP32, FP32, Kind::Fma),
-    (
-        "f32_16x16x8_xf32",
-        16,
-        16,
-        8,
-        1,
-        TF32,
-        TF32,
-        FP32,
-        Kind::Tr(4),
-    ),
-    (
-        "f32_32x32x4_xf32",
-        32,
-        32,
-        4,
-        1,
-        TF32,
-        TF32,
-        FP32,
-        Kind::Tr(4),
-    ),
-    (
-        "f32_32x32x4_2b_f16",
-        32,
-        32,
-        4,
-        2,
-        FP16,
-        FP16,
-        FP32,
-        Kind::Tr(8),
-    ),
-    (
-        "f32_16x16x4_4b_f16",
-        16,
-        16,
-        4,
-        4,
-        FP16,
-        FP16,
-        FP32,
-        Kind::Tr(8),
-    ),
-    (
-        "f32_4x4x4_16b_f16",
-        4,
-        4,
-        4,
-        16,
-        FP16,
-        FP16,
-        FP32,
-        Kind::Tr(8),
-    ),
-    (
-        "f32_32x32x8_f16",
-        32,
-        32,
-        8,
-        1,
-        FP16,
-        FP16,
-        FP32,
-        Kind::Tr(8),
-    ),
-    (
-        "f32_16x16x16_f16",
-        16,
-        16,
-        16,
-        1,
-        FP16,
-        FP16,
-        FP32,
-        Kind::Tr(8),
-    ),
-    (
-        "f32_32x32x4_2b_bf16",
-        32,
-        32,
-        4,
-        2,
-        BF16,
-        BF16,
-        FP32,
-        Kind::Tr(8),
-    ),
-    (
-        "f32_16x16x4_4b_bf16",
-        16,
-        16,
-        4,
-        4,
-        BF16,
-        BF16,
-        FP32,
-        Kind::Tr(8),
-    ),
-    (
-        "f32_4x4x4_16b_bf16",
-        4,
-        4,
-        4,
-        16,
-        BF16,
-        BF16,
-        FP32,
-        Kind::Tr(8),
-    ),
-    (
-        "f32_32x32x8_bf16",
-        32,
-        32,
-        8,
-        1,
-        BF16,
-        BF16,
-        FP32,
-        Kind::Tr(8),
-    ),
-    (
-        "f32_16x16x16_bf16",
-        16,
-        16,
-        16,
-        1,
-        BF16,
-        BF16,
-        FP32,
-        Kind::Tr(8),
-    ),
-    (
-        "f32_16x16x32_bf8_bf8",
-        16,
-        16,
-        32,
-        1,
-        E5M2_FNUZ,
-        E5M2_FNUZ,
-        FP32,
-        Kind::Gtr(16),
-    ),
-    (
-        "f32_16x16x32_bf8_fp8",
-        16,
-        16,
-        32,
-        1,
-        E5M2_FNUZ,
-        E4M3_FNUZ,
-        FP32,
-        Kind::Gtr(16),
-    ),
-    (
-        "f32_16x16x32_fp8_bf8",
-        16,
-        16,
-        32,
-        1,
-        E4M3_FNUZ,
-        E5M2_FNUZ,
-        FP32,
-        Kind::Gtr(16),
-    ),
-    (
-        "f32_16x16x32_fp8_fp8",
-        16,
-        16,
-        32,
-        1,
-        E4M3_FNUZ,
-        E4M3_FNUZ,
-        FP32,
-        Kind::Gtr(16),
-    ),
-    (
-        "f32_32x32x16_bf8_bf8",
-        32,
-        32,
-        16,
-        1,
-        E5M2_FNUZ,
-        E5M2_FNUZ,
-        FP32,
-        Kind::Gtr(16),
-    ),
-    (
-        "f32_32x32x16_bf8_fp8",
-        32,
-        32,
-        16,
-        1,
-        E5M2_FNUZ,
-        E4M3_FNUZ,
-        FP32,
-        Kind::Gtr(16),
-    ),
-    (
-        "f32_32x32x16_fp8_bf8",
-        32,
-        32,
-        16,
-        1,
-        E4M3_FNUZ,
-        E5M2_FNUZ,
-        FP32,
-        Kind::Gtr(16),
-    ),
-    (
-        "f32_32x32x16_fp8_fp8",
-        32,
-        32,
-        16,
-        1,
-        E4M3_FNUZ,
-        E4M3_FNUZ,
-        FP32,
-        Kind::Gtr(16),
-    ),
-];
-
-/// The table of an architecture.
-fn table(arch: Arch) -> &'static [Row] {
+/// The rows of an architecture, in catalog order.
+fn table(arch: Arch) -> Vec<Row3> {
     match arch {
-        Arch::Cdna1 => CDNA1,
-        Arch::Cdna2 => CDNA2,
-        Arch::Cdna3 => CDNA3,
+        Arch::Cdna1 | Arch::Cdna2 => CDNA1_2
+            .iter()
+            .filter_map(|&(name, m, n, k, blocks, a, b, d, cdna1, cdna2)| {
+                let kind = if arch == Arch::Cdna1 { cdna1 } else { cdna2 };
+                Some((name, m, n, k, blocks, a, b, d, kind?))
+            })
+            .collect(),
+        Arch::Cdna3 => CDNA3.to_vec(),
     }
 }
 
@@ -614,7 +163,7 @@ fn output(d: Format, nan: NanStyle) -> Output {
 }
 
 /// Builds the dot-product unit of one row.
-fn unit(arch: Arch, row: &Row) -> DotUnit {
+fn unit(arch: Arch, row: &Row3) -> DotUnit {
     let &(_, _, _, k, _, a, b, d, kind) = row;
     let nan = nan_style(arch);
     let formats = Formats {
@@ -627,14 +176,14 @@ fn unit(arch: Arch, row: &Row) -> DotUnit {
     let (block, model) = match kind {
         Kind::Fma => (
             k,
-            Model::Fma(Fma {
+            Model::Fma(fma::Fma {
                 mode: Rounding::NearestEven,
                 nan,
             }),
         ),
         Kind::EFdpa(l) => (
             l,
-            Model::EFdpa(EFdpa {
+            Model::EFdpa(e_fdpa::EFdpa {
                 out: output(d, nan),
             }),
         ),
@@ -674,7 +223,7 @@ fn unit(arch: Arch, row: &Row) -> DotUnit {
 pub(crate) fn build() -> Vec<Instruction> {
     let mut all = Vec::new();
     for arch in Arch::ALL {
-        for row in table(arch) {
+        for row in &table(arch) {
             all.push(Instruction {
                 arch,
                 op: Op::Mfma,

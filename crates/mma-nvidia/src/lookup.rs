@@ -55,6 +55,8 @@ fn normalise(name: &str) -> String {
             .split('.')
             .filter(|p| *p != "row" && *p != "col")
             .collect();
+        // The block size the scale vector implies, as mmasim's name spells it (`block32`).
+        let block: String;
         let mut kept = Vec::new();
         let mut vec = None;
         for p in &parts {
@@ -75,7 +77,8 @@ fn normalise(name: &str) -> String {
                 .and_then(|s| s.parse().ok())
                 .unwrap_or(0);
             if v > 0 && k > 0 {
-                kept.insert(2, Box::leak(format!("block{}", k / v).into_boxed_str()));
+                block = format!("block{}", k / v);
+                kept.insert(2, block.as_str());
             }
         }
         return kept.join(".");
