@@ -3,51 +3,14 @@
 //! and the core build without GMP/MPFR, that no test is skipped by attribute, that the
 //! repository holds no machine paths, that the paths and links the documents cite exist, that
 //! the README links every page of `docs/`, that the kernel is layered, and that the lane
-//! layer's functions are inlined into their entry points, and that every client finds
-//! instructions through the one catalog door.
+//! layer's functions are inlined into their entry points. The rules about crates and files
+//! are in `tidy_crates.rs`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    xtask::repo_root()
-}
-
-/// Every tracked-looking source file under `dir` with extension `ext` (target/ excluded).
-fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        let name = e.file_name().to_string_lossy().to_string();
-        if p.is_dir() {
-            if name != "target" && !name.starts_with('.') {
-                files(&p, ext, out);
-            }
-        } else if p.extension().is_some_and(|x| x == ext) {
-            out.push(p);
-        }
-    }
-}
-
-fn rust_sources() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    files(&root().join("crates"), "rs", &mut v);
-    files(&root().join("xtask"), "rs", &mut v);
-    v.sort();
-    v
-}
-
-fn rel(p: &Path) -> String {
-    p.strip_prefix(root()).unwrap_or(p).display().to_string()
-}
-
-/// The code of a line, without a `//` comment (good enough for this code base: no `//` inside
-/// string literals on lines that also hold `unsafe`).
-fn code(line: &str) -> &str {
-    line.split("//").next().unwrap_or("")
-}
+mod common;
+use common::{code, files, rel, root, rust_sources};
 
 /// Files allowed to hold `unsafe` (ARCHITECTURE.md, "Invariants"): the architecture leaves of
 /// the kernel (x86-64 and AArch64 vector routines), the wrappers that hold their routines
@@ -660,82 +623,4 @@ pub(super) fn also_lost() {
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
-}
-
-/// Where a source outside the catalog crates enumerates a vendor's catalog or resolves a name
-/// in it instead of asking the one door (`mma-catalog`): `(line, text)` of each.
-fn around_the_door(text: &str) -> Vec<(usize, String)> {
-    const CALLS: &[&str] = &["::catalog()", "::find(", "::find_in(", "::parse_arch("];
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let c = code(line);
-        let vendor_path = c.contains("nvidia::") || c.contains("amd::");
-        let named = CALLS.iter().any(|k| c.contains(k))
-            // An import of the look-ups: `use mma_nvidia::{find_in, parse_arch, ...}`.
-            || (c.trim_start().starts_with("use ")
-                && ["catalog", "find", "find_in", "parse_arch"]
-                    .iter()
-                    .any(|f| c.split(|ch: char| !ch.is_alphanumeric() && ch != '_').any(|w| w == *f)));
-        if vendor_path && named {
-            out.push((i + 1, line.trim().to_string()));
-        }
-    }
-    out
-}
-
-/// Sources that may go around the door, and why.
-const AROUND_THE_DOOR: &[(&str, &str)] = &[
-    (
-        "xtask/src/fuzz/inputs.rs",
-        "the fuzz target feeds each vendor's own look-ups as well as the door",
-    ),
-    (
-        "crates/mma-io/src/hw.rs",
-        "NVIDIA's hardware records name NVIDIA instructions by NVIDIA's names",
-    ),
-    (
-        "crates/mma-py/src/lib.rs",
-        "AMD's documented differences from mmasim take AMD's row (`amd_known_difference`)",
-    ),
-];
-
-#[test]
-fn every_client_asks_the_one_catalog_door() {
-    // The check itself, on planted lines.
-    let planted = "let i = mma::nvidia::find(arch, None, n)?;\n\
-                   // mma::amd::catalog() in a comment\n\
-                   use mma_nvidia::{find_in, Arch};\n\
-                   let r = mma::catalog::find(None, arch, None, n)?;\n\
-                   for i in mma_amd::catalog() {}\n";
-    let lines: Vec<usize> = around_the_door(planted).iter().map(|(l, _)| *l).collect();
-    assert_eq!(lines, [1, 3, 5]);
-    let mut bad = Vec::new();
-    for p in rust_sources() {
-        let r = rel(&p);
-        let catalogs = [
-            "crates/mma-catalog/",
-            "crates/mma-nvidia/",
-            "crates/mma-amd/",
-        ];
-        if !r.contains("/src/") || catalogs.iter().any(|c| r.starts_with(c)) {
-            continue;
-        }
-        if AROUND_THE_DOOR.iter().any(|(f, _)| *f == r) {
-            continue;
-        }
-        let text = fs::read_to_string(&p).unwrap();
-        for (l, line) in around_the_door(&text) {
-            bad.push(format!(
-                "{r}:{l}: `{line}`: ask `mma::catalog` (mma-catalog) instead"
-            ));
-        }
-    }
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
-    for (f, why) in AROUND_THE_DOOR {
-        let text = fs::read_to_string(root().join(f)).unwrap();
-        assert!(
-            !around_the_door(&text).is_empty(),
-            "{f} is excused ({why}) but needs no excuse"
-        );
-    }
 }

@@ -1,0 +1,46 @@
+//! What the tidy tests share: the repository's Rust sources and how a line's code is read.
+
+#![allow(dead_code)] // each test binary uses a part
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+pub fn root() -> PathBuf {
+    xtask::repo_root()
+}
+
+/// Every tracked-looking source file under `dir` with extension `ext` (target/ excluded).
+pub fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().to_string();
+        if p.is_dir() {
+            if name != "target" && !name.starts_with('.') {
+                files(&p, ext, out);
+            }
+        } else if p.extension().is_some_and(|x| x == ext) {
+            out.push(p);
+        }
+    }
+}
+
+pub fn rust_sources() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    files(&root().join("crates"), "rs", &mut v);
+    files(&root().join("xtask"), "rs", &mut v);
+    v.sort();
+    v
+}
+
+pub fn rel(p: &Path) -> String {
+    p.strip_prefix(root()).unwrap_or(p).display().to_string()
+}
+
+/// The code of a line, without a `//` comment (good enough for this code base: no `//` inside
+/// string literals on lines that also hold `unsafe`).
+pub fn code(line: &str) -> &str {
+    line.split("//").next().unwrap_or("")
+}

@@ -1,0 +1,178 @@
+//! The rules about crates and files that `ARCHITECTURE.md` states and a machine can check:
+//! every client finds instructions through the one catalog door, no source file grows past
+//! about 800 lines, and every dependency a manifest declares is used.
+
+mod common;
+use common::{code, files, rel, root, rust_sources};
+use std::fs;
+
+/// Where a source outside the catalog crates enumerates a vendor's catalog or resolves a name
+/// in it instead of asking the one door (`mma-catalog`): `(line, text)` of each.
+fn around_the_door(text: &str) -> Vec<(usize, String)> {
+    const CALLS: &[&str] = &["::catalog()", "::find(", "::find_in(", "::parse_arch("];
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let c = code(line);
+        let vendor_path = c.contains("nvidia::") || c.contains("amd::");
+        let named = CALLS.iter().any(|k| c.contains(k))
+            // An import of the look-ups: `use mma_nvidia::{find_in, parse_arch, ...}`.
+            || (c.trim_start().starts_with("use ")
+                && ["catalog", "find", "find_in", "parse_arch"]
+                    .iter()
+                    .any(|f| c.split(|ch: char| !ch.is_alphanumeric() && ch != '_').any(|w| w == *f)));
+        if vendor_path && named {
+            out.push((i + 1, line.trim().to_string()));
+        }
+    }
+    out
+}
+
+/// Sources that may go around the door, and why.
+const AROUND_THE_DOOR: &[(&str, &str)] = &[
+    (
+        "xtask/src/fuzz/inputs.rs",
+        "the fuzz target feeds each vendor's own look-ups as well as the door",
+    ),
+    (
+        "crates/mma-io/src/hw.rs",
+        "NVIDIA's hardware records name NVIDIA instructions by NVIDIA's names",
+    ),
+    (
+        "crates/mma-py/src/lib.rs",
+        "AMD's documented differences from mmasim take AMD's row (`amd_known_difference`)",
+    ),
+];
+
+#[test]
+fn every_client_asks_the_one_catalog_door() {
+    // The check itself, on planted lines.
+    let planted = "let i = mma::nvidia::find(arch, None, n)?;\n\
+                   // mma::amd::catalog() in a comment\n\
+                   use mma_nvidia::{find_in, Arch};\n\
+                   let r = mma::catalog::find(None, arch, None, n)?;\n\
+                   for i in mma_amd::catalog() {}\n";
+    let lines: Vec<usize> = around_the_door(planted).iter().map(|(l, _)| *l).collect();
+    assert_eq!(lines, [1, 3, 5]);
+    let mut bad = Vec::new();
+    for p in rust_sources() {
+        let r = rel(&p);
+        let catalogs = [
+            "crates/mma-catalog/",
+            "crates/mma-nvidia/",
+            "crates/mma-amd/",
+        ];
+        if !r.contains("/src/") || catalogs.iter().any(|c| r.starts_with(c)) {
+            continue;
+        }
+        if AROUND_THE_DOOR.iter().any(|(f, _)| *f == r) {
+            continue;
+        }
+        let text = fs::read_to_string(&p).unwrap();
+        for (l, line) in around_the_door(&text) {
+            bad.push(format!(
+                "{r}:{l}: `{line}`: ask `mma::catalog` (mma-catalog) instead"
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    for (f, why) in AROUND_THE_DOOR {
+        let text = fs::read_to_string(root().join(f)).unwrap();
+        assert!(
+            !around_the_door(&text).is_empty(),
+            "{f} is excused ({why}) but needs no excuse"
+        );
+    }
+}
+
+/// The longest a source file may grow (the house style: "files under about 800 lines").
+const MAX_LINES: usize = 800;
+
+#[test]
+fn no_source_file_grows_past_800_lines() {
+    let mut long: Vec<String> = rust_sources()
+        .iter()
+        .filter_map(|p| {
+            let n = fs::read_to_string(p).ok()?.lines().count();
+            (n > MAX_LINES).then(|| format!("{}: {n} lines", rel(p)))
+        })
+        .collect();
+    long.sort();
+    assert!(long.is_empty(), "split these files:\n{}", long.join("\n"));
+}
+
+/// The names a manifest declares under `[dependencies]`, `[dev-dependencies]` and
+/// `[build-dependencies]` (`name = ...` and `name.workspace = true` lines).
+fn declared(manifest: &str) -> Vec<String> {
+    let sections = [
+        "[dependencies]",
+        "[dev-dependencies]",
+        "[build-dependencies]",
+    ];
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in manifest.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            inside = sections.contains(&t);
+        } else if inside && !t.starts_with('#') {
+            if let Some((name, _)) = t.split_once('=') {
+                let name = name.trim();
+                out.push(name.strip_suffix(".workspace").unwrap_or(name).to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Dependencies no source names, and why they are there.
+const USED_WITHOUT_A_NAME: &[(&str, &str, &str)] = &[(
+    "crates/mma-oracle",
+    "gmp-mpfr-sys",
+    "chooses GMP/MPFR's build features (MPFR only, no C tests) for rug, which links them",
+)];
+
+#[test]
+fn every_declared_dependency_is_used() {
+    // The check itself, on a planted manifest.
+    let planted = "[package]\nname = \"x\"\n[dependencies]\nserde.workspace = true\n\
+                   # a comment = no\nrug = { version = \"1\" }\n[features]\nf = []\n";
+    assert_eq!(declared(planted), ["serde", "rug"]);
+    let mut packages: Vec<_> = fs::read_dir(root().join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    packages.push(root().join("xtask"));
+    packages.sort();
+    let mut unused = Vec::new();
+    for pkg in packages {
+        let Ok(manifest) = fs::read_to_string(pkg.join("Cargo.toml")) else {
+            continue;
+        };
+        let mut sources = Vec::new();
+        files(&pkg, "rs", &mut sources);
+        let code_text: String = sources
+            .iter()
+            .flat_map(|p| {
+                let t = fs::read_to_string(p).unwrap_or_default();
+                t.lines().map(|l| code(l).to_string()).collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let words: std::collections::HashSet<&str> = code_text
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .collect();
+        for dep in declared(&manifest) {
+            let excused = USED_WITHOUT_A_NAME
+                .iter()
+                .any(|(p, d, _)| rel(&pkg) == *p && dep == *d);
+            if !excused && !words.contains(dep.replace('-', "_").as_str()) {
+                unused.push(format!("{}: {dep}", rel(&pkg)));
+            }
+        }
+    }
+    assert!(
+        unused.is_empty(),
+        "declared but never named in the package's code (remove, or excuse with a reason):\n{}",
+        unused.join("\n")
+    );
+}
