@@ -1,29 +1,76 @@
-//! Name look-up: architectures by family or product name, instructions by mmasim suffix, ISA
-//! mnemonic or compiler builtin, with close matches in the errors.
+//! Name look-up: the catalog built once, architectures by family or product name, instructions
+//! by mmasim suffix, ISA mnemonic or compiler builtin, with close matches in the errors.
 
-use crate::{catalog, Arch, CatalogError, Instruction, Op};
+use crate::arch::ARCH_NAMES;
+use crate::{Arch, Instruction, Op};
+use std::sync::OnceLock;
 
-/// Product and target names accepted for each architecture (lower case).
-const ARCH_NAMES: &[(&str, Arch)] = &[
-    ("cdna1", Arch::Cdna1),
-    ("cdna", Arch::Cdna1),
-    ("mi100", Arch::Cdna1),
-    ("gfx908", Arch::Cdna1),
-    ("cdna2", Arch::Cdna2),
-    ("mi200", Arch::Cdna2),
-    ("mi210", Arch::Cdna2),
-    ("mi250", Arch::Cdna2),
-    ("mi250x", Arch::Cdna2),
-    ("gfx90a", Arch::Cdna2),
-    ("cdna3", Arch::Cdna3),
-    ("mi300", Arch::Cdna3),
-    ("mi300a", Arch::Cdna3),
-    ("mi300x", Arch::Cdna3),
-    ("mi325x", Arch::Cdna3),
-    ("gfx940", Arch::Cdna3),
-    ("gfx941", Arch::Cdna3),
-    ("gfx942", Arch::Cdna3),
-];
+/// Why a look-up failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CatalogError {
+    #[error(
+        "unknown AMD architecture `{input}` (expected CDNA1, CDNA2, CDNA3 or a product name \
+         such as MI100, MI250X, MI300X){}",
+        did_you_mean(suggestions)
+    )]
+    UnknownArch {
+        input: String,
+        suggestions: Vec<String>,
+    },
+    #[error(
+        "{arch} has no MFMA instruction `{input}`{}",
+        did_you_mean(suggestions)
+    )]
+    UnknownInstruction {
+        arch: &'static str,
+        input: String,
+        suggestions: Vec<String>,
+    },
+    #[error("unknown operation `{input}`: every AMD instruction here is an MFMA (leave op out or give MFMA)")]
+    UnknownOp { input: String },
+    #[error("`{input}` matches several {arch} instructions: {}", candidates.join(", "))]
+    Ambiguous {
+        arch: &'static str,
+        input: String,
+        candidates: Vec<String>,
+    },
+}
+
+fn did_you_mean(s: &[String]) -> String {
+    if s.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean: {}", s.join(", "))
+    }
+}
+
+/// Every instruction of CDNA1, CDNA2 and CDNA3, built once.
+pub fn catalog() -> &'static [Instruction] {
+    static CATALOG: OnceLock<Vec<Instruction>> = OnceLock::new();
+    CATALOG.get_or_init(crate::catalog::build)
+}
+
+/// Looks an instruction up. `arch`: `CDNA1`..`CDNA3` (any case) or a product name (MI100,
+/// MI210, MI250, MI250X, MI300A, MI300X, MI325X) or gfx target. `name`: the mmasim suffix
+/// (`f32_32x32x8_f16`), the ISA mnemonic with or without `v_mfma_` and with or without the
+/// underscore before the type (`v_mfma_f32_32x32x8f16`), or the compiler builtin
+/// (`__builtin_amdgcn_mfma_f32_32x32x8f16`), case-insensitive. `op`, when given, must be
+/// `MFMA` (the same signature as `mma_nvidia::find`, whose catalog has several operations).
+pub fn find(
+    arch: &str,
+    op: Option<&str>,
+    name: &str,
+) -> Result<&'static Instruction, CatalogError> {
+    let arch = parse_arch(arch)?;
+    let op = match op {
+        Some(o) => Some(Op::parse(o).ok_or_else(|| CatalogError::UnknownOp {
+            input: mma_core::catalog::clip(o),
+        })?),
+        None => None,
+    };
+    find_in(arch, op, name)
+}
 
 /// Parses an architecture name (case-insensitive; spaces, `-` and `_` ignored).
 pub fn parse_arch(input: &str) -> Result<Arch, CatalogError> {

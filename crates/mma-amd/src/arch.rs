@@ -1,0 +1,55 @@
+//! The CDNA architectures and the names users type for them (family, product, gfx target).
+
+use std::fmt;
+
+/// The CDNA generations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arch {
+    /// MI100.
+    Cdna1,
+    /// MI210, MI250, MI250X.
+    Cdna2,
+    /// MI300A, MI300X, MI325X.
+    Cdna3,
+}
+
+impl Arch {
+    pub const ALL: [Arch; 3] = [Arch::Cdna1, Arch::Cdna2, Arch::Cdna3];
+
+    /// The name mmasim uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::Cdna1 => "CDNA1",
+            Arch::Cdna2 => "CDNA2",
+            Arch::Cdna3 => "CDNA3",
+        }
+    }
+}
+
+impl fmt::Display for Arch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Product and target names accepted for each architecture (lower case).
+pub(crate) const ARCH_NAMES: &[(&str, Arch)] = &[
+    ("cdna1", Arch::Cdna1),
+    ("cdna", Arch::Cdna1),
+    ("mi100", Arch::Cdna1),
+    ("gfx908", Arch::Cdna1),
+    ("cdna2", Arch::Cdna2),
+    ("mi200", Arch::Cdna2),
+    ("mi210", Arch::Cdna2),
+    ("mi250", Arch::Cdna2),
+    ("mi250x", Arch::Cdna2),
+    ("gfx90a", Arch::Cdna2),
+    ("cdna3", Arch::Cdna3),
+    ("mi300", Arch::Cdna3),
+    ("mi300a", Arch::Cdna3),
+    ("mi300x", Arch::Cdna3),
+    ("mi325x", Arch::Cdna3),
+    ("gfx940", Arch::Cdna3),
+    ("gfx941", Arch::Cdna3),
+    ("gfx942", Arch::Cdna3),
+];

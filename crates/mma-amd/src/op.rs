@@ -1,0 +1,41 @@
+//! What every row of the catalog is made of: the operation ([`Op`]) and the row type
+//! ([`Instruction`]).
+
+use crate::arch::Arch;
+use std::fmt;
+
+/// The instruction class: every instruction of this catalog is an MFMA (the `op` that case
+/// files may give as `"MFMA"`; the NVIDIA catalog has several).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Op {
+    Mfma,
+}
+
+impl Op {
+    pub const ALL: [Op; 1] = [Op::Mfma];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Mfma => "MFMA",
+        }
+    }
+
+    /// The operation named `s` (case-insensitive).
+    pub fn parse(s: &str) -> Option<Op> {
+        Op::ALL
+            .into_iter()
+            .find(|o| o.name().eq_ignore_ascii_case(s))
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One MFMA instruction: the row type shared with `mma-nvidia`
+/// ([`mma_core::catalog::Instruction`]) with this crate's architectures and operation. `name` is
+/// mmasim's suffix (`f32_32x32x8_f16`), `mnemonic` the ISA's (`v_mfma_f32_32x32x8_f16`),
+/// `blocks` the `_Nb` count, `layout` always `Plain`, `note` always `None`.
+pub type Instruction = mma_core::catalog::Instruction<Arch, Op>;
