@@ -5,30 +5,31 @@ use crate::arch::ARCH_NAMES;
 use crate::{Arch, Instruction, Op};
 use std::sync::OnceLock;
 
-/// Why a look-up failed.
+/// Why a look-up failed. The same variants and fields as `mma_nvidia::CatalogError` (the
+/// vendor crates' one shape); the words are this catalog's. `input` is the user's text,
+/// clipped to 60 characters.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CatalogError {
+    /// No architecture, product or gfx target of that name; `near`: the closest names.
     #[error(
         "unknown AMD architecture `{input}` (expected CDNA1, CDNA2, CDNA3 or a product name \
          such as MI100, MI250X, MI300X){}",
-        did_you_mean(suggestions)
+        did_you_mean(near)
     )]
-    UnknownArch {
-        input: String,
-        suggestions: Vec<String>,
-    },
-    #[error(
-        "{arch} has no MFMA instruction `{input}`{}",
-        did_you_mean(suggestions)
-    )]
+    UnknownArch { input: String, near: Vec<String> },
+    /// An operation other than MFMA; `near`: the one there is.
+    #[error("unknown operation `{input}`: every AMD instruction here is an MFMA (leave op out or give MFMA)")]
+    UnknownOp { input: String, near: Vec<String> },
+    /// No instruction of `arch` by that name; `hint`: the closest names and the architectures
+    /// that have it, or empty.
+    #[error("{arch} has no MFMA instruction `{input}`{hint}")]
     UnknownInstruction {
         arch: &'static str,
         input: String,
-        suggestions: Vec<String>,
+        hint: String,
     },
-    #[error("unknown operation `{input}`: every AMD instruction here is an MFMA (leave op out or give MFMA)")]
-    UnknownOp { input: String },
+    /// A name that fits several instructions of `arch`.
     #[error("`{input}` matches several {arch} instructions: {}", candidates.join(", "))]
     Ambiguous {
         arch: &'static str,
@@ -37,6 +38,7 @@ pub enum CatalogError {
     },
 }
 
+/// `; did you mean: a, b` for close names, nothing without any.
 fn did_you_mean(s: &[String]) -> String {
     if s.is_empty() {
         String::new()
@@ -66,6 +68,7 @@ pub fn find(
     let op = match op {
         Some(o) => Some(Op::parse(o).ok_or_else(|| CatalogError::UnknownOp {
             input: mma_core::catalog::clip(o),
+            near: vec![Op::Mfma.name().to_string()],
         })?),
         None => None,
     };
@@ -88,7 +91,7 @@ pub fn parse_arch(input: &str) -> Result<Arch, CatalogError> {
     let names: Vec<&str> = ARCH_NAMES.iter().map(|(n, _)| *n).collect();
     Err(CatalogError::UnknownArch {
         input: mma_core::catalog::clip(input),
-        suggestions: close_matches(key, &names),
+        near: close_matches(key, &names),
     })
 }
 
@@ -201,7 +204,7 @@ pub fn find_in(
     Err(CatalogError::UnknownInstruction {
         arch: arch.name(),
         input: mma_core::catalog::clip(input),
-        suggestions,
+        hint: did_you_mean(&suggestions),
     })
 }
 

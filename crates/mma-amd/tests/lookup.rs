@@ -65,12 +65,9 @@ fn architecture_names() {
     }
     assert_eq!(Arch::Cdna2.name(), "CDNA2");
     match parse_arch("MI350") {
-        Err(CatalogError::UnknownArch { input, suggestions }) => {
+        Err(CatalogError::UnknownArch { input, near }) => {
             assert_eq!(input, "MI350");
-            assert!(
-                suggestions.iter().any(|s| s.starts_with("mi3")),
-                "{suggestions:?}"
-            );
+            assert!(near.iter().any(|s| s.starts_with("mi3")), "{near:?}");
         }
         other => panic!("expected UnknownArch, got {other:?}"),
     }

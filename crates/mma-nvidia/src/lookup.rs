@@ -5,19 +5,32 @@ use crate::catalog::{build, Instruction, Op};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-/// A failed catalog look-up; the message names the input and the closest valid names.
+/// A failed catalog look-up; the message names the input and the closest valid names. The
+/// same variants and fields as `mma_amd::CatalogError` (the vendor crates' one shape); the
+/// words are this catalog's. `input` is the user's text, clipped to 60 characters.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CatalogError {
-    #[error("unknown NVIDIA architecture or GPU {name:?}; known: {known}")]
-    UnknownArch { name: String, known: String },
-    #[error("unknown operation {name:?}{}; expected one of MMA, WGMMA, TCGen05MMA, MMABlockScale, TCGen05MMABlockScale", near.first().map(|n| format!(" (did you mean {n}?)")).unwrap_or_default())]
-    UnknownOp { name: String, near: Vec<String> },
-    #[error("{arch} has no instruction {name:?}{hint}")]
+    /// No architecture, PTX target or product of that name; `near`: the closest names.
+    #[error("unknown NVIDIA architecture or GPU {input:?}; known: {}", near.join(", "))]
+    UnknownArch { input: String, near: Vec<String> },
+    /// No operation of that name; `near`: the closest.
+    #[error("unknown operation {input:?}{}; expected one of MMA, WGMMA, TCGen05MMA, MMABlockScale, TCGen05MMABlockScale", near.first().map(|n| format!(" (did you mean {n}?)")).unwrap_or_default())]
+    UnknownOp { input: String, near: Vec<String> },
+    /// No instruction of `arch` by that name; `hint`: what to write instead, or empty.
+    #[error("{arch} has no instruction {input:?}{hint}")]
     UnknownInstruction {
-        arch: String,
-        name: String,
+        arch: &'static str,
+        input: String,
         hint: String,
+    },
+    /// A name that fits several instructions of `arch` (the look-up here resolves every name
+    /// it accepts to one; the variant completes the shape).
+    #[error("{input:?} matches several {arch} instructions: {}", candidates.join(", "))]
+    Ambiguous {
+        arch: &'static str,
+        input: String,
+        candidates: Vec<String>,
     },
 }
 
@@ -139,8 +152,8 @@ fn op_of_ptx(name: &str) -> Option<Op> {
 /// (`H100`), case-insensitive, ignoring spaces, dashes and underscores.
 pub fn parse_arch(name: &str) -> Result<Arch, CatalogError> {
     arch_named(name).ok_or_else(|| CatalogError::UnknownArch {
-        name: mma_core::catalog::clip(name),
-        known: closest(name, known_arch_names().map(str::to_string)).join(", "),
+        input: mma_core::catalog::clip(name),
+        near: closest(name, known_arch_names().map(str::to_string)),
     })
 }
 
@@ -155,7 +168,7 @@ pub fn find(
     let op = match op {
         Some(o) => Some(Op::parse(o).ok_or_else(|| {
             CatalogError::UnknownOp {
-                name: mma_core::catalog::clip(o),
+                input: mma_core::catalog::clip(o),
                 near: closest(o, Op::ALL.iter().map(|op| op.name().to_string()))
                     .into_iter()
                     .take(1)
@@ -198,8 +211,8 @@ pub fn find_in(
         others.dedup();
         if !others.is_empty() {
             return Err(CatalogError::UnknownInstruction {
-                arch: arch.name().to_string(),
-                name: format!("{} (op {})", mma_core::catalog::clip(name), op.name()),
+                arch: arch.name(),
+                input: format!("{} (op {})", mma_core::catalog::clip(name), op.name()),
                 hint: format!(
                     "; it is a {} instruction there: use op {} or leave op out",
                     others.join("/"),
@@ -227,8 +240,8 @@ pub fn find_in(
         format!("; did you mean: {}", near.join(", "))
     };
     Err(CatalogError::UnknownInstruction {
-        arch: arch.name().to_string(),
-        name: mma_core::catalog::clip(name),
+        arch: arch.name(),
+        input: mma_core::catalog::clip(name),
         hint,
     })
 }

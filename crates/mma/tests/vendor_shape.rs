@@ -1,5 +1,5 @@
 //! Both vendor catalogs have one shape: the same row type (`mma::catalog::Instruction`), and
-//! `catalog`, `parse_arch`, `find` and `find_in` with the same signatures.
+//! `catalog`, `parse_arch`, `find` and `find_in` with the same signatures, and one error shape.
 
 use mma::catalog::{Instruction, Layout};
 
@@ -101,4 +101,42 @@ fn parse_arch_returns_the_error_with_close_names() {
     assert!(nv.contains("h100"), "{nv}");
     let amd = mma::amd::parse_arch("MI3000X").unwrap_err().to_string();
     assert!(amd.contains("did you mean: mi300x"), "{amd}");
+}
+
+/// The argument a vendor catalog's error is about, read through one set of patterns: this
+/// compiles only while both crates' `CatalogError`s have the same variants and fields.
+macro_rules! fault {
+    ($e:expr, $($vendor:ident)::+) => {{
+        use $($vendor)::+::CatalogError as E;
+        match $e {
+            E::UnknownArch { input, near } => ("arch", input, near),
+            E::UnknownOp { input, near } => ("op", input, near),
+            E::UnknownInstruction { arch: _, input, hint: _ } => ("instr", input, Vec::new()),
+            E::Ambiguous { arch: _, input, candidates } => ("instr", input, candidates),
+            other => panic!("a variant the shape does not list: {other:?}"),
+        }
+    }};
+}
+
+#[test]
+fn both_catalogs_fail_in_one_shape() {
+    let nv = |a, o: Option<&str>, n| fault!(mma::nvidia::find(a, o, n).unwrap_err(), mma::nvidia);
+    let amd = |a, o: Option<&str>, n| fault!(mma::amd::find(a, o, n).unwrap_err(), mma::amd);
+    let (f, input, near) = nv("H1000", None, "m16n8k16.f32.bf16.bf16.f32");
+    assert_eq!((f, input.as_str()), ("arch", "H1000"));
+    assert!(near.iter().any(|n| n == "h100"), "{near:?}");
+    let (f, input, near) = amd("MI3000X", None, "f32_32x32x8_f16");
+    assert_eq!((f, input.as_str()), ("arch", "MI3000X"));
+    assert!(near.iter().any(|n| n == "mi300x"), "{near:?}");
+    let (f, input, _) = nv("H100", Some("WMMA"), "m64n8k16.f32.f16.f16");
+    assert_eq!((f, input.as_str()), ("op", "WMMA"));
+    let (f, input, near) = amd("MI300X", Some("WGMMA"), "f32_32x32x8_f16");
+    assert_eq!(
+        (f, input.as_str(), near),
+        ("op", "WGMMA", vec!["MFMA".to_string()])
+    );
+    let (f, input, _) = nv("H100", None, "m64n8k17.f32.f16.f16");
+    assert_eq!((f, input.as_str()), ("instr", "m64n8k17.f32.f16.f16"));
+    let (f, input, _) = amd("MI300X", None, "f32_32x32x9_f16");
+    assert_eq!((f, input.as_str()), ("instr", "f32_32x32x9_f16"));
 }
