@@ -132,6 +132,7 @@ pub struct Row {
 }
 
 impl Row {
+    #[cfg(any(feature = "nvidia", feature = "amd"))]
     fn of<A, O>(
         vendor: Vendor,
         arch: &'static str,
@@ -276,6 +277,18 @@ pub enum CatalogError {
     Amd(#[from] mma_amd::CatalogError),
 }
 
+/// The argument a vendor catalog's error is about; both vendor crates' errors have one shape.
+#[cfg(any(feature = "nvidia", feature = "amd"))]
+macro_rules! vendor_field {
+    ($e:expr, $vendor:ident) => {
+        match $e {
+            $vendor::CatalogError::UnknownArch { .. } => "arch",
+            $vendor::CatalogError::UnknownOp { .. } => "op",
+            _ => "instr",
+        }
+    };
+}
+
 impl CatalogError {
     /// The argument the error is about: `vendor`, `arch`, `op` or `instr`.
     pub fn field(&self) -> &'static str {
@@ -283,17 +296,9 @@ impl CatalogError {
             CatalogError::UnknownVendor(_) | CatalogError::NotBuilt(_) => "vendor",
             CatalogError::UnknownArch(_) | CatalogError::OtherVendor { .. } => "arch",
             #[cfg(feature = "nvidia")]
-            CatalogError::Nvidia(e) => match e {
-                mma_nvidia::CatalogError::UnknownArch { .. } => "arch",
-                mma_nvidia::CatalogError::UnknownOp { .. } => "op",
-                _ => "instr",
-            },
+            CatalogError::Nvidia(e) => vendor_field!(e, mma_nvidia),
             #[cfg(feature = "amd")]
-            CatalogError::Amd(e) => match e {
-                mma_amd::CatalogError::UnknownArch { .. } => "arch",
-                mma_amd::CatalogError::UnknownOp { .. } => "op",
-                _ => "instr",
-            },
+            CatalogError::Amd(e) => vendor_field!(e, mma_amd),
         }
     }
 }
