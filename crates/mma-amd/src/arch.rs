@@ -24,6 +24,27 @@ impl Arch {
             Arch::Cdna3 => "CDNA3",
         }
     }
+
+    /// The architecture of a family, product or gfx target name (case-insensitive; spaces,
+    /// `-` and `_` ignored; an `AMD`/`Instinct` prefix allowed), without building an error:
+    /// [`crate::parse_arch`] adds the error with the closest names.
+    pub fn named(input: &str) -> Option<Arch> {
+        let key = arch_key(input);
+        ARCH_NAMES.iter().find(|(n, _)| *n == key).map(|&(_, a)| a)
+    }
+}
+
+/// An architecture name as [`ARCH_NAMES`] spells it: lower case, no spaces, `-` or `_`, no
+/// `amd`/`instinct` prefix.
+pub(crate) fn arch_key(input: &str) -> String {
+    let key: String = input
+        .trim()
+        .to_ascii_lowercase()
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '_'))
+        .collect();
+    let key = key.strip_prefix("amd").unwrap_or(&key);
+    key.strip_prefix("instinct").unwrap_or(key).to_string()
 }
 
 impl fmt::Display for Arch {

@@ -1,7 +1,7 @@
 //! Name look-up: the catalog built once, architectures by family or product name, instructions
 //! by mmasim suffix, ISA mnemonic or compiler builtin, with close matches in the errors.
 
-use crate::arch::ARCH_NAMES;
+use crate::arch::{arch_key, ARCH_NAMES};
 use crate::{Arch, Instruction, Op};
 use std::sync::OnceLock;
 
@@ -77,21 +77,12 @@ pub fn find(
 
 /// Parses an architecture name (case-insensitive; spaces, `-` and `_` ignored).
 pub fn parse_arch(input: &str) -> Result<Arch, CatalogError> {
-    let key: String = input
-        .trim()
-        .to_ascii_lowercase()
-        .chars()
-        .filter(|c| !matches!(c, ' ' | '-' | '_'))
-        .collect();
-    let key = key.strip_prefix("amd").unwrap_or(&key);
-    let key = key.strip_prefix("instinct").unwrap_or(key);
-    if let Some(&(_, arch)) = ARCH_NAMES.iter().find(|(n, _)| *n == key) {
-        return Ok(arch);
-    }
-    let names: Vec<&str> = ARCH_NAMES.iter().map(|(n, _)| *n).collect();
-    Err(CatalogError::UnknownArch {
-        input: mma_core::catalog::clip(input),
-        near: close_matches(key, &names),
+    Arch::named(input).ok_or_else(|| {
+        let names: Vec<&str> = ARCH_NAMES.iter().map(|(n, _)| *n).collect();
+        CatalogError::UnknownArch {
+            input: mma_core::catalog::clip(input),
+            near: close_matches(&arch_key(input), &names),
+        }
     })
 }
 

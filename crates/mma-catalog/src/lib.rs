@@ -85,6 +85,21 @@ impl Vendor {
         }
     }
 
+    /// The catalog name of the architecture `name` (name, target or product; `H100` is
+    /// `Hopper`) if this vendor's catalog is built in and knows it; no error is built, so that
+    /// choosing the vendor of every case-file line costs a table look-up.
+    fn arch_name(self, name: &str) -> Option<&'static str> {
+        let _ = name;
+        match self {
+            #[cfg(feature = "nvidia")]
+            Vendor::Nvidia => mma_nvidia::Arch::named(name).map(|a| a.name()),
+            #[cfg(feature = "amd")]
+            Vendor::Amd => mma_amd::Arch::named(name).map(|a| a.name()),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
     /// The architecture `name` (name, target or product) in this vendor's catalog: its
     /// catalog name (`H100` is `Hopper`).
     pub fn arch(self, name: &str) -> Result<&'static str, CatalogError> {
@@ -184,7 +199,7 @@ pub fn instructions() -> impl Iterator<Item = Row> {
 pub fn vendor_of(arch: &str) -> Option<Vendor> {
     Vendor::ALL
         .into_iter()
-        .find(|v| v.is_built() && v.arch(arch).is_ok())
+        .find(|v| v.arch_name(arch).is_some())
 }
 
 /// The vendor whose catalog knows `arch`, or else the first vendor built in (NVIDIA), whose
@@ -229,8 +244,7 @@ pub fn select(vendor: Option<Vendor>, arch: Option<&str>) -> Result<Vec<Row>, Ca
         Some(a) => {
             let known: Vec<(Vendor, &'static str)> = Vendor::ALL
                 .into_iter()
-                .filter(|v| v.is_built())
-                .filter_map(|v| Some((v, v.arch(a).ok()?)))
+                .filter_map(|v| Some((v, v.arch_name(a)?)))
                 .collect();
             let Some(&(v, name)) = known.iter().find(|(v, _)| vendor.is_none_or(|w| w == *v))
             else {

@@ -140,15 +140,17 @@ fn squash(s: &str) -> String {
         .collect()
 }
 
-/// Looks an architecture up by architecture name, PTX target or GPU product name
-/// (case-insensitive, ignoring spaces, dashes and underscores); [`crate::parse_arch`] adds the
-/// error with the closest names.
-pub(crate) fn arch_named(name: &str) -> Option<Arch> {
-    let key = squash(name);
-    NAMES.iter().find(|(n, _)| *n == key).map(|&(_, a)| a)
+impl Arch {
+    /// The architecture of an architecture name, PTX target or GPU product name
+    /// (case-insensitive, ignoring spaces, dashes and underscores), without building an error:
+    /// [`crate::parse_arch`] adds the error with the closest names.
+    pub fn named(name: &str) -> Option<Arch> {
+        let key = squash(name);
+        NAMES.iter().find(|(n, _)| *n == key).map(|&(_, a)| a)
+    }
 }
 
-/// Every name [`arch_named`] accepts, for error messages.
+/// Every name [`Arch::named`] accepts, for error messages.
 pub(crate) fn known_arch_names() -> impl Iterator<Item = &'static str> {
     NAMES.iter().map(|(n, _)| *n)
 }

@@ -1,6 +1,6 @@
 //! Finding an instruction by the names users type.
 
-use crate::arch::{arch_named, known_arch_names, Arch};
+use crate::arch::{known_arch_names, Arch};
 use crate::catalog::{build, Instruction, Op};
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -151,7 +151,7 @@ fn op_of_ptx(name: &str) -> Option<Op> {
 /// Looks an architecture up by architecture name, PTX target (`sm_90a`) or GPU product name
 /// (`H100`), case-insensitive, ignoring spaces, dashes and underscores.
 pub fn parse_arch(name: &str) -> Result<Arch, CatalogError> {
-    arch_named(name).ok_or_else(|| CatalogError::UnknownArch {
+    Arch::named(name).ok_or_else(|| CatalogError::UnknownArch {
         input: mma_core::catalog::clip(name),
         near: closest(name, known_arch_names().map(str::to_string)),
     })

@@ -93,6 +93,22 @@ fn parse_arch_returns_the_error_with_close_names() {
         Ok(mma::nvidia::Arch::Hopper)
     );
     assert_eq!(mma::amd::parse_arch("MI300X"), Ok(mma::amd::Arch::Cdna3));
+    // The same look-up without an error, as the door chooses a vendor with.
+    assert_eq!(
+        mma::nvidia::Arch::named("sm_90a"),
+        Some(mma::nvidia::Arch::Hopper)
+    );
+    assert_eq!(
+        mma::amd::Arch::named("AMD Instinct MI300X"),
+        Some(mma::amd::Arch::Cdna3)
+    );
+    assert_eq!(
+        (
+            mma::nvidia::Arch::named("MI300X"),
+            mma::amd::Arch::named("H100")
+        ),
+        (None, None)
+    );
     let nv = mma::nvidia::parse_arch("H1000").unwrap_err().to_string();
     assert!(
         nv.starts_with("unknown NVIDIA architecture or GPU \"H1000\"; known: "),
