@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{code, files, rel, root, rust_sources};
+use common::{code, declared, files, rel, root, rust_sources};
 
 /// Files allowed to hold `unsafe` (ARCHITECTURE.md, "Invariants"): the architecture leaves of
 /// the kernel (x86-64 and AArch64 vector routines), the wrappers that hold their routines
@@ -199,23 +199,7 @@ fn the_kernel_is_layered() {
 #[test]
 fn the_core_knows_no_vendor_and_builds_without_gmp() {
     let manifest = |c: &str| fs::read_to_string(root().join(c).join("Cargo.toml")).unwrap();
-    let deps = |m: &str| -> Vec<String> {
-        let mut out = Vec::new();
-        let mut in_deps = false;
-        for l in m.lines() {
-            let t = l.trim();
-            if t.starts_with('[') {
-                in_deps = t == "[dependencies]";
-                continue;
-            }
-            if in_deps {
-                if let Some((name, _)) = t.split_once('=') {
-                    out.push(name.trim().trim_end_matches(".workspace").to_string());
-                }
-            }
-        }
-        out
-    };
+    let deps = |m: &str| declared(m, &["[dependencies]"]);
     let core = deps(&manifest("crates/mma-core"));
     for forbidden in [
         "mma-nvidia",

@@ -44,3 +44,29 @@ pub fn rel(p: &Path) -> String {
 pub fn code(line: &str) -> &str {
     line.split("//").next().unwrap_or("")
 }
+
+/// Every dependency section of a manifest.
+pub const ALL_DEPENDENCIES: &[&str] = &[
+    "[dependencies]",
+    "[dev-dependencies]",
+    "[build-dependencies]",
+];
+
+/// The names a manifest declares in `sections` (`name = ...` and `name.workspace = true`
+/// lines).
+pub fn declared(manifest: &str, sections: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in manifest.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            inside = sections.contains(&t);
+        } else if inside && !t.starts_with('#') {
+            if let Some((name, _)) = t.split_once('=') {
+                let name = name.trim();
+                out.push(name.strip_suffix(".workspace").unwrap_or(name).to_string());
+            }
+        }
+    }
+    out
+}
