@@ -65,6 +65,7 @@ fn kernel_internals_stay_private() {
     let lib = fs::read_to_string(root().join("crates/mma-core/src/lib.rs")).unwrap();
     let mut decl = Vec::new();
     let mut uses = Vec::new();
+    let mut checks = Vec::new();
     for l in lib.lines().map(code) {
         let l = l.trim();
         if l.ends_with("mod kernel;") {
@@ -73,7 +74,17 @@ fn kernel_internals_stay_private() {
         if l.starts_with("pub use kernel::") {
             uses.push(l.to_string());
         }
+        if l.starts_with("pub use crate::kernel::") {
+            checks.push(l.to_string());
+        }
     }
+    // Besides the face, only the kernel's checks (functions that assert, behind the
+    // `internal-checks` feature that the crate's own tests turn on; src/lib.rs).
+    assert_eq!(
+        checks,
+        ["pub use crate::kernel::checks as kernel;"],
+        "only the kernel's checks may be re-exported besides its face"
+    );
     assert_eq!(decl, ["mod kernel;"], "the kernel module must be private");
     assert_eq!(
         uses,

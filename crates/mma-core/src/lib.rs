@@ -78,6 +78,22 @@ pub mod trace;
 pub mod unit;
 pub mod unit_file;
 pub mod value;
+
+/// The checks of private steps (the decode tables, the fast rounding, the exact fp32 steps, ...)
+/// for `tests/internal_checks.rs`; not an API. They live beside the code they check, as unit
+/// tests would, but a unit-test harness compiles the whole crate a second time for its tests
+/// alone (about ten minutes here); behind this feature, which only the crate's own tests turn
+/// on, the one library build serves the integration tests and these checks alike.
+#[cfg(feature = "internal-checks")]
+#[doc(hidden)]
+pub mod internal_checks {
+    pub use crate::kernel::checks as kernel;
+    pub use crate::models::fma::checks as fma;
+    pub use crate::models::ftz_mul_add::checks as ftz_mul_add;
+    pub use crate::models::gtr_fdpa::checks as gtr_fdpa;
+    pub use crate::models::tr_fdpa::checks as tr_fdpa;
+    pub use crate::split_k::checks as split_k;
+}
 pub mod wide;
 
 pub use drive::GemmIn;

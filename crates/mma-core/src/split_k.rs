@@ -117,13 +117,16 @@ impl DotUnit {
     }
 }
 
-#[cfg(test)]
-mod tests {
+/// Checks of this module's private steps, run by `tests/internal_checks.rs` (compiled only with
+/// the `internal-checks` feature, which the crate's own tests turn on: the library is then
+/// compiled once for the tests instead of a second time as a unit-test harness).
+#[cfg(feature = "internal-checks")]
+#[doc(hidden)]
+pub mod checks {
     use super::*;
     use crate::format::{FP16, FP32};
 
-    #[test]
-    fn ieee_addition() {
+    pub fn ieee_addition() {
         // 1 + 2^-24 in f32: the tie between 1 and 1 + 2^-23 goes to even 1 (0x3f800000).
         assert_eq!(add_rne(&FP32, 0x3f80_0000, 0x3380_0000), 0x3f80_0000);
         // 1 + 3·2^-25 (0x33c00000) is above the tie: 1 + 2^-23 (0x3f800001).
@@ -141,8 +144,7 @@ mod tests {
 
     /// Against the host's IEEE fp32 addition (round to nearest even, subnormals kept) on words
     /// spread over every exponent, with near-cancelling pairs; NaN results are the default NaN.
-    #[test]
-    fn matches_host_fp32_addition() {
+    pub fn matches_host_fp32_addition() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
             state ^= state << 13;

@@ -48,8 +48,10 @@ use no_vector as arch;
 pub(crate) use arch::{host_binary32_is_ieee, GemmLanes};
 pub use isa::Isa;
 pub use words::{GemmIn, Rows, Word};
-#[cfg(test)]
-mod tests;
+// Checks of the building blocks, run by `tests/internal_checks.rs` (see `models/fma.rs`).
+#[cfg(feature = "internal-checks")]
+#[doc(hidden)]
+pub mod checks;
 
 use crate::model::{BlockIn, BlockModel};
 use crate::unit::{DotUnit, Model};

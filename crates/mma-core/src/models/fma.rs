@@ -175,8 +175,12 @@ impl Fma {
     }
 }
 
-#[cfg(test)]
-mod tests {
+/// Checks of this module's private steps, run by `tests/internal_checks.rs` (compiled only with
+/// the `internal-checks` feature, which the crate's own tests turn on: the library is then
+/// compiled once for the tests instead of a second time as a unit-test harness).
+#[cfg(feature = "internal-checks")]
+#[doc(hidden)]
+pub mod checks {
     use super::*;
     use crate::format::{FP32, FP64};
     use rand::{Rng, SeedableRng};
@@ -210,8 +214,7 @@ mod tests {
         sign | (e << man_bits) | m
     }
 
-    #[test]
-    fn fp32_fma_matches_softfloat_in_every_mode() {
+    pub fn fp32_fma_matches_softfloat_in_every_mode() {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
         for i in 0..200_000 {
             let centre = if i % 3 == 0 { 10 } else { 127 };
@@ -236,8 +239,7 @@ mod tests {
         }
     }
 
-    #[test]
-    fn fp64_fma_matches_softfloat_in_every_mode() {
+    pub fn fp64_fma_matches_softfloat_in_every_mode() {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(2);
         for i in 0..200_000 {
             let centre = if i % 3 == 0 { 40 } else { 1023 };

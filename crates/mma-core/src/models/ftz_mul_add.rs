@@ -222,8 +222,12 @@ impl FtzMulAdd {
     }
 }
 
-#[cfg(test)]
-mod tests {
+/// Checks of this module's private steps, run by `tests/internal_checks.rs` (compiled only with
+/// the `internal-checks` feature, which the crate's own tests turn on: the library is then
+/// compiled once for the tests instead of a second time as a unit-test harness).
+#[cfg(feature = "internal-checks")]
+#[doc(hidden)]
+pub mod checks {
     use super::*;
     use crate::format::{BF16, FP16, FP32};
     use rand::{Rng, SeedableRng};
@@ -261,8 +265,7 @@ mod tests {
         }
     }
 
-    #[test]
-    fn exact_fp32_add_matches_softfloat() {
+    pub fn exact_fp32_add_matches_softfloat() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
         for _ in 0..200_000 {
             let x: u32 = rng.random();
@@ -273,8 +276,7 @@ mod tests {
         }
     }
 
-    #[test]
-    fn exact_fp32_mul_matches_softfloat() {
+    pub fn exact_fp32_mul_matches_softfloat() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
         let rne = RoundingMode::TiesToEven;
         for i in 0..200_000 {
@@ -302,8 +304,7 @@ mod tests {
         }
     }
 
-    #[test]
-    fn input_flush_makes_subnormals_and_negative_zero_positive_zero() {
+    pub fn input_flush_makes_subnormals_and_negative_zero_positive_zero() {
         // fp16 0x8001 is -2^-24, subnormal: +0. -0 becomes +0 as well; 2^-14 (0x0400) stays.
         assert_eq!(flush_input(FP16.decode(0x8001), &FP16), Value::POS_ZERO);
         assert_eq!(flush_input(FP16.decode(0x8000), &FP16), Value::POS_ZERO);

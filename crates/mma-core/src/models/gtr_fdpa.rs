@@ -131,8 +131,12 @@ impl GtrFdpa {
     }
 }
 
-#[cfg(test)]
-mod tests {
+/// Checks of this module's private steps, run by `tests/internal_checks.rs` (compiled only with
+/// the `internal-checks` feature, which the crate's own tests turn on: the library is then
+/// compiled once for the tests instead of a second time as a unit-test harness).
+#[cfg(feature = "internal-checks")]
+#[doc(hidden)]
+pub mod checks {
     use super::*;
 
     fn term(neg: bool, sig: u64, e: i32) -> Term {
@@ -145,8 +149,7 @@ mod tests {
         }
     }
 
-    #[test]
-    fn group_sums_are_rounded_down_separately() {
+    pub fn group_sums_are_rounded_down_separately() {
         // Even: 1 (sig 16 at e = 0, i.e. 16·2^-4). Odd: -2^-26 twice (sig 16 at e = -26). The odd
         // group sums exactly to -2^-25; aligned to e = 0 and floored to 24 fraction bits it
         // becomes -2^-24. Total: 2^24 - 1 units of 2^-24.
@@ -168,8 +171,7 @@ mod tests {
         assert_eq!(grouped_dot(&t, 24).unwrap().sum, 1 << 24);
     }
 
-    #[test]
-    fn no_products_means_no_dot() {
+    pub fn no_products_means_no_dot() {
         assert_eq!(grouped_dot(&[Term::ZERO, Term::ZERO], 24), None);
     }
 }

@@ -304,13 +304,16 @@ impl TrFdpa {
     }
 }
 
-#[cfg(test)]
-mod tests {
+/// Checks of this module's private steps, run by `tests/internal_checks.rs` (compiled only with
+/// the `internal-checks` feature, which the crate's own tests turn on: the library is then
+/// compiled once for the tests instead of a second time as a unit-test harness).
+#[cfg(feature = "internal-checks")]
+#[doc(hidden)]
+pub mod checks {
     use super::*;
     use crate::format::FP32;
 
-    #[test]
-    fn floor_shift_rounds_toward_minus_infinity() {
+    pub fn floor_shift_rounds_toward_minus_infinity() {
         // -5 / 4 = -1.25 -> -2; 5 / 4 -> 1; shifts past the width give 0 or -1.
         assert_eq!(floor_shift(-5, 2), -2);
         assert_eq!(floor_shift(5, 2), 1);
@@ -319,8 +322,7 @@ mod tests {
         assert_eq!(floor_shift(7, 500), 0);
     }
 
-    #[test]
-    fn zero_c_counts_at_its_e_zero() {
+    pub fn zero_c_counts_at_its_e_zero() {
         // One product -2^-140 (sig 1, exponent -140) and C = +0 with e_zero_c = -126: e_max is
         // -126, the product is a multiple of 2^-158 and survives: -2^-140 rounded down at 31
         // fraction bits is exact. With e_zero_c = -100, e_max = -100 and the product floors to
@@ -342,8 +344,7 @@ mod tests {
         assert_eq!(v.to_f64(), -(2f64.powi(-132)));
     }
 
-    #[test]
-    fn exact_cancellation_is_positive_zero() {
+    pub fn exact_cancellation_is_positive_zero() {
         // Product sum 1 and C = -1: two's-complement zero, +0.
         let dot = Some(DotSum { sum: 1 << 24, e: 0 });
         let p = LateC {

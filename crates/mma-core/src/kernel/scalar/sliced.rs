@@ -56,7 +56,7 @@ pub(in crate::kernel) fn sliced_block(
 /// Step 3 for two finite words of D's format (an IEEE format of at most 32 bits) with `last` =
 /// RNE: their exact sum in `i64` rounded by [`FastRound`] with the passes' output conventions,
 /// which [`SlicedFdpa::add_c_last`] gives in the common case (tested against it word for word
-/// in `kernel/tests.rs`). Where the terms' last places are more than 38 bits apart the smaller
+/// in `kernel/checks.rs`). Where the terms' last places are more than 38 bits apart the smaller
 /// term is below a quarter of the larger's ulp (significands below `2^24`), so RNE returns the
 /// larger, which is taken alone.
 #[derive(Clone, Copy, Debug)]

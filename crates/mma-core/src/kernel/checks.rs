@@ -1,8 +1,9 @@
-//! Unit tests of the kernel's building blocks against the plain code they shadow: the decode
+//! Checks of the kernel's building blocks against the plain code they shadow: the decode
 //! tables against [`Format::decode`], the arithmetic 16-bit decoders against the tables, and the
 //! direct rounding ([`FastRound`]) against the single rounding routine (`round::reference`, which
 //! goes through [`crate::round`]), and Sliced-FDPA's last addition against the model's. Whole
-//! dot products are compared in `tests/fast_paths.rs`.
+//! dot products are compared in `tests/fast_paths.rs`. Run by `tests/internal_checks.rs` (the
+//! `internal-checks` feature: `models/fma.rs` says why).
 
 use super::round::{reference, FastRound};
 use super::table::{self, Bf16Dec, Dec, F16Dec, Table8, Tf32Dec};
@@ -24,8 +25,7 @@ fn nv_out(fmt: Format, mode: Rounding, neg_zero_to_pos: bool) -> Output {
     }
 }
 
-#[test]
-fn tables_match_decode() {
+pub fn tables_match_decode() {
     for fmt in format::ALL {
         let Some(t) = table::table(fmt) else {
             assert!(!table::tabulable(fmt), "{}", fmt.name);
@@ -64,14 +64,12 @@ fn decoder_matches<D: Dec>(d: D, fmt: &Format, words: impl Iterator<Item = u64>)
     }
 }
 
-#[test]
-fn arithmetic_16_bit_decoders_match_tables() {
+pub fn arithmetic_16_bit_decoders_match_tables() {
     decoder_matches(F16Dec {}, &format::FP16, 0..1u64 << 16);
     decoder_matches(Bf16Dec {}, &format::BF16, 0..1u64 << 16);
 }
 
-#[test]
-fn tf32_decoder_matches_format_decode() {
+pub fn tf32_decoder_matches_format_decode() {
     // Every tf32 code in an fp32 word, with the 13 low bits (not part of the format) clear and
     // set at random: NaNs whose payload lies only there read as Inf in both.
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(19);
@@ -81,8 +79,7 @@ fn tf32_decoder_matches_format_decode() {
     decoder_matches(Tf32Dec, &format::TF32, words.into_iter());
 }
 
-#[test]
-fn fast_round_matches_round_encode() {
+pub fn fast_round_matches_round_encode() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
     let cases = [
         (format::FP32, format::FP32, Rounding::TowardZero),
@@ -125,8 +122,7 @@ fn fast_round_matches_round_encode() {
 /// close enough to cancel and far enough to take the far-apart rule, with Inf and NaN pairs,
 /// for the passes' outputs of Hopper and Blackwell
 /// (RNE to fp16, RZ to fp32; -0 to +0 or kept) with `last` = RNE.
-#[test]
-fn sliced_last_add_matches_add_c_last() {
+pub fn sliced_last_add_matches_add_c_last() {
     use super::scalar::sliced::LastAdd;
     use crate::model::Formats;
     use crate::models::sliced_fdpa::SlicedFdpa;
@@ -237,8 +233,7 @@ fn check_last_lanes(
 /// order and random permutations, rows longer than the block at every offset, the last row
 /// ending at the slice's end; and an order that repeats an element (not a permutation: the
 /// loop takes it).
-#[test]
-fn byte_permute_matches_its_definition() {
+pub fn byte_permute_matches_its_definition() {
     use super::dots::permuted;
     use super::words::{Permuted, Words};
     use super::{Isa, Kernel};
