@@ -24,7 +24,7 @@ pub(crate) use super::no_vector::{host_binary32_is_ieee, GemmLanes};
 pub(super) use crate::kernel::lanes::{LaneRoutine, LaneRoutineScaled, Stored};
 
 use crate::kernel::lanes::steps::Steps;
-use crate::kernel::lanes::{self, run, Entry, LaneFn, Lanes};
+use crate::kernel::lanes::{self, Entry, LaneFn, Lanes};
 use crate::kernel::plan::{GLanes, LaneKey, StKey};
 use crate::kernel::words::Word;
 use crate::kernel::{Isa, Kernel, Rows};
@@ -58,20 +58,43 @@ pub(super) fn lane_scaled_of(key: StKey, isa: Isa) -> Option<LaneRoutineScaled> 
 impl Entry for Neon {
     type Fma = Neon;
     fn of<L: Lanes<W>, W: Word>() -> LaneFn<W> {
-        on_neon::<L, W>
+        wide::on_neon::<L, W>
+    }
+    fn of_stored<L: Lanes<W>, W: Word>() -> LaneFn<W> {
+        stored::on_neon::<L, W>
     }
 }
 
-/// `L` compiled for Advanced SIMD: groups of four (the batches are multiples of eight).
-fn on_neon<L: Lanes<W>, W: Word>(
-    kern: &Kernel,
-    a: Rows<'_, W>,
-    b: Rows<'_, W>,
-    scales: (&[u64], &[u64], usize),
-    c: &[u64],
-    d: &mut [u64],
-) {
-    run::<Neon, L, W>(kern, a, b, scales, c, d)
+/// `on_neon`: `L` compiled for Advanced SIMD, groups of four (the batches are multiples of
+/// eight). Defined in two modules, for `u64` words and for the storage width, so that their
+/// instances fall into two code-generation units, which the cores optimise side by side
+/// (`x86/entry.rs` says why).
+macro_rules! neon_entry {
+    () => {
+        use super::Neon;
+        use crate::kernel::lanes::{run, Lanes};
+        use crate::kernel::words::Word;
+        use crate::kernel::{Kernel, Rows};
+
+        pub(super) fn on_neon<L: Lanes<W>, W: Word>(
+            kern: &Kernel,
+            a: Rows<'_, W>,
+            b: Rows<'_, W>,
+            scales: (&[u64], &[u64], usize),
+            c: &[u64],
+            d: &mut [u64],
+        ) {
+            run::<Neon, L, W>(kern, a, b, scales, c, d)
+        }
+    };
+}
+
+mod wide {
+    neon_entry!();
+}
+
+mod stored {
+    neon_entry!();
 }
 
 /// GST-FDPA dot products four at a time ([`lanes::gst::in_groups`]) with the plan's table

@@ -247,7 +247,14 @@ pub(super) trait Entry {
     /// The entry points of the FMA chains: eight lanes on x86-64 under either instruction set
     /// (see [`lane_fns_of`]), the leaf's own width elsewhere.
     type Fma: Entry;
+    /// `L` on `u64` words.
     fn of<L: Lanes<W>, W: Word>() -> LaneFn<W>;
+    /// `L` on words of the storage width: the same code as [`Entry::of`]; a leaf may compile
+    /// it in another module, so that the two fall into different code-generation units
+    /// (`x86/entry.rs` says why).
+    fn of_stored<L: Lanes<W>, W: Word>() -> LaneFn<W> {
+        Self::of::<L, W>()
+    }
 }
 
 /// fp64 (`WIDE`) or fp32 FMA chains over any K ([`fma::fma64`], [`fma::fma32`]); they cover
@@ -516,7 +523,7 @@ macro_rules! f8f6f4_pairs {
 /// for `u64` words and for the storage width `$w` of the unit's operands ([`both`]).
 macro_rules! twice {
     ($t:ty, $f:ident, [$($g:tt)*], $w:ty) => {
-        both::<$w>(<$t>::of::<$f<$($g)*>, u64>(), <$t>::of::<$f<$($g)*>, $w>())
+        both::<$w>(<$t>::of::<$f<$($g)*>, u64>(), <$t>::of_stored::<$f<$($g)*>, $w>())
     };
 }
 

@@ -45,10 +45,10 @@ pub(super) fn vdot_fn_of(key: VDotKey) -> Option<VDotFn> {
         ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
             match (a, b, n) {
                 $(
-                    (VFmt::$va, VFmt::$vb, 8) => Some(vdot::<8, $ta, $tb> as VDotFn),
-                    (VFmt::$va, VFmt::$vb, 16) => Some(vdot::<16, $ta, $tb> as VDotFn),
-                    (VFmt::$va, VFmt::$vb, 32) => Some(vdot::<32, $ta, $tb> as VDotFn),
-                    (VFmt::$va, VFmt::$vb, 64) => Some(vdot::<64, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 8) => Some(t_dots::vdot::<8, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 16) => Some(t_dots::vdot::<16, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 32) => Some(t_dots::vdot::<32, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 64) => Some(t_dots::vdot::<64, $ta, $tb> as VDotFn),
                 )*
                 _ => None,
             }
@@ -58,10 +58,10 @@ pub(super) fn vdot_fn_of(key: VDotKey) -> Option<VDotFn> {
         ($(($va:ident, $vb:ident, $ta:ty, $tb:ty)),* $(,)?) => {
             match (a, b, n, model == VModel::Gtr) {
                 $(
-                    (VFmt::$va, VFmt::$vb, 8, false) => Some(tr_dot::<8, false, $ta, $tb> as VDotFn),
-                    (VFmt::$va, VFmt::$vb, 16, false) => Some(tr_dot::<16, false, $ta, $tb> as VDotFn),
-                    (VFmt::$va, VFmt::$vb, 8, true) => Some(tr_dot::<8, true, $ta, $tb> as VDotFn),
-                    (VFmt::$va, VFmt::$vb, 16, true) => Some(tr_dot::<16, true, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 8, false) => Some(tr_dots::tr_dot::<8, false, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 16, false) => Some(tr_dots::tr_dot::<16, false, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 8, true) => Some(gtr_dots::tr_dot::<8, true, $ta, $tb> as VDotFn),
+                    (VFmt::$va, VFmt::$vb, 16, true) => Some(gtr_dots::tr_dot::<16, true, $ta, $tb> as VDotFn),
                 )*
                 _ => None,
             }
@@ -94,31 +94,100 @@ pub(super) fn vdot_fn_of(key: VDotKey) -> Option<VDotFn> {
     }
 }
 
-/// `d = a·b + c` through the vector block (a [`VDotFn`]): K a multiple of the block `N`, each
-/// block with Inf/NaN handed to the plain model; any other K through
-/// [`DotUnit::chain`](crate::DotUnit::chain).
-/// # Safety
-/// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2): a kernel holds this routine
-/// only when it was planned for that instruction set.
-#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn vdot<const N: usize, A: dec::VDec, B: dec::VDec>(
-    k: &Kernel,
-    a: &[u64],
-    b: &[u64],
-    c: u64,
-) -> u64 {
-    let (Path::TFdpa(p), Model::TFdpa(m)) = (&k.plan.path, &k.unit.model) else {
-        return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
-    };
-    if a.is_empty() || !a.len().is_multiple_of(N) || b.len() != a.len() {
-        return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
+// The routines per key are compiled in three modules (T-FDPA, TR-FDPA, GTR-FDPA): rustc puts
+// the instances of a generic function into the code-generation unit of the module that defines
+// it, and in one module these were one unit that LLVM optimised on one core for minutes while
+// the other waited (`x86/entry.rs` does the same for the lane routines; docs/performance.md,
+// "Build time").
+mod t_dots {
+    use super::*;
+
+    /// `d = a·b + c` through the vector block (a [`VDotFn`]): K a multiple of the block `N`, each
+    /// block with Inf/NaN handed to the plain model; any other K through
+    /// [`DotUnit::chain`](crate::DotUnit::chain).
+    /// # Safety
+    /// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2): a kernel holds this routine
+    /// only when it was planned for that instruction set.
+    #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+    pub(super) unsafe fn vdot<const N: usize, A: dec::VDec, B: dec::VDec>(
+        k: &Kernel,
+        a: &[u64],
+        b: &[u64],
+        c: u64,
+    ) -> u64 {
+        let (Path::TFdpa(p), Model::TFdpa(m)) = (&k.plan.path, &k.unit.model) else {
+            return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
+        };
+        if a.is_empty() || !a.len().is_multiple_of(N) || b.len() != a.len() {
+            return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
+        }
+        let f = &k.unit.formats;
+        let block = |x: &BlockIn<'_>| match tfdpa_v::<N, A, B>(m, f, p, x) {
+            Some(d) => d,
+            None => m.block(f, x),
+        };
+        chain_fixed::<N>(f, a, b, c, block)
     }
-    let f = &k.unit.formats;
-    let block = |x: &BlockIn<'_>| match tfdpa_v::<N, A, B>(m, f, p, x) {
-        Some(d) => d,
-        None => m.block(f, x),
+}
+
+/// `tr_dot`, defined in each of the two modules below (see `t_dots`).
+macro_rules! tr_dot {
+    () => {
+        use super::*;
+
+        /// `d = a·b + c` through the vector TR-FDPA (`GTR` false) or GTR-FDPA block, as [`vdot`].
+        /// # Safety
+        /// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2): a kernel holds this routine
+        /// only when it was planned for that instruction set.
+        #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+        pub(super) unsafe fn tr_dot<const N: usize, const GTR: bool, A: dec::VDec, B: dec::VDec>(
+            k: &Kernel,
+            a: &[u64],
+            b: &[u64],
+            c: u64,
+        ) -> u64 {
+            let (p, out) = match (&k.plan.path, &k.unit.model) {
+                (Path::Tr(p), Model::TrFdpa(m)) if !GTR => (p, &m.out),
+                (Path::Gtr(p), Model::GtrFdpa(m)) if GTR => (p, &m.out),
+                _ => return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x)),
+            };
+            if a.is_empty() || !a.len().is_multiple_of(N) || b.len() != a.len() {
+                return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
+            }
+            let f = &k.unit.formats;
+            // Inlined in both uses (a closure was left out of line: a call and spills per dot).
+            #[inline(always)]
+            fn run<const N: usize, const GTR: bool, A: dec::VDec, B: dec::VDec>(
+                k: &Kernel,
+                p: &TrPath,
+                out: &Output,
+                x: &BlockIn<'_>,
+            ) -> u64 {
+                let f = &k.unit.formats;
+                let r = if GTR {
+                    gtr_v::<N, A, B>(&p.params, out, &f.d, &p.round, x)
+                } else {
+                    tr_v::<N, A, B>(&p.params, out, &f.d, &p.round, x)
+                };
+                match r {
+                    Some(d) => d,
+                    None => k.unit.model.block(f, x),
+                }
+            }
+            let block = |x: &BlockIn<'_>| run::<N, GTR, A, B>(k, p, out, x);
+            chain_fixed::<N>(f, a, b, c, block)
+        }
     };
-    chain_fixed::<N>(f, a, b, c, block)
+}
+
+/// TR-FDPA (`tr_dot::<_, false, _, _>`).
+mod tr_dots {
+    tr_dot!();
+}
+
+/// GTR-FDPA (`tr_dot::<_, true, _, _>`).
+mod gtr_dots {
+    tr_dot!();
 }
 
 /// Chains blocks of exactly `N` elements (the caller checked that `N` divides K), with the
@@ -150,49 +219,6 @@ fn chain_fixed<const N: usize>(
         c_fmt = &f.d;
     }
     acc
-}
-
-/// `d = a·b + c` through the vector TR-FDPA (`GTR` false) or GTR-FDPA block, as [`vdot`].
-/// # Safety
-/// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2): a kernel holds this routine
-/// only when it was planned for that instruction set.
-#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
-unsafe fn tr_dot<const N: usize, const GTR: bool, A: dec::VDec, B: dec::VDec>(
-    k: &Kernel,
-    a: &[u64],
-    b: &[u64],
-    c: u64,
-) -> u64 {
-    let (p, out) = match (&k.plan.path, &k.unit.model) {
-        (Path::Tr(p), Model::TrFdpa(m)) if !GTR => (p, &m.out),
-        (Path::Gtr(p), Model::GtrFdpa(m)) if GTR => (p, &m.out),
-        _ => return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x)),
-    };
-    if a.is_empty() || !a.len().is_multiple_of(N) || b.len() != a.len() {
-        return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
-    }
-    let f = &k.unit.formats;
-    // Inlined in both uses (a closure was left out of line: a call and spills per dot).
-    #[inline(always)]
-    fn run<const N: usize, const GTR: bool, A: dec::VDec, B: dec::VDec>(
-        k: &Kernel,
-        p: &TrPath,
-        out: &Output,
-        x: &BlockIn<'_>,
-    ) -> u64 {
-        let f = &k.unit.formats;
-        let r = if GTR {
-            gtr_v::<N, A, B>(&p.params, out, &f.d, &p.round, x)
-        } else {
-            tr_v::<N, A, B>(&p.params, out, &f.d, &p.round, x)
-        };
-        match r {
-            Some(d) => d,
-            None => k.unit.model.block(f, x),
-        }
-    }
-    let block = |x: &BlockIn<'_>| run::<N, GTR, A, B>(k, p, out, x);
-    chain_fixed::<N>(f, a, b, c, block)
 }
 
 #[inline(always)]
