@@ -246,21 +246,6 @@ fn lookup(arch: Arch, input: &str) -> Result<Option<&'static Instruction>, Catal
     Ok(None)
 }
 
-/// Levenshtein distance (small strings only).
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 /// Up to five candidates close to `input`: small edit distance (ignoring underscores) first,
 /// then long shared prefixes.
 fn close_matches(input: &str, candidates: &[&str]) -> Vec<String> {
@@ -272,7 +257,7 @@ fn close_matches(input: &str, candidates: &[&str]) -> Vec<String> {
     let mut scored: Vec<(usize, &str)> = candidates
         .iter()
         .map(|c| {
-            let d = distance(&ci, &compact(c));
+            let d = strsim::levenshtein(&ci, &compact(c));
             let prefix = ci
                 .chars()
                 .zip(compact(c).chars())
@@ -316,12 +301,5 @@ mod tests {
         assert_eq!((p.a.as_str(), p.b.as_str()), ("fp8", "bf8"));
         assert_eq!(parse("f32_16x16x8_xf32").unwrap().a, "xf32");
         assert!(parse("f32_16x16").is_none());
-    }
-
-    #[test]
-    fn edit_distance() {
-        assert_eq!(distance("kitten", "sitting"), 3);
-        assert_eq!(distance("", "abc"), 3);
-        assert_eq!(distance("f16", "f16"), 0);
     }
 }

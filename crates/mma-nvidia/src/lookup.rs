@@ -263,7 +263,7 @@ pub(crate) fn closest(key: &str, names: impl Iterator<Item = String>) -> Vec<Str
             let lower = n.to_ascii_lowercase();
             let have: Vec<&str> = lower.split('.').collect();
             let missing = parts.iter().filter(|p| !have.contains(p)).count();
-            (missing, edit_distance(&key, &lower), n)
+            (missing, strsim::levenshtein(&key, &lower), n)
         })
         .collect();
     scored.sort();
@@ -271,19 +271,4 @@ pub(crate) fn closest(key: &str, names: impl Iterator<Item = String>) -> Vec<Str
     let complete = scored.iter().take_while(|s| s.0 == 0).count();
     let take = if complete > 0 { complete.min(5) } else { 5 };
     scored.into_iter().take(take).map(|(_, _, n)| n).collect()
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + (ca != cb) as usize)
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
