@@ -1,6 +1,6 @@
 //! Checks of the kernel's building blocks against the plain code they shadow: the decode
 //! tables against [`Format::decode`], the arithmetic 16-bit decoders against the tables, and the
-//! direct rounding ([`FastRound`]) against the single rounding routine (`round::reference`, which
+//! direct rounding (`FastRound`) against the single rounding routine (`round::reference`, which
 //! goes through [`crate::round`]), and Sliced-FDPA's last addition against the model's. Whole
 //! dot products are compared in `tests/fast_paths.rs`. Run by `tests/internal_checks.rs` (the
 //! `internal-checks` feature: `models/fma.rs` says why).
