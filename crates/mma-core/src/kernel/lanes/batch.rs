@@ -34,7 +34,6 @@ use super::steps::Steps;
 use super::vector::Vector;
 pub(in crate::kernel) use crate::kernel::plan::{TLanes, TrParams};
 pub use crate::kernel::words::{Rows, Word};
-use core::marker::PhantomData;
 
 // ---------------------------------------------------------------------------------------------
 // FTZ-MulAdd
@@ -240,31 +239,27 @@ pub fn tfdpa<V: Vector, const N: usize, P: Products>(
 /// must recompute (any block outside the common case).
 #[inline(always)]
 pub fn tfdpa_chain<V: Vector, const N: usize, S: Stage, W: Word>(
-    t: &TLanes,
+    (t, stage): (&TLanes, S),
     a: Rows<'_, W>,
     b: Rows<'_, W>,
     c: &[u64],
     out: &mut [u64],
 ) -> u32 {
-    tfdpa_chain_off::<V, N, S, W>(t, a, b, V::zero(), c, out)
+    tfdpa_chain_off::<V, N, S, W>((t, stage), a, b, V::zero(), c, out)
 }
 
 /// As [`tfdpa_chain`], every non-zero product's exponent raised by `off` (per lane): ST-FDPA
 /// with one power-of-two scale pair per dot product (K equal to the scale block).
 #[inline(always)]
 pub fn tfdpa_chain_off<V: Vector, const N: usize, S: Stage, W: Word>(
-    t: &TLanes,
+    (t, stage): (&TLanes, S),
     a: Rows<'_, W>,
     b: Rows<'_, W>,
     off: V::I,
     c: &[u64],
     out: &mut [u64],
 ) -> u32 {
-    let p = OnRows::<S, W> {
-        a,
-        b,
-        stage: PhantomData,
-    };
+    let p = OnRows::<S, W> { a, b, stage };
     let (acc, bad) = tfdpa_blocks::<V, N, _>(t, p, a.k(), off, V::lanes(c));
     V::store(acc, out);
     bad
@@ -374,17 +369,13 @@ pub fn tr<V: Steps, const N: usize, const GTR: bool, P: Products>(
 /// A chain of TR-FDPA or GTR-FDPA blocks, as [`tfdpa_chain`].
 #[inline(always)]
 pub fn tr_chain<V: Steps, const N: usize, const GTR: bool, S: Stage, W: Word>(
-    t: &TrParams,
+    (t, stage): (&TrParams, S),
     a: Rows<'_, W>,
     b: Rows<'_, W>,
     c: &[u64],
     out: &mut [u64],
 ) -> u32 {
-    let p = OnRows::<S, W> {
-        a,
-        b,
-        stage: PhantomData,
-    };
+    let p = OnRows::<S, W> { a, b, stage };
     let (acc, bad) = tr_blocks::<V, N, GTR, _>(t, p, a.k(), V::lanes(c));
     V::store(acc, out);
     bad

@@ -1,10 +1,19 @@
 //! Lane decoders of the small float formats: a format as a type ([`V`], with the
 //! `SP_*` codes for how it marks Inf/NaN), decoded for every lane of a vector of any width by
 //! [`VDec::dec`] into significand, exponent, special mask and sign, as
-//! [`crate::Format::decode`] does one word. Written once over [`Vector`]; the x86-64 per-dot
-//! blocks (`x86/simd.rs`) and every lane routine use it.
+//! [`crate::Format::decode`] does one word, and from 16-bit lanes ([`WDec`]) for the float
+//! stage and E-FDPA. Written once over [`Vector`]; the x86-64 per-dot blocks (`x86/simd.rs`)
+//! and every lane routine use it.
+//!
+//! The float stage reads its formats through [`Dec16`], a decoder as a value: a [`WDec`] type
+//! (its parameters constants, one compiled routine per format pair) or [`Small`], whose
+//! parameters are read at run time, so that one routine serves the 25 fp8/fp6/fp4 pairs of
+//! `kind::f8f6f4` for each block length. Both compute the same lanes: the same masks and
+//! shifts, with counts from registers instead of immediates (docs/performance.md, "Build
+//! time", has the measurements).
 
 use super::vector::Vector;
+use crate::kernel::plan::VFmt;
 
 /// How a format marks Inf/NaN words (the fast path hands blocks with any to the plain model).
 pub const SP_IEEE: u8 = 0;
@@ -17,32 +26,70 @@ pub const SP_NEG_ZERO: u8 = 3;
 
 /// Arithmetic decoding, lane by lane, of a signed format with subnormals, `EXP`
 /// exponent and `MAN` mantissa bits, bias `2^(EXP-1) - 1`, and Inf/NaN codes as `SP`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct V<const EXP: i32, const MAN: i32, const SP: u8>;
+
+/// The parameters `(EXP, MAN, SP)` of [`V`] that decode `f` (`None`: tf32, which has a stage
+/// of its own). The one list that ties a plan's formats to their lane decoders: a decoder
+/// type checks its key against it ([`Dec16::of`]), and the run-time decoder
+/// ([`Small`]) is built from it.
+#[inline(always)]
+pub fn params(f: VFmt) -> Option<(i32, i32, u8)> {
+    Some(match f {
+        VFmt::F16 => (5, 10, SP_IEEE),
+        VFmt::Bf16 => (8, 7, SP_IEEE),
+        VFmt::E4M3 => (4, 3, SP_ALL_ONES),
+        VFmt::E5M2 => (5, 2, SP_IEEE),
+        VFmt::E3M2 => (3, 2, SP_NONE),
+        VFmt::E2M3 => (2, 3, SP_NONE),
+        VFmt::E2M1 => (2, 1, SP_NONE),
+        VFmt::E4M3Fnuz => (4, 3, SP_NEG_ZERO),
+        VFmt::E5M2Fnuz => (5, 2, SP_NEG_ZERO),
+        VFmt::Tf32 => return None,
+    })
+}
 
 pub type VF16 = V<5, 10, SP_IEEE>;
 pub type VBf16 = V<8, 7, SP_IEEE>;
 pub type VE4M3 = V<4, 3, SP_ALL_ONES>;
 pub type VE5M2 = V<5, 2, SP_IEEE>;
+// The per-dot blocks of x86-64 (`x86/per_dot.rs`) decode these as types; the lanes read
+// them at run time (`Small`).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub type VE3M2 = V<3, 2, SP_NONE>;
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub type VE2M3 = V<2, 3, SP_NONE>;
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub type VE2M1 = V<2, 1, SP_NONE>;
 pub type VE4M3Fnuz = V<4, 3, SP_NEG_ZERO>;
 pub type VE5M2Fnuz = V<5, 2, SP_NEG_ZERO>;
+
+/// The bias of a format with `exp` exponent bits and Inf/NaN codes as `sp`: `2^(exp-1) - 1`,
+/// or `2^(exp-1)` for AMD FNUZ.
+pub const fn bias(exp: i32, sp: u8) -> i32 {
+    if sp == SP_NEG_ZERO {
+        1 << (exp - 1)
+    } else {
+        (1 << (exp - 1)) - 1
+    }
+}
 
 /// A lane decoder: significand with the hidden bit, `max(exponent field, 1)` (the scientific
 /// exponent plus the bias), a mask of the lanes where the word is Inf/NaN, and the sign as 0/-1.
 pub trait VDec: Copy {
     const BIAS: i32;
+    /// The decoder, if it is the one of `f` ([`params`]).
+    fn of(f: VFmt) -> Option<Self>;
     fn dec<X: Vector>(x: X::I) -> (X::I, X::I, X::M, X::I);
 }
 
 impl<const EXP: i32, const MAN: i32, const SP: u8> VDec for V<EXP, MAN, SP> {
-    const BIAS: i32 = if SP == SP_NEG_ZERO {
-        1 << (EXP - 1)
-    } else {
-        (1 << (EXP - 1)) - 1
-    };
+    const BIAS: i32 = bias(EXP, SP);
+
+    #[inline(always)]
+    fn of(f: VFmt) -> Option<Self> {
+        (params(f) == Some((EXP, MAN, SP))).then_some(V)
+    }
 
     #[inline(always)]
     fn dec<X: Vector>(x: X::I) -> (X::I, X::I, X::M, X::I) {
@@ -67,5 +114,211 @@ impl<const EXP: i32, const MAN: i32, const SP: u8> VDec for V<EXP, MAN, SP> {
         };
         let neg = X::sar(X::shl(x, (31 - EXP - MAN) as u32), 31);
         (sig, e, special, neg)
+    }
+}
+
+/// A format decoded from 16-bit lanes (two columns per vector, see [`Vector::pack16`]) for
+/// the float stage (`stage.rs`, through [`Dec16`]) and E-FDPA.
+pub trait WDec: VDec {
+    /// Exponent field bits (8: bf16, converted by a shift; else through `f16`).
+    const EXP_BITS: i32;
+    /// Mantissa bits.
+    const MAN_BITS: i32;
+    /// The power of two [`WDec::unscaled`] leaves out: `15 - bias` for the formats read
+    /// through `f16`, 0 for bf16.
+    const LACK: i32;
+    /// Per 16-bit lane: `max(exponent field, 1)`, a mask of zeros, a mask of Inf/NaN codes.
+    fn fields<V: Vector>(w: V::I) -> (V::I, V::M16, V::M16);
+    /// The values of the low and the high column as `f32`, divided by `2^LACK`.
+    fn unscaled<V: Vector>(w: V::I) -> (V::F, V::F);
+    /// The values of the low and the high column as `f32`.
+    #[inline(always)]
+    fn values<V: Vector>(w: V::I) -> (V::F, V::F) {
+        let (lo, hi) = Self::unscaled::<V>(w);
+        if Self::LACK == 0 {
+            return (lo, hi);
+        }
+        let s = V::as_f(V::splat((127 + Self::LACK) << 23));
+        (V::f_mul(lo, s), V::f_mul(hi, s))
+    }
+}
+
+impl<const EXP: i32, const MAN: i32, const SP: u8> WDec for V<EXP, MAN, SP> {
+    const EXP_BITS: i32 = EXP;
+    const MAN_BITS: i32 = MAN;
+    const LACK: i32 = if EXP == 8 { 0 } else { 15 - bias(EXP, SP) };
+
+    #[inline(always)]
+    fn fields<X: Vector>(w: X::I) -> (X::I, X::M16, X::M16) {
+        let set = X::splat16;
+        let body = set(((1 << (EXP + MAN)) - 1) as i16);
+        let top = (1 << EXP) - 1;
+        let ef = X::and(X::shr16(w, MAN as u32), set(top as i16));
+        let wb = X::and(w, body);
+        let zero = X::eq16(wb, X::zero());
+        let special = match SP {
+            SP_IEEE => X::eq16(ef, set(top as i16)),
+            SP_ALL_ONES => X::eq16(wb, body),
+            SP_NEG_ZERO => {
+                let sign_body = set(((1 << (1 + EXP + MAN)) - 1) as i16);
+                X::eq16(X::and(w, sign_body), set((1 << (EXP + MAN)) as i16))
+            }
+            _ => X::none16(),
+        };
+        (X::max16(ef, set(1)), zero, special)
+    }
+
+    #[inline(always)]
+    fn unscaled<X: Vector>(w: X::I) -> (X::F, X::F) {
+        if EXP == 8 {
+            // bf16: the upper half of an f32.
+            return X::bf16_to_f(w);
+        }
+        // The code as an f16 with the same exponent and mantissa fields (bias 15): the value
+        // times 2^(bias - 15), exact, subnormals included (they are f16 subnormals, or
+        // normals, scaled by a power of two).
+        let set = X::splat16;
+        let body = X::and(w, set(((1 << (EXP + MAN)) - 1) as i16));
+        let sign = X::and(w, set((1 << (EXP + MAN)) as i16));
+        let h = X::or(
+            X::shl16(body, (10 - MAN) as u32),
+            X::shl16(sign, (15 - EXP - MAN) as u32),
+        );
+        X::f16_to_f(h)
+    }
+}
+
+/// A decoder of the float stage's 16-bit lanes as a value (see the module docs): every
+/// [`WDec`] type, and [`Small`].
+pub trait Dec16: Copy {
+    /// The decoder of `f`; `None` where this one does not decode it.
+    fn of(f: VFmt) -> Option<Self>;
+    /// The format's bias.
+    fn bias(self) -> i32;
+    /// Whether the format is bf16 (8 exponent bits: products may leave f32's normal range).
+    fn bf16(self) -> bool;
+    /// Mantissa bits.
+    fn man_bits(self) -> i32;
+    /// As [`WDec::LACK`].
+    fn lack(self) -> i32;
+    /// As [`WDec::fields`].
+    fn fields<X: Vector>(self, w: X::I) -> (X::I, X::M16, X::M16);
+    /// As [`WDec::unscaled`].
+    fn unscaled<X: Vector>(self, w: X::I) -> (X::F, X::F);
+}
+
+impl<T: WDec> Dec16 for T {
+    #[inline(always)]
+    fn of(f: VFmt) -> Option<Self> {
+        <T as VDec>::of(f)
+    }
+    #[inline(always)]
+    fn bias(self) -> i32 {
+        T::BIAS
+    }
+    #[inline(always)]
+    fn bf16(self) -> bool {
+        T::EXP_BITS == 8
+    }
+    #[inline(always)]
+    fn man_bits(self) -> i32 {
+        T::MAN_BITS
+    }
+    #[inline(always)]
+    fn lack(self) -> i32 {
+        T::LACK
+    }
+    #[inline(always)]
+    fn fields<X: Vector>(self, w: X::I) -> (X::I, X::M16, X::M16) {
+        <T as WDec>::fields::<X>(w)
+    }
+    #[inline(always)]
+    fn unscaled<X: Vector>(self, w: X::I) -> (X::F, X::F) {
+        <T as WDec>::unscaled::<X>(w)
+    }
+}
+
+/// A format of at most five exponent bits read through `f16` (fp8, fp6, fp4), its
+/// parameters values: what [`V`]'s [`WDec`] computes from constants, with the same masks, and
+/// the shifts by counts in registers. The Inf/NaN test of every marking is one comparison:
+/// `w & special_mask == special_value` (IEEE: the exponent field all ones; OCP E4M3: the body
+/// all ones; FNUZ: the sign alone; none: a mask of 0 against a value it cannot equal).
+#[derive(Clone, Copy, Debug)]
+pub struct Small {
+    man: i32,
+    bias: i32,
+    /// The exponent field all ones.
+    top: i16,
+    /// The exponent and mantissa bits.
+    body: i16,
+    /// The sign bit.
+    sign: i16,
+    special_mask: i16,
+    special_value: i16,
+    /// Where the sign bit goes in the `f16` word: `15 - EXP - MAN`.
+    sign_to_f16: u32,
+}
+
+impl Dec16 for Small {
+    #[inline(always)]
+    fn of(f: VFmt) -> Option<Small> {
+        let (exp, man, sp) = params(f)?;
+        // Read through `f16`: five exponent bits at most, and with five only where the top
+        // code is Inf/NaN (as in `f16`; E5M2 FNUZ's is finite, bf16 has eight).
+        if exp > 5 || (exp == 5 && sp != SP_IEEE) {
+            return None;
+        }
+        let (top, body, sign) = ((1 << exp) - 1, (1 << (exp + man)) - 1, 1 << (exp + man));
+        let (special_mask, special_value) = match sp {
+            SP_IEEE => (top << man, top << man),
+            SP_ALL_ONES => (body, body),
+            SP_NEG_ZERO => (sign | body, sign),
+            _ => (0, -1),
+        };
+        Some(Small {
+            man,
+            bias: bias(exp, sp),
+            top: top as i16,
+            body: body as i16,
+            sign: sign as i16,
+            special_mask: special_mask as i16,
+            special_value: special_value as i16,
+            sign_to_f16: (15 - exp - man) as u32,
+        })
+    }
+    #[inline(always)]
+    fn bias(self) -> i32 {
+        self.bias
+    }
+    #[inline(always)]
+    fn bf16(self) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn man_bits(self) -> i32 {
+        self.man
+    }
+    #[inline(always)]
+    fn lack(self) -> i32 {
+        15 - self.bias
+    }
+    #[inline(always)]
+    fn fields<X: Vector>(self, w: X::I) -> (X::I, X::M16, X::M16) {
+        let set = X::splat16;
+        let ef = X::and(X::shr16(w, self.man as u32), set(self.top));
+        let zero = X::eq16(X::and(w, set(self.body)), X::zero());
+        let special = X::eq16(X::and(w, set(self.special_mask)), set(self.special_value));
+        (X::max16(ef, set(1)), zero, special)
+    }
+    #[inline(always)]
+    fn unscaled<X: Vector>(self, w: X::I) -> (X::F, X::F) {
+        let set = X::splat16;
+        let body = X::and(w, set(self.body));
+        let sign = X::and(w, set(self.sign));
+        let h = X::or(
+            X::shl16(body, (10 - self.man) as u32),
+            X::shl16(sign, self.sign_to_f16),
+        );
+        X::f16_to_f(h)
     }
 }

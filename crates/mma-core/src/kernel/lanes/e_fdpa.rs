@@ -49,7 +49,7 @@
 //! (`Steps::efdpa_block`, `steps.rs`: the sum bracketed by additions rounded down and up), which hands
 //! a block with an undecided lane back to [`short_block`] here.
 
-use super::stage::WDec;
+use super::dec::WDec;
 use super::vector::Vector;
 
 /// `ceil(log2(n + 1))`: the bits the sum of `n` products and C may carry above the largest.

@@ -4,9 +4,9 @@
 //! through the width's own step ([`Steps::efdpa_block`]), longer ones through `e_fdpa.rs`'s
 //! `f64` sum. This file sits above [`Steps`], whose implementations are the blocks below it.
 
+use super::dec::WDec;
 use super::e_fdpa::{add_products, finish, start};
 use super::e_fdpa_sum3;
-use super::stage::WDec;
 use super::steps::Steps;
 use crate::kernel::words::{Rows, Word};
 

@@ -35,7 +35,7 @@
 //! half ulp with a third term far below) runs it against the plain model under AVX2 and
 //! AVX-512.
 
-use super::stage::WDec;
+use super::dec::WDec;
 use super::vector::Vector;
 
 /// `2^125`'s bits: products and C at or above it are left to the caller.

@@ -325,7 +325,7 @@ impl<const N: usize, const P: usize, D: batch::VH16, W: Word> Lanes<W> for FtzMu
 /// E-FDPA over a multiple of the block `N` ([`e_fdpa_chain::chain`]).
 pub(super) struct EFdpaBlocks<const N: usize, A, B>(PhantomData<(A, B)>);
 
-impl<const N: usize, A: stage::WDec, B: stage::WDec, W: Word> Lanes<W> for EFdpaBlocks<N, A, B> {
+impl<const N: usize, A: dec::WDec, B: dec::WDec, W: Word> Lanes<W> for EFdpaBlocks<N, A, B> {
     type Ctx = ();
 
     #[inline(always)]
@@ -348,22 +348,25 @@ impl<const N: usize, A: stage::WDec, B: stage::WDec, W: Word> Lanes<W> for EFdpa
 }
 
 /// T-FDPA over a multiple of the block `N` ([`batch::tfdpa_chain`]). The context: the lane
-/// parameters.
+/// parameters and the product stage.
 pub(super) struct TFdpaBlocks<const N: usize, S>(PhantomData<S>);
 
 impl<const N: usize, S: stage::Stage, W: Word> Lanes<W> for TFdpaBlocks<N, S> {
-    type Ctx = batch::TLanes;
+    type Ctx = (batch::TLanes, S);
 
     #[inline(always)]
-    fn prepare(kern: &Kernel, k: usize, _: usize) -> Option<batch::TLanes> {
-        kern.plan
-            .t
-            .filter(|_| kern.plan.lanes_take(kern.unit.block, k))
+    fn prepare(kern: &Kernel, k: usize, _: usize) -> Option<(batch::TLanes, S)> {
+        let Some(LaneKey::TFdpa { a, b, .. }) = kern.plan.lanes else {
+            return None;
+        };
+        let t = kern.plan.t?;
+        kern.plan.lanes_take(kern.unit.block, k).then_some(())?;
+        Some((t, S::of(a, b)?))
     }
 
     #[inline(always)]
     fn group<V: Steps>(
-        t: &batch::TLanes,
+        &(ref t, s): &(batch::TLanes, S),
         a: Rows<'_, W>,
         b: Rows<'_, W>,
         _: (&[u64], &[u64]),
@@ -371,12 +374,12 @@ impl<const N: usize, S: stage::Stage, W: Word> Lanes<W> for TFdpaBlocks<N, S> {
         d: &mut [u64],
     ) -> u32 {
         if !t.c_fp16 {
-            return batch::tfdpa_chain::<V, N, S, W>(t, a, b, c, d);
+            return batch::tfdpa_chain::<V, N, S, W>((t, s), a, b, c, d);
         }
         let mut c32 = [0u64; 16];
         let c32 = &mut c32[..c.len()];
         let subnormal = fp16_as_fp32(c, c32);
-        batch::tfdpa_chain::<V, N, S, W>(t, a, b, c32, d) | subnormal
+        batch::tfdpa_chain::<V, N, S, W>((t, s), a, b, c32, d) | subnormal
     }
 }
 
@@ -409,23 +412,27 @@ fn fp16_as_fp32(c: &[u64], out: &mut [u64]) -> u32 {
 pub(super) struct TrBlocks<const N: usize, const GTR: bool, S>(PhantomData<S>);
 
 impl<const N: usize, const GTR: bool, S: stage::Stage, W: Word> Lanes<W> for TrBlocks<N, GTR, S> {
-    type Ctx = (batch::TrParams, usize);
+    type Ctx = (batch::TrParams, S, usize);
 
     #[inline(always)]
-    fn prepare(kern: &Kernel, k: usize, _: usize) -> Option<(batch::TrParams, usize)> {
+    fn prepare(kern: &Kernel, k: usize, _: usize) -> Option<(batch::TrParams, S, usize)> {
         let p = match kern.plan.path {
             Path::Tr(p) if !GTR => p,
             Path::Gtr(p) if GTR => p,
             _ => return None,
         };
+        let Some(LaneKey::Tr { a, b, .. }) = kern.plan.lanes else {
+            return None;
+        };
+        let s = S::of(a, b)?;
         kern.plan
             .lanes_take(kern.unit.block, k)
-            .then(|| (p.params, k % N))
+            .then_some((p.params, s, k % N))
     }
 
     #[inline(always)]
     fn group<V: Steps>(
-        &(t, tail): &(batch::TrParams, usize),
+        &(t, s, tail): &(batch::TrParams, S, usize),
         a: Rows<'_, W>,
         b: Rows<'_, W>,
         _: (&[u64], &[u64]),
@@ -433,16 +440,16 @@ impl<const N: usize, const GTR: bool, S: stage::Stage, W: Word> Lanes<W> for TrB
         d: &mut [u64],
     ) -> u32 {
         if tail == 0 {
-            return batch::tr_chain::<V, N, GTR, S, W>(&t, a, b, c, d);
+            return batch::tr_chain::<V, N, GTR, S, W>((&t, s), a, b, c, d);
         }
         // The whole blocks, then the last one with their result as its C.
         let whole = a.k() - tail;
         let mut mid = [0u64; 16];
         let mid = &mut mid[..c.len()];
         let (aw, bw) = (a.cols(0, whole), b.cols(0, whole));
-        let bad = batch::tr_chain::<V, N, GTR, S, W>(&t, aw, bw, c, mid);
+        let bad = batch::tr_chain::<V, N, GTR, S, W>((&t, s), aw, bw, c, mid);
         let (a, b) = (a.cols(whole, TR_SHORT), b.cols(whole, TR_SHORT));
-        bad | batch::tr_chain::<V, TR_SHORT, GTR, S, W>(&t, a, b, mid, d)
+        bad | batch::tr_chain::<V, TR_SHORT, GTR, S, W>((&t, s), a, b, mid, d)
     }
 }
 
@@ -453,17 +460,20 @@ impl<const N: usize, const GTR: bool, S: stage::Stage, W: Word> Lanes<W> for TrB
 pub(super) struct StBlock<const N: usize, S>(PhantomData<S>);
 
 impl<const N: usize, S: stage::Stage> Lanes<u64> for StBlock<N, S> {
-    type Ctx = (batch::TLanes, table::Table8);
+    type Ctx = (batch::TLanes, table::Table8, S);
 
     #[inline(always)]
-    fn prepare(kern: &Kernel, k: usize, s: usize) -> Option<(batch::TLanes, table::Table8)> {
+    fn prepare(kern: &Kernel, k: usize, s: usize) -> Option<(batch::TLanes, table::Table8, S)> {
         let ours = kern.plan.lanes_take(kern.unit.block, k) && s == 1;
-        kern.plan.t.zip(kern.plan.st_scales).filter(|_| ours)
+        let StKey { a, b, .. } = kern.plan.st?;
+        let stage = S::of(a, b)?;
+        let (t, ts) = kern.plan.t.zip(kern.plan.st_scales).filter(|_| ours)?;
+        Some((t, ts, stage))
     }
 
     #[inline(always)]
     fn group<V: Steps>(
-        (t, ts): &(batch::TLanes, table::Table8),
+        &(ref t, ref ts, stage): &(batch::TLanes, table::Table8, S),
         a: Rows<'_>,
         b: Rows<'_>,
         (sa, sb): (&[u64], &[u64]),
@@ -479,44 +489,18 @@ impl<const N: usize, S: stage::Stage> Lanes<u64> for StBlock<N, S> {
             off[j] = table::exp(qa) + table::exp(qb);
             nan |= (((qa | qb) & SPECIAL != 0) as u32) << j;
         }
-        batch::tfdpa_chain_off::<V, N, S, u64>(t, a, b, V::load(&off), c, d) | nan
+        batch::tfdpa_chain_off::<V, N, S, u64>((t, stage), a, b, V::load(&off), c, d) | nan
     }
 }
 
-/// Calls `$table!` with every pair of the fp8/fp6/fp4 formats of `kind::f8f6f4` and
-/// `kind::mxf8f6f4` (the [`VFmt`] names and the lane decoders of A and B), then `$extra`: the
-/// one list of those pairs for every lane table.
-macro_rules! f8f6f4_pairs {
-    ($table:ident $(, $extra:tt)*) => {
-        $table!(
-            (E4M3, E4M3, VE4M3, VE4M3, u8),
-            (E4M3, E5M2, VE4M3, VE5M2, u8),
-            (E4M3, E3M2, VE4M3, VE3M2, u8),
-            (E4M3, E2M3, VE4M3, VE2M3, u8),
-            (E4M3, E2M1, VE4M3, VE2M1, u8),
-            (E5M2, E4M3, VE5M2, VE4M3, u8),
-            (E5M2, E5M2, VE5M2, VE5M2, u8),
-            (E5M2, E3M2, VE5M2, VE3M2, u8),
-            (E5M2, E2M3, VE5M2, VE2M3, u8),
-            (E5M2, E2M1, VE5M2, VE2M1, u8),
-            (E3M2, E4M3, VE3M2, VE4M3, u8),
-            (E3M2, E5M2, VE3M2, VE5M2, u8),
-            (E3M2, E3M2, VE3M2, VE3M2, u8),
-            (E3M2, E2M3, VE3M2, VE2M3, u8),
-            (E3M2, E2M1, VE3M2, VE2M1, u8),
-            (E2M3, E4M3, VE2M3, VE4M3, u8),
-            (E2M3, E5M2, VE2M3, VE5M2, u8),
-            (E2M3, E3M2, VE2M3, VE3M2, u8),
-            (E2M3, E2M3, VE2M3, VE2M3, u8),
-            (E2M3, E2M1, VE2M3, VE2M1, u8),
-            (E2M1, E4M3, VE2M1, VE4M3, u8),
-            (E2M1, E5M2, VE2M1, VE5M2, u8),
-            (E2M1, E3M2, VE2M1, VE3M2, u8),
-            (E2M1, E2M3, VE2M1, VE2M3, u8),
-            (E2M1, E2M1, VE2M1, VE2M1, u8),
-            $($extra,)*
-        )
-    };
+/// The fp8/fp6/fp4 formats of `kind::f8f6f4` and `kind::mxf8f6f4`: one T-FDPA (and ST-FDPA)
+/// routine per block length serves every pair of them, its decoders read at run time
+/// ([`dec::Small`]; 25 pairs in one routine instead of 25 routines).
+fn f8f6f4(f: VFmt) -> bool {
+    matches!(
+        f,
+        VFmt::E4M3 | VFmt::E5M2 | VFmt::E3M2 | VFmt::E2M3 | VFmt::E2M1
+    )
 }
 
 /// A lane routine with its leading generic arguments `[..]`, compiled by the entry points `T`
@@ -563,31 +547,29 @@ pub(super) fn lane_fns_of<T: Entry>(key: LaneKey) -> Option<(LaneFn, Option<Stor
             }
         }
         LaneKey::TFdpa { a, b, n } => {
-            macro_rules! table {
-                ($(($va:ident, $vb:ident, $ta:ty, $tb:ty, $w:ty)),* $(,)?) => {
-                    match (a, b, n) {
-                        $(
-                            (VFmt::$va, VFmt::$vb, 8) => Some(twice!(T, TFdpaBlocks, [8, Fs<$ta, $tb>], $w)),
-                            (VFmt::$va, VFmt::$vb, 16) => Some(twice!(T, TFdpaBlocks, [16, Fs<$ta, $tb>], $w)),
-                            (VFmt::$va, VFmt::$vb, 32) => Some(twice!(T, TFdpaBlocks, [32, Fs<$ta, $tb>], $w)),
-                        )*
-                        // Blocks of four (Volta fp16, Ampere tf32).
-                        (VFmt::F16, VFmt::F16, 4) => Some(twice!(T, TFdpaBlocks, [4, Fs<VF16, VF16>], u16)),
-                        (VFmt::Bf16, VFmt::Bf16, 4) => Some(twice!(T, TFdpaBlocks, [4, Fs<VBf16, VBf16>], u16)),
-                        (VFmt::Tf32, VFmt::Tf32, 4) => Some(twice!(T, TFdpaBlocks, [4, stage::Tf32Stage], u32)),
-                        (VFmt::Tf32, VFmt::Tf32, 8) => Some(twice!(T, TFdpaBlocks, [8, stage::Tf32Stage], u32)),
-                        (VFmt::Tf32, VFmt::Tf32, 16) => Some(twice!(T, TFdpaBlocks, [16, stage::Tf32Stage], u32)),
-                        (VFmt::Tf32, VFmt::Tf32, 32) => Some(twice!(T, TFdpaBlocks, [32, stage::Tf32Stage], u32)),
-                        _ => None,
-                    }
-                };
+            type Any = Fs<Small, Small>;
+            type F16s = Fs<VF16, VF16>;
+            type Bf16s = Fs<VBf16, VBf16>;
+            use stage::Tf32Stage as Tf32s;
+            match (a, b, n) {
+                // Every fp8/fp6/fp4 pair (`kind::f8f6f4`), its formats read at run time.
+                (a, b, 8) if f8f6f4(a) && f8f6f4(b) => Some(twice!(T, TFdpaBlocks, [8, Any], u8)),
+                (a, b, 16) if f8f6f4(a) && f8f6f4(b) => Some(twice!(T, TFdpaBlocks, [16, Any], u8)),
+                (a, b, 32) if f8f6f4(a) && f8f6f4(b) => Some(twice!(T, TFdpaBlocks, [32, Any], u8)),
+                (VFmt::F16, VFmt::F16, 4) => Some(twice!(T, TFdpaBlocks, [4, F16s], u16)),
+                (VFmt::F16, VFmt::F16, 8) => Some(twice!(T, TFdpaBlocks, [8, F16s], u16)),
+                (VFmt::F16, VFmt::F16, 16) => Some(twice!(T, TFdpaBlocks, [16, F16s], u16)),
+                (VFmt::F16, VFmt::F16, 32) => Some(twice!(T, TFdpaBlocks, [32, F16s], u16)),
+                (VFmt::Bf16, VFmt::Bf16, 4) => Some(twice!(T, TFdpaBlocks, [4, Bf16s], u16)),
+                (VFmt::Bf16, VFmt::Bf16, 8) => Some(twice!(T, TFdpaBlocks, [8, Bf16s], u16)),
+                (VFmt::Bf16, VFmt::Bf16, 16) => Some(twice!(T, TFdpaBlocks, [16, Bf16s], u16)),
+                (VFmt::Bf16, VFmt::Bf16, 32) => Some(twice!(T, TFdpaBlocks, [32, Bf16s], u16)),
+                (VFmt::Tf32, VFmt::Tf32, 4) => Some(twice!(T, TFdpaBlocks, [4, Tf32s], u32)),
+                (VFmt::Tf32, VFmt::Tf32, 8) => Some(twice!(T, TFdpaBlocks, [8, Tf32s], u32)),
+                (VFmt::Tf32, VFmt::Tf32, 16) => Some(twice!(T, TFdpaBlocks, [16, Tf32s], u32)),
+                (VFmt::Tf32, VFmt::Tf32, 32) => Some(twice!(T, TFdpaBlocks, [32, Tf32s], u32)),
+                _ => None,
             }
-            // Every fp8/fp6/fp4 pair (`kind::f8f6f4`), fp16, bf16; tf32 by its own stage.
-            f8f6f4_pairs!(
-                table,
-                (F16, F16, VF16, VF16, u16),
-                (Bf16, Bf16, VBf16, VBf16, u16)
-            )
         }
         LaneKey::EFdpa { a, b, n } => match (a, b, n) {
             (VFmt::F16, VFmt::F16, 2) => Some(twice!(T, EFdpaBlocks, [2, VF16, VF16], u16)),
@@ -636,20 +618,11 @@ pub(super) fn lane_fns_of<T: Entry>(key: LaneKey) -> Option<(LaneFn, Option<Stor
 }
 
 /// The ST-FDPA lane routine compiled by the entry points `T` for a plan's key (the
-/// fp8/fp6/fp4 pairs of `kind::mxf8f6f4`, blocks of 32), as [`lane_fns_of`].
+/// fp8/fp6/fp4 pairs of `kind::mxf8f6f4`, blocks of 32, formats read at run time), as
+/// [`lane_fns_of`].
 pub(super) fn scaled_fn_of<T: Entry>(key: StKey) -> Option<LaneFn> {
-    use dec::*;
     use stage::FloatStage as Fs;
     let StKey { a, b, n } = key;
-    macro_rules! table {
-        ($(($va:ident, $vb:ident, $ta:ty, $tb:ty, $w:ty)),* $(,)?) => {
-            match (a, b, n) {
-                $(
-                    (VFmt::$va, VFmt::$vb, 32) => Some(T::of::<StBlock<32, Fs<$ta, $tb>>, u64>()),
-                )*
-                _ => None,
-            }
-        };
-    }
-    f8f6f4_pairs!(table)
+    let ours = n == 32 && f8f6f4(a) && f8f6f4(b);
+    ours.then(|| T::of::<StBlock<32, Fs<dec::Small, dec::Small>>, u64>())
 }

@@ -14,23 +14,31 @@
 //!   every dot product (rows in their storage width are read in that layout, by
 //!   `Rows::block_pairs16`);
 //!   it converts the elements to `f32` (`vcvtph2ps`, or a shift for bf16) and multiplies them
-//!   there. The product of two such values is exact in `f32` (at most 22 significant bits;
-//!   bf16 products whose exponent could leave the normal range are flagged). Aligning it is a
-//!   multiplication by `2^(F - e_max)` (a power of two: exact unless the result is below
-//!   `2^-126`, where the truncation gives 0 either way) and the truncation toward zero is
-//!   `vcvttps2dq`. The model's exponent of a product is the sum of the inputs' exponents (not
+//!   there, as read: an fp8/fp6/fp4 code read as an `f16` is its value divided by
+//!   `2^(15 - bias)` (`Dec16::lack`). The product of two such values is exact in `f32` (at
+//!   most 22 significant bits; bf16 products whose exponent could leave the normal range are
+//!   flagged). Aligning it is a multiplication by `2^(F - e_max + lack_a + lack_b)` (a power
+//!   of two: exact unless the result is below `2^-126`, where the truncation gives 0 either
+//!   way; one multiplication puts back what the reading left out) and the truncation toward
+//!   zero is `vcvttps2dq`. The formats are [`Dec16`] values: types, or fp8/fp6/fp4 read at run
+//!   time (`dec::Small`). The model's exponent of a product is the sum of the inputs' exponents (not
 //!   the normalised exponent of the `f32` product), so it is taken from the fields.
 
-use super::dec::{VDec, SP_ALL_ONES, SP_IEEE, SP_NEG_ZERO, V as Fmt};
+use super::dec::{Dec16, VDec};
 use super::vector::Vector;
+use crate::kernel::plan::VFmt;
 use crate::kernel::words::{Rows, Word};
-use core::marker::PhantomData;
 
 /// The product stage of one block of `N` elements (4 or a multiple of 8) in `G` groups (1, or 2:
 /// even elements in group 0, odd in group 1).
-pub trait Stage {
+pub trait Stage: Copy {
+    /// The stage for operands of the formats `a` and `b`: `None` where it does not decode
+    /// them (the batch then goes to the per-dot kernel). A stage whose formats are types
+    /// checks them; [`FloatStage`] over [`Small`](super::dec::Small) takes them as values.
+    fn of(a: VFmt, b: VFmt) -> Option<Self>;
+
     /// `bias_a + bias_b`: the exponents below are biased by it.
-    const BIAS: i32;
+    fn bias(&self) -> i32;
 
     /// Reads elements `k0 .. k0 + N` of the `V::LANES` rows `a` and `b`. A zero product has
     /// exponent `ez`; every other product's exponent is raised by `off` (per lane: the exponent
@@ -40,6 +48,7 @@ pub trait Stage {
     /// the lanes with an Inf/NaN input (or a product the stage cannot form exactly).
     #[allow(clippy::too_many_arguments)]
     fn block<V: Vector, const N: usize, const G: usize, W: Word>(
+        &self,
         a: Rows<'_, W>,
         b: Rows<'_, W>,
         k0: usize,
@@ -76,22 +85,22 @@ pub trait Products: Copy {
 pub struct OnRows<'a, S, W: Word> {
     pub a: Rows<'a, W>,
     pub b: Rows<'a, W>,
-    pub stage: PhantomData<S>,
+    pub stage: S,
 }
 
-impl<S, W: Word> Clone for OnRows<'_, S, W> {
+impl<S: Copy, W: Word> Clone for OnRows<'_, S, W> {
     #[inline(always)]
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<S, W: Word> Copy for OnRows<'_, S, W> {}
+impl<S: Copy, W: Word> Copy for OnRows<'_, S, W> {}
 
 impl<S: Stage, W: Word> Products for OnRows<'_, S, W> {
     #[inline(always)]
     fn bias(&self) -> i32 {
-        S::BIAS
+        self.stage.bias()
     }
 
     #[inline(always)]
@@ -104,7 +113,8 @@ impl<S: Stage, W: Word> Products for OnRows<'_, S, W> {
         f: u32,
         shift: u32,
     ) -> ([V::I; G], [V::I; G], V::M) {
-        S::block::<V, N, G, W>(self.a, self.b, k0, ez, off, floor, f, shift)
+        self.stage
+            .block::<V, N, G, W>(self.a, self.b, k0, ez, off, floor, f, shift)
     }
 }
 
@@ -113,10 +123,19 @@ impl<S: Stage, W: Word> Products for OnRows<'_, S, W> {
 pub struct IntStage<A, B>(A, B);
 
 impl<A: VDec, B: VDec> Stage for IntStage<A, B> {
-    const BIAS: i32 = A::BIAS + B::BIAS;
+    #[inline(always)]
+    fn of(a: VFmt, b: VFmt) -> Option<Self> {
+        Some(IntStage(A::of(a)?, B::of(b)?))
+    }
+
+    #[inline(always)]
+    fn bias(&self) -> i32 {
+        A::BIAS + B::BIAS
+    }
 
     #[inline(always)]
     fn block<V: Vector, const N: usize, const G: usize, W: Word>(
+        &self,
         a: Rows<'_, W>,
         b: Rows<'_, W>,
         k0: usize,
@@ -249,83 +268,24 @@ pub(in crate::kernel) fn align_scales<V: Vector, const G: usize>(
     scale
 }
 
-/// A format decoded from 16-bit lanes (two columns per vector, see [`Vector::pack16`]) for
-/// [`FloatStage`].
-pub trait WDec: VDec {
-    /// Exponent field bits (8: bf16, converted by a shift; else through `f16`).
-    const EXP_BITS: i32;
-    /// Mantissa bits.
-    const MAN_BITS: i32;
-    /// Per 16-bit lane: `max(exponent field, 1)`, a mask of zeros, a mask of Inf/NaN codes.
-    fn fields<V: Vector>(w: V::I) -> (V::I, V::M16, V::M16);
-    /// The values of the low and the high column as `f32`.
-    fn values<V: Vector>(w: V::I) -> (V::F, V::F);
-}
-
-impl<const EXP: i32, const MAN: i32, const SP: u8> WDec for Fmt<EXP, MAN, SP> {
-    const EXP_BITS: i32 = EXP;
-    const MAN_BITS: i32 = MAN;
-
-    #[inline(always)]
-    fn fields<V: Vector>(w: V::I) -> (V::I, V::M16, V::M16) {
-        let set = V::splat16;
-        let body = set(((1 << (EXP + MAN)) - 1) as i16);
-        let top = (1 << EXP) - 1;
-        let ef = V::and(V::shr16(w, MAN as u32), set(top as i16));
-        let wb = V::and(w, body);
-        let zero = V::eq16(wb, V::zero());
-        let special = match SP {
-            SP_IEEE => V::eq16(ef, set(top as i16)),
-            SP_ALL_ONES => V::eq16(wb, body),
-            SP_NEG_ZERO => {
-                let sign_body = set(((1 << (1 + EXP + MAN)) - 1) as i16);
-                V::eq16(V::and(w, sign_body), set((1 << (EXP + MAN)) as i16))
-            }
-            _ => V::none16(),
-        };
-        (V::max16(ef, set(1)), zero, special)
-    }
-
-    #[inline(always)]
-    fn values<V: Vector>(w: V::I) -> (V::F, V::F) {
-        if EXP == 8 {
-            // bf16: the upper half of an f32.
-            return V::bf16_to_f(w);
-        }
-        // The code as an f16 with the same exponent and mantissa fields (bias 15), then
-        // scaled by 2^(15 - bias): exact, subnormals included (they are f16 subnormals, or
-        // normals, scaled by a power of two).
-        let set = V::splat16;
-        let body = V::and(w, set(((1 << (EXP + MAN)) - 1) as i16));
-        let sign = V::and(w, set((1 << (EXP + MAN)) as i16));
-        let h = V::or(
-            V::shl16(V::shr16(body, MAN as u32), 10),
-            V::shl16(
-                V::and(body, set(((1 << MAN) - 1) as i16)),
-                (10 - MAN) as u32,
-            ),
-        );
-        let h = V::or(h, V::shl16(sign, (15 - EXP - MAN) as u32));
-        let (lo, hi) = V::f16_to_f(h);
-        let bias = <Self as VDec>::BIAS;
-        if bias == 15 {
-            (lo, hi)
-        } else {
-            let s = V::as_f(V::splat((127 + 15 - bias) << 23));
-            (V::f_mul(lo, s), V::f_mul(hi, s))
-        }
-    }
-}
-
-/// The float stage over [`WDec`] decoders (see the module docs).
+/// The float stage over [`Dec16`] decoders (see the module docs).
 #[derive(Clone, Copy, Debug)]
 pub struct FloatStage<A, B>(A, B);
 
-impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
-    const BIAS: i32 = A::BIAS + B::BIAS;
+impl<A: Dec16, B: Dec16> Stage for FloatStage<A, B> {
+    #[inline(always)]
+    fn of(a: VFmt, b: VFmt) -> Option<Self> {
+        Some(FloatStage(A::of(a)?, B::of(b)?))
+    }
+
+    #[inline(always)]
+    fn bias(&self) -> i32 {
+        self.0.bias() + self.1.bias()
+    }
 
     #[inline(always)]
     fn block<V: Vector, const N: usize, const G: usize, W: Word>(
+        &self,
         a: Rows<'_, W>,
         b: Rows<'_, W>,
         k0: usize,
@@ -335,16 +295,20 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
         f: u32,
         _shift: u32,
     ) -> ([V::I; G], [V::I; G], V::M) {
-        let bias = Self::BIAS;
+        let (da, db) = (self.0, self.1);
+        let bias = self.bias();
+        // The products are formed from the values divided by 2^lack (`Dec16::unscaled`): the
+        // alignment's power of two takes it back.
+        let lack = da.lack() + db.lack();
         // Zero products in 16-bit lanes: `ez` where it fits, else the smallest i16, below
         // every real exponent, mapped back to `ez` after widening.
         let ez16 = ez.clamp(i16::MIN as i32, i16::MAX as i32);
         let ezv = V::splat16(ez16 as i16);
-        let wide = A::EXP_BITS == 8 || B::EXP_BITS == 8;
+        let wide = da.bf16() || db.bf16();
         // bf16: products whose f32 value could leave the normal range (exponent sum e,
-        // value in [2^(e - ma - mb), 2^(e + 2))).
-        let hi = V::splat16((126 + bias) as i16);
-        let lo = V::splat16((-126 + A::MAN_BITS + B::MAN_BITS + bias) as i16);
+        // value in [2^(e - ma - mb - lack), 2^(e + 2 - lack))).
+        let hi = V::splat16((126 + bias + lack) as i16);
+        let lo = V::splat16((-126 + da.man_bits() + db.man_bits() + bias + lack) as i16);
         // The offset in both halves' 16-bit lanes (|off| <= 2 · 254).
         let off16 = V::pack16(off, off);
         let mut prod = [V::f_zero(); N];
@@ -355,8 +319,8 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
             let pb = b.block_pairs16::<V, N>(k0 + j);
             for e in (0..N.min(8)).step_by(2) {
                 let (wa, wb) = (pa[e / 2], pb[e / 2]);
-                let (fa, za, xa) = A::fields::<V>(wa);
-                let (fb, zb, xb) = B::fields::<V>(wb);
+                let (fa, za, xa) = da.fields::<V>(wa);
+                let (fb, zb, xb) = db.fields::<V>(wb);
                 let z = V::m16_or(za, zb);
                 let sum = V::add16(fa, fb);
                 let ex = V::select16(z, V::add16(sum, off16), ezv);
@@ -368,8 +332,8 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
                     let out = V::m16_or(V::gt16(sum, hi), V::gt16(lo, sum));
                     flags = V::m16_or(flags, V::m16_andnot(z, out));
                 }
-                let (a0, a1) = A::values::<V>(wa);
-                let (b0, b1) = B::values::<V>(wb);
+                let (a0, a1) = da.unscaled::<V>(wa);
+                let (b0, b1) = db.unscaled::<V>(wb);
                 prod[j + e] = V::f_mul(a0, b0);
                 prod[j + e + 1] = V::f_mul(a1, b1);
             }
@@ -388,7 +352,8 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
             };
             *eg = V::max(floor[g], back(e));
         }
-        let acc = aligned_sum::<V, N, G>(&prod, f as i32 + bias, off, emax, ez, &mut bad);
+        let fb = f as i32 + bias + lack;
+        let acc = aligned_sum::<V, N, G>(&prod, fb, off, emax, ez, &mut bad);
         (acc, emax, bad)
     }
 }
@@ -401,10 +366,19 @@ impl<A: WDec, B: WDec> Stage for FloatStage<A, B> {
 pub struct Tf32Stage;
 
 impl Stage for Tf32Stage {
-    const BIAS: i32 = 254;
+    #[inline(always)]
+    fn of(a: VFmt, b: VFmt) -> Option<Self> {
+        (a == VFmt::Tf32 && b == VFmt::Tf32).then_some(Tf32Stage)
+    }
+
+    #[inline(always)]
+    fn bias(&self) -> i32 {
+        254
+    }
 
     #[inline(always)]
     fn block<V: Vector, const N: usize, const G: usize, W: Word>(
+        &self,
         a: Rows<'_, W>,
         b: Rows<'_, W>,
         k0: usize,
@@ -416,7 +390,7 @@ impl Stage for Tf32Stage {
     ) -> ([V::I; G], [V::I; G], V::M) {
         let set = V::splat;
         let zero = V::zero();
-        let bias = Self::BIAS;
+        let bias = self.bias();
         // Exponent sums e (biased) whose product value, in [2^(e - 20), 2^(e + 2)), could
         // leave f32's normal range.
         let (lo, hi) = (set(-126 + 20 + bias), set(126 + bias));

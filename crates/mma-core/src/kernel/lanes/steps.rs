@@ -14,7 +14,7 @@
 //!
 //! The implementations live with their widths (`x86/steps.rs`, `aarch64/mod.rs`).
 
-use super::stage::WDec;
+use super::dec::WDec;
 use super::vector::Vector;
 use crate::kernel::plan::TrParams;
 

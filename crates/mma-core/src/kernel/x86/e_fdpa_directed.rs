@@ -33,8 +33,8 @@
 #![allow(unused_unsafe)]
 
 use super::zmm::Zmm;
+use crate::kernel::lanes::dec::WDec;
 use crate::kernel::lanes::e_fdpa::short_block;
-use crate::kernel::lanes::stage::WDec;
 use crate::kernel::lanes::vector::Vector;
 use core::arch::x86_64::*;
 

@@ -135,7 +135,7 @@ macro_rules! tr_dot {
     () => {
         use super::*;
 
-        /// `d = a·b + c` through the vector TR-FDPA (`GTR` false) or GTR-FDPA block, as [`vdot`].
+        /// `d = a·b + c` through the vector TR-FDPA (`GTR` false) or GTR-FDPA block, as [`vdot`](super::t_dots::vdot).
         /// # Safety
         /// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2): a kernel holds this routine
         /// only when it was planned for that instruction set.

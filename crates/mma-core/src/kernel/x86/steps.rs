@@ -4,7 +4,7 @@
 
 use super::ymm::Ymm;
 use super::zmm::Zmm;
-use crate::kernel::lanes::stage::WDec;
+use crate::kernel::lanes::dec::WDec;
 use crate::kernel::lanes::steps::Steps;
 use crate::kernel::plan::TrParams;
 use core::arch::x86_64::__m512i;
