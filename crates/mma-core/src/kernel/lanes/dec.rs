@@ -8,7 +8,7 @@
 //! The float stage reads its formats through [`Dec16`], a decoder as a value: a [`WDec`] type
 //! (its parameters constants, one compiled routine per format pair) or [`Small`], whose
 //! parameters are read at run time, so that one routine serves the 25 fp8/fp6/fp4 pairs of
-//! `kind::f8f6f4` for each block length. Both compute the same lanes: the same masks and
+//! `kind::f8f6f4` for each block length (and one the fp8 pairs of TR-FDPA and GTR-FDPA). Both compute the same lanes: the same masks and
 //! shifts, with counts from registers instead of immediates (docs/performance.md, "Build
 //! time", has the measurements).
 
@@ -51,10 +51,12 @@ pub fn params(f: VFmt) -> Option<(i32, i32, u8)> {
 
 pub type VF16 = V<5, 10, SP_IEEE>;
 pub type VBf16 = V<8, 7, SP_IEEE>;
-pub type VE4M3 = V<4, 3, SP_ALL_ONES>;
-pub type VE5M2 = V<5, 2, SP_IEEE>;
 // The per-dot blocks of x86-64 (`x86/per_dot.rs`) decode these as types; the lanes read
 // them at run time (`Small`).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub type VE4M3 = V<4, 3, SP_ALL_ONES>;
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub type VE5M2 = V<5, 2, SP_IEEE>;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub type VE3M2 = V<3, 2, SP_NONE>;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]

@@ -503,6 +503,12 @@ fn f8f6f4(f: VFmt) -> bool {
     )
 }
 
+/// The fp8 formats of TR-FDPA and GTR-FDPA read through `f16` (OCP E4M3 and E5M2, E4M3 FNUZ):
+/// one routine per block length and model serves every pair of them, read at run time.
+fn fp8_tr(f: VFmt) -> bool {
+    matches!(f, VFmt::E4M3 | VFmt::E5M2 | VFmt::E4M3Fnuz)
+}
+
 /// A lane routine with its leading generic arguments `[..]`, compiled by the entry points `T`
 /// for `u64` words and for the storage width `$w` of the unit's operands ([`both`]).
 macro_rules! twice {
@@ -586,6 +592,10 @@ pub(super) fn lane_fns_of<T: Entry>(key: LaneKey) -> Option<(LaneFn, Option<Stor
             macro_rules! table {
                 ($(($va:ident, $vb:ident, $st:ty, $w:ty)),* $(,)?) => {
                     match (a, b, n, gtr) {
+                        (a, b, 8, false) if fp8_tr(a) && fp8_tr(b) => Some(twice!(T, TrBlocks, [8, false, Any], u8)),
+                        (a, b, 16, false) if fp8_tr(a) && fp8_tr(b) => Some(twice!(T, TrBlocks, [16, false, Any], u8)),
+                        (a, b, 8, true) if fp8_tr(a) && fp8_tr(b) => Some(twice!(T, TrBlocks, [8, true, Any], u8)),
+                        (a, b, 16, true) if fp8_tr(a) && fp8_tr(b) => Some(twice!(T, TrBlocks, [16, true, Any], u8)),
                         $(
                             (VFmt::$va, VFmt::$vb, 8, false) => Some(twice!(T, TrBlocks, [8, false, $st], $w)),
                             (VFmt::$va, VFmt::$vb, 16, false) => Some(twice!(T, TrBlocks, [16, false, $st], $w)),
@@ -600,18 +610,16 @@ pub(super) fn lane_fns_of<T: Entry>(key: LaneKey) -> Option<(LaneFn, Option<Stor
                     }
                 };
             }
-            // E5M2 FNUZ's top exponent code is finite: not an f16 exponent (integer stage).
+            // fp8 pairs read through f16 (OCP E4M3 and E5M2, E4M3 FNUZ) at run time; E5M2
+            // FNUZ's top exponent code is finite, not an f16 exponent: the integer stage, its
+            // three pairs as types.
+            type Any = Fs<Small, Small>;
             table!(
                 (F16, F16, Fs<VF16, VF16>, u16),
                 (Bf16, Bf16, Fs<VBf16, VBf16>, u16),
-                (E4M3Fnuz, E4M3Fnuz, Fs<VE4M3Fnuz, VE4M3Fnuz>, u8),
                 (E5M2Fnuz, E5M2Fnuz, Is<VE5M2Fnuz, VE5M2Fnuz>, u8),
                 (E4M3Fnuz, E5M2Fnuz, Is<VE4M3Fnuz, VE5M2Fnuz>, u8),
                 (E5M2Fnuz, E4M3Fnuz, Is<VE5M2Fnuz, VE4M3Fnuz>, u8),
-                (E4M3, E4M3, Fs<VE4M3, VE4M3>, u8),
-                (E5M2, E5M2, Fs<VE5M2, VE5M2>, u8),
-                (E4M3, E5M2, Fs<VE4M3, VE5M2>, u8),
-                (E5M2, E4M3, Fs<VE5M2, VE4M3>, u8),
             )
         }
     }
