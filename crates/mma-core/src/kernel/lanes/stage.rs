@@ -242,7 +242,22 @@ fn aligned_sum<V: Vector, const N: usize, const G: usize>(
     bad: &mut V::M,
 ) -> [V::I; G] {
     let scale = align_scales::<V, G>(fb, off, emax, ez, bad);
-    sum_halves::<V, N, G>(|i| V::f_trunc_i(V::f_mul(prod[i], scale[i % G])), bad)
+    sum_halves::<V, N, G>(Scaled::<V, N, G> { prod, scale }, bad)
+}
+
+/// Term `i` of [`aligned_sum`]: product `i` times its group's power of two, truncated. A type,
+/// not a closure: a closure does not inherit the entry point's target features (see
+/// `vector.rs`), and where LLVM does not inline it (`opt-level = 2`) its intrinsics become calls.
+struct Scaled<'a, V: Vector, const N: usize, const G: usize> {
+    prod: &'a [V::F; N],
+    scale: [V::F; G],
+}
+
+impl<V: Vector, const N: usize, const G: usize> Term<V> for Scaled<'_, V, N, G> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> V::I {
+        V::f_trunc_i(V::f_mul(self.prod[i], self.scale[i % G]))
+    }
 }
 
 /// Per group, the power of two `2^(F - e_max + off)` that aligns a product ([`aligned_sum`]),
@@ -340,7 +355,13 @@ impl<A: Dec16, B: Dec16> Stage for FloatStage<A, B> {
         }
         let set = V::splat;
         let mut bad = V::fold16(flags);
-        let back = |v: V::I| V::select(V::eq(v, set(i16::MIN as i32)), v, set(ez));
+        // Macros, not closures, here and below (see `Scaled`).
+        macro_rules! back {
+            ($v:expr) => {{
+                let v = $v;
+                V::select(V::eq(v, set(i16::MIN as i32)), v, set(ez))
+            }};
+        }
         let (l, h) = V::widen16(emax16);
         // With two groups the halves are the groups; with one, both halves are.
         let mut emax = [l; G];
@@ -350,7 +371,7 @@ impl<A: Dec16, B: Dec16> Stage for FloatStage<A, B> {
                 (2, _) => h,
                 _ => V::max(l, h),
             };
-            *eg = V::max(floor[g], back(e));
+            *eg = V::max(floor[g], back!(e));
         }
         let fb = f as i32 + bias + lack;
         let acc = aligned_sum::<V, N, G>(&prod, fb, off, emax, ez, &mut bad);
@@ -395,13 +416,16 @@ impl Stage for Tf32Stage {
         // leave f32's normal range.
         let (lo, hi) = (set(-126 + 20 + bias), set(126 + bias));
         // Per word: the value bits, max(exponent field, 1), zero and Inf/NaN masks.
-        let dec = |x: V::I| {
-            let v = V::and(x, set(!0x1fff));
-            let ef = V::and(V::shr(v, 23), set(0xff));
-            let z = V::eq(V::and(v, set(0x7fff_ffff)), zero);
-            let x = V::eq(ef, set(0xff));
-            (v, V::max(ef, set(1)), z, x)
-        };
+        // A macro, not a closure (see `Scaled`).
+        macro_rules! dec {
+            ($x:expr) => {{
+                let v = V::and($x, set(!0x1fff));
+                let ef = V::and(V::shr(v, 23), set(0xff));
+                let z = V::eq(V::and(v, set(0x7fff_ffff)), zero);
+                let x = V::eq(ef, set(0xff));
+                (v, V::max(ef, set(1)), z, x)
+            }};
+        }
         let ezv = set(ez);
         let mut prod = [V::f_zero(); N];
         let mut emax = floor;
@@ -410,8 +434,8 @@ impl Stage for Tf32Stage {
             let ca = a.block_columns::<V, N>(k0 + j);
             let cb = b.block_columns::<V, N>(k0 + j);
             for e in 0..N.min(8) {
-                let (va, fa, za, xa) = dec(ca[e]);
-                let (vb, fb, zb, xb) = dec(cb[e]);
+                let (va, fa, za, xa) = dec!(ca[e]);
+                let (vb, fb, zb, xb) = dec!(cb[e]);
                 let z = V::m_or(za, zb);
                 let sum = V::add(fa, fb);
                 let ex = V::select(z, V::add(sum, off), ezv);

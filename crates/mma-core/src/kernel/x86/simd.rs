@@ -199,18 +199,24 @@ pub fn gst4<const N: usize, const G: usize>(
         let m15 = _mm256_set1_epi32(15);
         // Byte 0 of each lane indexes the table; the other bytes (index 0) are shifted out,
         // and the looked-up byte is sign-extended.
-        let look = |t: __m256i, x: __m256i| {
-            let v = _mm256_shuffle_epi8(t, _mm256_and_si256(x, m15));
-            _mm256_srai_epi32::<24>(_mm256_slli_epi32::<24>(v))
-        };
+        // A macro, not a closure: a closure does not inherit the target features, and where
+        // LLVM does not inline it its intrinsics become calls.
+        macro_rules! look {
+            ($t:expr, $x:expr) => {{
+                let v = _mm256_shuffle_epi8($t, _mm256_and_si256($x, m15));
+                _mm256_srai_epi32::<24>(_mm256_slli_epi32::<24>(v))
+            }};
+        }
         let mut sums = [0i32; G];
         let mut nonzero = 0u32;
         for (j, sum) in sums.iter_mut().enumerate() {
-            let p0 =
-                _mm256_mullo_epi32(look(la, load8(&a[16 * j..])), look(lb, load8(&b[16 * j..])));
+            let p0 = _mm256_mullo_epi32(
+                look!(la, load8(&a[16 * j..])),
+                look!(lb, load8(&b[16 * j..])),
+            );
             let p1 = _mm256_mullo_epi32(
-                look(la, load8(&a[16 * j + 8..])),
-                look(lb, load8(&b[16 * j + 8..])),
+                look!(la, load8(&a[16 * j + 8..])),
+                look!(lb, load8(&b[16 * j + 8..])),
             );
             let any = _mm256_or_si256(p0, p1);
             if _mm256_testz_si256(any, any) == 0 {

@@ -498,8 +498,14 @@ impl Vector for Ymm {
                 *xj = load4(p.add(j * stride + k0));
             }
             // Rows j and j + 4 in the two halves, then a 4×4 transpose within each half.
-            let y = |j: usize| _mm256_set_m128i(x[j + 4], x[j]);
-            let [c0, c1, c2, c3] = transpose4_halves([y(0), y(1), y(2), y(3)]);
+            // Macros, not closures, in this file: a closure does not inherit the target
+            // features, and where LLVM does not inline it its intrinsics become calls.
+            macro_rules! y {
+                ($j:expr) => {
+                    _mm256_set_m128i(x[$j + 4], x[$j])
+                };
+            }
+            let [c0, c1, c2, c3] = transpose4_halves([y!(0), y!(1), y!(2), y!(3)]);
             let z = _mm256_setzero_si256();
             [c0, c1, c2, c3, z, z, z, z]
         }
@@ -619,9 +625,13 @@ impl Vector for Ymm {
             }
             let (lo, hi) = (_mm256_loadu_ps(p.cast()), _mm256_loadu_ps(p.add(8).cast()));
             // Even and odd words of rows 0,1,4,5 | 2,3,6,7, then in row order.
-            let fix = |x: __m256| _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_castps_si256(x));
-            let e0 = fix(_mm256_shuffle_ps::<0b10_00_10_00>(lo, hi));
-            let e1 = fix(_mm256_shuffle_ps::<0b11_01_11_01>(lo, hi));
+            macro_rules! fix {
+                ($x:expr) => {
+                    _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_castps_si256($x))
+                };
+            }
+            let e0 = fix!(_mm256_shuffle_ps::<0b10_00_10_00>(lo, hi));
+            let e1 = fix!(_mm256_shuffle_ps::<0b11_01_11_01>(lo, hi));
             Some([e0, e1])
         }
     }
@@ -638,22 +648,30 @@ impl Vector for Ymm {
         // 2, four for K = 4; the rest is register-only.
         unsafe {
             let z = _mm256_setzero_pd();
-            let ld = |i: usize| _mm256_loadu_pd(p.add(4 * i));
+            macro_rules! ld {
+                ($i:expr) => {
+                    _mm256_loadu_pd(p.add(4 * $i))
+                };
+            }
             match k {
-                1 => Some([ld(0), z, z, z]),
+                1 => Some([ld!(0), z, z, z]),
                 2 => {
-                    let (lo, hi) = (ld(0), ld(1));
+                    let (lo, hi) = (ld!(0), ld!(1));
                     // [r0 r2 | r1 r3] of each element, then in row order.
-                    let fix = |x: __m256d| _mm256_permute4x64_pd::<0b11_01_10_00>(x);
+                    macro_rules! fix {
+                        ($x:expr) => {
+                            _mm256_permute4x64_pd::<0b11_01_10_00>($x)
+                        };
+                    }
                     Some([
-                        fix(_mm256_unpacklo_pd(lo, hi)),
-                        fix(_mm256_unpackhi_pd(lo, hi)),
+                        fix!(_mm256_unpacklo_pd(lo, hi)),
+                        fix!(_mm256_unpackhi_pd(lo, hi)),
                         z,
                         z,
                     ])
                 }
                 _ => {
-                    let (r0, r1, r2, r3) = (ld(0), ld(1), ld(2), ld(3));
+                    let (r0, r1, r2, r3) = (ld!(0), ld!(1), ld!(2), ld!(3));
                     let (t0, t1) = (_mm256_unpacklo_pd(r0, r1), _mm256_unpackhi_pd(r0, r1));
                     let (t2, t3) = (_mm256_unpacklo_pd(r2, r3), _mm256_unpackhi_pd(r2, r3));
                     Some([

@@ -174,9 +174,15 @@ unsafe fn row_pairs16<W: Word>(p: *const W, stride: usize) -> [__m512i; 4] {
     unsafe {
         let mut x = [_mm512_setzero_si512(); 4];
         for (j, xj) in x.iter_mut().enumerate() {
-            let row = |r: usize| _mm_loadu_si128(p.add(r * stride).cast());
-            let lo = _mm256_set_m128i(row(j + 4), row(j));
-            let hi = _mm256_set_m128i(row(j + 12), row(j + 8));
+            // Macros, not closures, in this file: a closure does not inherit the target
+            // features, and where LLVM does not inline it its intrinsics become calls.
+            macro_rules! row {
+                ($r:expr) => {
+                    _mm_loadu_si128(p.add($r * stride).cast())
+                };
+            }
+            let lo = _mm256_set_m128i(row!(j + 4), row!(j));
+            let hi = _mm256_set_m128i(row!(j + 12), row!(j + 8));
             *xj = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
         }
         transpose4_lanes(x)
@@ -500,17 +506,20 @@ impl Vector for Zmm {
             // Per half: the low (or high) 128-bit lanes of `a` and `b`.
             let low = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
             let high = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
-            let lo = |a, b| _mm512_permutex2var_epi64(a, low, b);
-            let hi = |a, b| _mm512_permutex2var_epi64(a, high, b);
+            macro_rules! two {
+                ($idx:expr, $a:expr, $b:expr) => {
+                    _mm512_permutex2var_epi64($a, $idx, $b)
+                };
+            }
             [
-                lo(u0, u4),
-                lo(u1, u5),
-                lo(u2, u6),
-                lo(u3, u7),
-                hi(u0, u4),
-                hi(u1, u5),
-                hi(u2, u6),
-                hi(u3, u7),
+                two!(low, u0, u4),
+                two!(low, u1, u5),
+                two!(low, u2, u6),
+                two!(low, u3, u7),
+                two!(high, u0, u4),
+                two!(high, u1, u5),
+                two!(high, u2, u6),
+                two!(high, u3, u7),
             ]
         }
     }
@@ -704,36 +713,43 @@ impl Vector for Zmm {
         // for K = 2, four for K = 4; the permutes are register-only.
         unsafe {
             let z = _mm512_setzero_pd();
-            let ld = |i: usize| _mm512_loadu_pd(p.add(8 * i));
-            let perm = |a, i: [i64; 8], b| {
-                let idx = _mm512_setr_epi64(i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7]);
-                _mm512_permutex2var_pd(a, idx, b)
-            };
+            macro_rules! ld {
+                ($i:expr) => {
+                    _mm512_loadu_pd(p.add(8 * $i))
+                };
+            }
+            macro_rules! perm {
+                ($a:expr, $i:expr, $b:expr) => {{
+                    let i: [i64; 8] = $i;
+                    let idx = _mm512_setr_epi64(i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7]);
+                    _mm512_permutex2var_pd($a, idx, $b)
+                }};
+            }
             match k {
-                1 => Some([ld(0), z, z, z]),
+                1 => Some([ld!(0), z, z, z]),
                 2 => {
-                    let (lo, hi) = (ld(0), ld(1));
+                    let (lo, hi) = (ld!(0), ld!(1));
                     Some([
-                        perm(lo, [0, 2, 4, 6, 8, 10, 12, 14], hi),
-                        perm(lo, [1, 3, 5, 7, 9, 11, 13, 15], hi),
+                        perm!(lo, [0, 2, 4, 6, 8, 10, 12, 14], hi),
+                        perm!(lo, [1, 3, 5, 7, 9, 11, 13, 15], hi),
                         z,
                         z,
                     ])
                 }
                 _ => {
                     // Two rows per load; elements 0, 1 (then 2, 3) of four rows per vector.
-                    let (l0, l1, l2, l3) = (ld(0), ld(1), ld(2), ld(3));
-                    let t0 = perm(l0, [0, 4, 8, 12, 1, 5, 9, 13], l1);
-                    let t1 = perm(l0, [2, 6, 10, 14, 3, 7, 11, 15], l1);
-                    let t2 = perm(l2, [0, 4, 8, 12, 1, 5, 9, 13], l3);
-                    let t3 = perm(l2, [2, 6, 10, 14, 3, 7, 11, 15], l3);
+                    let (l0, l1, l2, l3) = (ld!(0), ld!(1), ld!(2), ld!(3));
+                    let t0 = perm!(l0, [0, 4, 8, 12, 1, 5, 9, 13], l1);
+                    let t1 = perm!(l0, [2, 6, 10, 14, 3, 7, 11, 15], l1);
+                    let t2 = perm!(l2, [0, 4, 8, 12, 1, 5, 9, 13], l3);
+                    let t3 = perm!(l2, [2, 6, 10, 14, 3, 7, 11, 15], l3);
                     let (first, second) =
                         ([0, 1, 2, 3, 8, 9, 10, 11], [4, 5, 6, 7, 12, 13, 14, 15]);
                     Some([
-                        perm(t0, first, t2),
-                        perm(t0, second, t2),
-                        perm(t1, first, t3),
-                        perm(t1, second, t3),
+                        perm!(t0, first, t2),
+                        perm!(t0, second, t2),
+                        perm!(t1, first, t3),
+                        perm!(t1, second, t3),
                     ])
                 }
             }
