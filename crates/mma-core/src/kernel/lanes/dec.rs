@@ -8,8 +8,9 @@
 //! The float stage reads its formats through [`Dec16`], a decoder as a value: a [`WDec`] type
 //! (its parameters constants, one compiled routine per format pair) or [`Small`], whose
 //! parameters are read at run time, so that one routine serves the 25 fp8/fp6/fp4 pairs of
-//! `kind::f8f6f4` for each block length (and one the fp8 pairs of TR-FDPA and GTR-FDPA). Both compute the same lanes: the same masks and
-//! shifts, with counts from registers instead of immediates (docs/performance.md, "Build
+//! `kind::f8f6f4` for each block length (and one the fp8 pairs of TR-FDPA and GTR-FDPA). The
+//! decoding is written once, in [`Small`]: a type's [`WDec`] is [`Small`] with constant
+//! parameters, whose shifts compile to their immediate forms (docs/performance.md, "Build
 //! time", has the measurements).
 
 use super::vector::Vector;
@@ -152,22 +153,7 @@ impl<const EXP: i32, const MAN: i32, const SP: u8> WDec for V<EXP, MAN, SP> {
 
     #[inline(always)]
     fn fields<X: Vector>(w: X::I) -> (X::I, X::M16, X::M16) {
-        let set = X::splat16;
-        let body = set(((1 << (EXP + MAN)) - 1) as i16);
-        let top = (1 << EXP) - 1;
-        let ef = X::and(X::shr16(w, MAN as u32), set(top as i16));
-        let wb = X::and(w, body);
-        let zero = X::eq16(wb, X::zero());
-        let special = match SP {
-            SP_IEEE => X::eq16(ef, set(top as i16)),
-            SP_ALL_ONES => X::eq16(wb, body),
-            SP_NEG_ZERO => {
-                let sign_body = set(((1 << (1 + EXP + MAN)) - 1) as i16);
-                X::eq16(X::and(w, sign_body), set((1 << (EXP + MAN)) as i16))
-            }
-            _ => X::none16(),
-        };
-        (X::max16(ef, set(1)), zero, special)
+        Self::SMALL.fields::<X>(w)
     }
 
     #[inline(always)]
@@ -176,18 +162,14 @@ impl<const EXP: i32, const MAN: i32, const SP: u8> WDec for V<EXP, MAN, SP> {
             // bf16: the upper half of an f32.
             return X::bf16_to_f(w);
         }
-        // The code as an f16 with the same exponent and mantissa fields (bias 15): the value
-        // times 2^(bias - 15), exact, subnormals included (they are f16 subnormals, or
-        // normals, scaled by a power of two).
-        let set = X::splat16;
-        let body = X::and(w, set(((1 << (EXP + MAN)) - 1) as i16));
-        let sign = X::and(w, set((1 << (EXP + MAN)) as i16));
-        let h = X::or(
-            X::shl16(body, (10 - MAN) as u32),
-            X::shl16(sign, (15 - EXP - MAN) as u32),
-        );
-        X::f16_to_f(h)
+        Self::SMALL.unscaled::<X>(w)
     }
+}
+
+impl<const EXP: i32, const MAN: i32, const SP: u8> V<EXP, MAN, SP> {
+    /// The format's parameters as [`Small`] holds them: one decoder for both, its fields
+    /// constants here (the shifts compile to their immediate forms).
+    const SMALL: Small = Small::fixed(EXP, MAN, SP);
 }
 
 /// A decoder of the float stage's 16-bit lanes as a value (see the module docs): every
@@ -241,8 +223,8 @@ impl<T: WDec> Dec16 for T {
 }
 
 /// A format of at most five exponent bits read through `f16` (fp8, fp6, fp4), its
-/// parameters values: what [`V`]'s [`WDec`] computes from constants, with the same masks, and
-/// the shifts by counts in registers. The Inf/NaN test of every marking is one comparison:
+/// parameters values: read from the plan (one routine for every such format, the shift counts
+/// in registers), or constants in [`V`]'s [`WDec`], which decodes through it. The Inf/NaN test of every marking is one comparison:
 /// `w & special_mask == special_value` (IEEE: the exponent field all ones; OCP E4M3: the body
 /// all ones; FNUZ: the sign alone; none: a mask of 0 against a value it cannot equal).
 #[derive(Clone, Copy, Debug)]
@@ -261,6 +243,32 @@ pub struct Small {
     sign_to_f16: u32,
 }
 
+impl Small {
+    /// The decoder of `exp` exponent and `man` mantissa bits with Inf/NaN codes as `sp`, as
+    /// [`V`] has them (16-bit words; [`Dec16::unscaled`] only where [`Dec16::of`] accepts the
+    /// format: bf16 and E5M2 FNUZ are not `f16` values).
+    #[inline(always)]
+    const fn fixed(exp: i32, man: i32, sp: u8) -> Small {
+        let (top, body, sign) = ((1 << exp) - 1, (1 << (exp + man)) - 1, 1 << (exp + man));
+        let (special_mask, special_value) = match sp {
+            SP_IEEE => (top << man, top << man),
+            SP_ALL_ONES => (body, body),
+            SP_NEG_ZERO => (sign | body, sign),
+            _ => (0, -1),
+        };
+        Small {
+            man,
+            bias: bias(exp, sp),
+            top: top as i16,
+            body: body as i16,
+            sign: sign as i16,
+            special_mask: special_mask as i16,
+            special_value: special_value as i16,
+            sign_to_f16: (15 - exp - man) as u32,
+        }
+    }
+}
+
 impl Dec16 for Small {
     #[inline(always)]
     fn of(f: VFmt) -> Option<Small> {
@@ -270,23 +278,7 @@ impl Dec16 for Small {
         if exp > 5 || (exp == 5 && sp != SP_IEEE) {
             return None;
         }
-        let (top, body, sign) = ((1 << exp) - 1, (1 << (exp + man)) - 1, 1 << (exp + man));
-        let (special_mask, special_value) = match sp {
-            SP_IEEE => (top << man, top << man),
-            SP_ALL_ONES => (body, body),
-            SP_NEG_ZERO => (sign | body, sign),
-            _ => (0, -1),
-        };
-        Some(Small {
-            man,
-            bias: bias(exp, sp),
-            top: top as i16,
-            body: body as i16,
-            sign: sign as i16,
-            special_mask: special_mask as i16,
-            special_value: special_value as i16,
-            sign_to_f16: (15 - exp - man) as u32,
-        })
+        Some(Small::fixed(exp, man, sp))
     }
     #[inline(always)]
     fn bias(self) -> i32 {
