@@ -35,6 +35,25 @@ pub(super) unsafe fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
     k.block_any(x)
 }
 
+/// The way out of a vector dot product for a K or plan it does not take: the K-chaining
+/// through [`Kernel::block`]'s AVX2 copy. Out of line, one copy for every routine below: the
+/// chaining inlined `block_any` (every model's block) into each of them, twice, and LLVM spent
+/// most of `mma-core`'s build on those copies (docs/performance.md, "Build time").
+/// # Safety
+/// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2).
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+#[inline(never)]
+unsafe fn chain_any(k: &Kernel, a: &[u64], b: &[u64], c: u64) -> u64 {
+    k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x))
+}
+
+/// The plain model on one block (Inf/NaN, or a sum the vector block does not take): out of
+/// line for the same reason as [`chain_any`]; rare, so a call costs nothing measurable.
+#[inline(never)]
+fn plain(k: &Kernel, x: &BlockIn<'_>) -> u64 {
+    k.unit.model.block(&k.unit.formats, x)
+}
+
 /// The vector dot product compiled for a plan's key (the plan has checked that the block's
 /// products sum within the 32-bit lanes); `None` where no routine is compiled for the pair of
 /// formats and block length.
@@ -116,15 +135,15 @@ mod t_dots {
         c: u64,
     ) -> u64 {
         let (Path::TFdpa(p), Model::TFdpa(m)) = (&k.plan.path, &k.unit.model) else {
-            return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
+            return chain_any(k, a, b, c);
         };
         if a.is_empty() || !a.len().is_multiple_of(N) || b.len() != a.len() {
-            return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
+            return chain_any(k, a, b, c);
         }
         let f = &k.unit.formats;
         let block = |x: &BlockIn<'_>| match tfdpa_v::<N, A, B>(m, f, p, x) {
             Some(d) => d,
-            None => m.block(f, x),
+            None => plain(k, x),
         };
         chain_fixed::<N>(f, a, b, c, block)
     }
@@ -149,10 +168,10 @@ macro_rules! tr_dot {
             let (p, out) = match (&k.plan.path, &k.unit.model) {
                 (Path::Tr(p), Model::TrFdpa(m)) if !GTR => (p, &m.out),
                 (Path::Gtr(p), Model::GtrFdpa(m)) if GTR => (p, &m.out),
-                _ => return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x)),
+                _ => return chain_any(k, a, b, c),
             };
             if a.is_empty() || !a.len().is_multiple_of(N) || b.len() != a.len() {
-                return k.unit.chain(a, b, c, &[], &[], |x| k.block_any(x));
+                return chain_any(k, a, b, c);
             }
             let f = &k.unit.formats;
             // Inlined in both uses (a closure was left out of line: a call and spills per dot).
@@ -171,7 +190,7 @@ macro_rules! tr_dot {
                 };
                 match r {
                     Some(d) => d,
-                    None => k.unit.model.block(f, x),
+                    None => plain(k, x),
                 }
             }
             let block = |x: &BlockIn<'_>| run::<N, GTR, A, B>(k, p, out, x);
