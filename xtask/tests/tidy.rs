@@ -2,9 +2,10 @@
 //! each use carries its safety argument, that the core knows no vendor, that the vendor crates
 //! and the core build without GMP/MPFR, that no test is skipped by attribute, that the
 //! repository holds no machine paths, that the paths and links the documents cite exist, that
-//! the README links every page of `docs/`, that the kernel is layered, and that the lane
-//! layer's functions are inlined into their entry points. The rules about crates and files
-//! are in `tidy_crates.rs`.
+//! the README links every page of `docs/`, that the kernel is layered, that the inference runs
+//! the plain model only, and that the lane layer's functions are inlined into their entry
+//! points while no routine compiled per key takes a copy of the whole model. The rules about
+//! crates and files are in `tidy_crates.rs`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -253,6 +254,37 @@ fn the_core_knows_no_vendor_and_builds_without_gmp() {
             assert!(!t.contains(word), "{} mentions {word}", rel(&p));
         }
     }
+}
+
+/// The inference (`mma-probe`, and the CLI's `mma infer` in `probe.rs`) evaluates candidate
+/// units through the plain model only, never through the kernel: `.ci/run` therefore leaves
+/// its tests out of the run with the portable kernels (they would run the same code twice).
+#[test]
+fn the_inference_runs_the_plain_model() {
+    let mut v = Vec::new();
+    files(&root().join("crates/mma-probe"), "rs", &mut v);
+    v.push(root().join("crates/mma-cli/src/probe.rs"));
+    v.push(root().join("crates/mma-cli/tests/infer_hw.rs"));
+    let mut bad = Vec::new();
+    for p in v {
+        let t = fs::read_to_string(&p).unwrap();
+        for (i, l) in t.lines().enumerate() {
+            let c = code(l);
+            for word in [
+                "Kernel",
+                ".kernel(",
+                ".dot(",
+                ".dots(",
+                "dots_threaded",
+                "gemm",
+            ] {
+                if c.contains(word) {
+                    bad.push(format!("{}:{}: names {word}", rel(&p), i + 1));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
 #[test]
@@ -614,6 +646,123 @@ pub(super) fn also_lost() {
         for line in not_inlined(&text) {
             bad.push(format!(
                 "{r}:{line}: a lane-layer function without #[inline(always)]"
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The ways into the whole model (every model's block, the K-chaining around it): a routine
+/// compiled per key reaches them only through a call to one out-of-line function
+/// (`x86/per_dot.rs`: `chain_any`, `plain`; `Kernel::redo`). Inlined into each of the ~120
+/// per-dot routines, they were about 85% of LLVM's work on `mma-core` (docs/performance.md,
+/// "Build time").
+const WHOLE_MODEL: &[&str] = &[
+    "block_any(",
+    "dot_any(",
+    ".model.block(",
+    ".chain(",
+    ".chain_in(",
+];
+
+/// The 1-based lines of `text` that name one of [`WHOLE_MODEL`] inside a generic function
+/// (the innermost `fn` item around the line has generic parameters, its own or its `impl`'s:
+/// it is compiled once per key, closures in it included).
+fn whole_model_in_generic(text: &str) -> Vec<usize> {
+    let mut bad = Vec::new();
+    // The items open around the line: (an `impl`, generic, brace depth inside their body).
+    let mut open: Vec<(bool, bool, i64)> = Vec::new();
+    let mut pending: Option<(bool, bool)> = None;
+    let mut depth = 0i64;
+    for (i, l) in text.lines().enumerate() {
+        let c = without_strings(code(l));
+        let words: Vec<&str> = c.split_whitespace().collect();
+        if let Some(at) = words.iter().position(|w| *w == "fn") {
+            if let Some(name) = words.get(at + 1) {
+                if name.starts_with(|ch: char| ch.is_alphabetic() || ch == '_') {
+                    let in_generic_impl = open.last().is_some_and(|&(imp, g, _)| imp && g);
+                    pending = Some((false, name.contains('<') || in_generic_impl));
+                }
+            }
+        } else if words
+            .first()
+            .is_some_and(|w| *w == "impl" || w.starts_with("impl<"))
+        {
+            pending = Some((true, words[0].starts_with("impl<")));
+        }
+        if let Some(&(false, true, _)) = open.last() {
+            if WHOLE_MODEL.iter().any(|n| c.contains(n)) {
+                bad.push(i + 1);
+            }
+        }
+        let mut square = 0;
+        for ch in c.chars() {
+            match ch {
+                '{' => {
+                    depth += 1;
+                    if let Some((imp, g)) = pending.take() {
+                        open.push((imp, g, depth));
+                    }
+                }
+                '}' => {
+                    if open.last().is_some_and(|&(_, _, d)| d == depth) {
+                        open.pop();
+                    }
+                    depth -= 1;
+                }
+                '[' => square += 1,
+                ']' => square -= 1,
+                // A declaration without a body (not the `;` of an array type `[T; N]`).
+                ';' if square == 0 => pending = None,
+                _ => {}
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn no_routine_per_key_inlines_the_whole_model() {
+    // The check itself, on planted functions: only the lines inside generic functions.
+    let planted = "\
+fn once(k: &Kernel, x: &BlockIn) -> u64 {
+    k.block_any(x)
+}
+fn per_key<const N: usize>(k: &Kernel, a: &[u64]) -> u64 {
+    let f = |x| k.block_any(x);
+    k.unit.chain(a, a, 0, &[], &[], f)
+}
+unsafe fn per_type<A: Dec>(k: &Kernel) -> u64 {
+    fn inner(k: &Kernel) -> u64 {
+        k.dot_any(&[], &[], 0, &[], &[])
+    }
+    inner(k) + k.unit.model.block(f, x)
+}
+impl<V: Vector> Lanes for Blocks<V> {
+    fn group(k: &Kernel, x: &BlockIn) -> u64 {
+        k.block_any(x)
+    }
+}
+impl Kernel {
+    fn dot(&self, a: &[u64]) -> u64 {
+        self.dot_any(a, a, 0, &[], &[])
+    }
+}
+";
+    assert_eq!(whole_model_in_generic(planted), [5, 6, 12, 16]);
+    let mut bad = Vec::new();
+    for p in rust_sources() {
+        let r = rel(&p);
+        let leaf = ["x86/", "lanes/", "aarch64/"]
+            .iter()
+            .any(|d| r.starts_with(&format!("crates/mma-core/src/kernel/{d}")));
+        if !leaf {
+            continue;
+        }
+        let text = fs::read_to_string(&p).unwrap();
+        for line in whole_model_in_generic(&text) {
+            bad.push(format!(
+                "{r}:{line}: a generic routine names the whole model; call an out-of-line function"
             ));
         }
     }

@@ -21,16 +21,21 @@ use crate::models::gst_fdpa::GstFdpa;
 use crate::models::t_fdpa::TFdpa;
 use crate::unit::Model;
 
+/// Out of line, as every way into the whole model (see [`chain_any`]): a routine with the same
+/// target features that calls [`Kernel::dot`] does not take a copy of it.
 /// # Safety
 /// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2).
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+#[inline(never)]
 pub(super) unsafe fn dot(k: &Kernel, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
     k.dot_any(a, b, c, sa, sb)
 }
 
+/// Out of line, as [`dot`].
 /// # Safety
 /// The CPU must support [`Isa::Avx2`](crate::kernel::Isa::Avx2).
 #[target_feature(enable = "avx2,bmi1,bmi2,fma,f16c,lzcnt")]
+#[inline(never)]
 pub(super) unsafe fn block(k: &Kernel, x: &BlockIn<'_>) -> u64 {
     k.block_any(x)
 }
