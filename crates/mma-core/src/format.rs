@@ -44,6 +44,8 @@ pub struct Format {
     pub lsb: u32,
 }
 
+// The small accessors are `#[inline]`: the plain models call them per element, and the test
+// profile (incremental, many code-generation units) inlines nothing across units without it.
 impl Format {
     const fn ieee(name: &'static str, exp_bits: u32, man_bits: u32, storage_bits: u32) -> Self {
         Format {
@@ -60,11 +62,13 @@ impl Format {
     }
 
     /// Width in bits of the encoded value (sign, exponent, mantissa), without tf32 padding.
+    #[inline]
     pub const fn width(&self) -> u32 {
         self.signed as u32 + self.exp_bits + self.man_bits
     }
 
     /// Smallest exponent of a normal number; subnormals share it (`e_sub` in the papers).
+    #[inline]
     pub const fn emin(&self) -> i32 {
         if self.subnormals {
             1 - self.bias
@@ -74,6 +78,7 @@ impl Format {
     }
 
     /// Exponent of the largest finite binade.
+    #[inline]
     pub const fn emax(&self) -> i32 {
         let top = (1i32 << self.exp_bits) - 1;
         match self.specials {
@@ -84,6 +89,7 @@ impl Format {
     }
 
     /// Largest finite significand (with the hidden bit) in the top binade.
+    #[inline]
     pub const fn max_sig(&self) -> u64 {
         let all = (1u64 << (self.man_bits + 1)) - 1;
         match self.specials {
@@ -95,6 +101,7 @@ impl Format {
     }
 
     /// Exponent of the quantum (least significant bit) of subnormal numbers.
+    #[inline]
     pub const fn min_lsb_exp(&self) -> i32 {
         self.emin() - self.man_bits as i32
     }
@@ -122,15 +129,18 @@ impl Format {
         }
     }
 
+    #[inline]
     pub const fn has_inf(&self) -> bool {
         matches!(self.specials, Specials::Ieee)
     }
 
+    #[inline]
     pub const fn has_nan(&self) -> bool {
         !matches!(self.specials, Specials::None)
     }
 
     /// Mask of the storage word's meaningful bits.
+    #[inline]
     pub const fn storage_mask(&self) -> u64 {
         if self.storage_bits == 64 {
             u64::MAX
@@ -139,6 +149,7 @@ impl Format {
         }
     }
 
+    #[inline]
     pub(crate) const fn sign_bit(&self) -> u64 {
         1u64 << (self.lsb + self.exp_bits + self.man_bits)
     }
@@ -162,6 +173,7 @@ impl Format {
     }
 
     /// Whether bit 7 of a storage byte is ignored (an unsigned 7-bit format: ue4m3).
+    #[inline]
     pub const fn ignores_bit7(&self) -> bool {
         !self.signed && self.storage_bits == 8 && self.lsb == 0 && self.width() == 7
     }

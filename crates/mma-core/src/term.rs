@@ -78,6 +78,7 @@ impl Term {
         }
     }
 
+    #[inline]
     pub fn is_zero(&self) -> bool {
         self.sig == 0
     }

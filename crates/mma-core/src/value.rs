@@ -19,6 +19,7 @@ impl Value {
         matches!(self, Value::Nan)
     }
 
+    #[inline]
     pub fn is_zero(&self) -> bool {
         matches!(self, Value::Zero { .. })
     }
