@@ -635,21 +635,38 @@ pub(super) fn also_lost() {
 }
 ";
     assert_eq!(not_inlined(planted), [6, 17]);
+    let bad = offending_lines(
+        |r| {
+            INLINED.iter().any(|d| r.starts_with(d))
+                && r != "crates/mma-core/src/kernel/lanes/mod.rs"
+        },
+        not_inlined,
+        "a lane-layer function without #[inline(always)]",
+    );
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// `rule`'s lines in every Rust source whose repository path `chosen` accepts, as
+/// `path:line: what`.
+fn offending_lines(
+    chosen: impl Fn(&str) -> bool,
+    rule: fn(&str) -> Vec<usize>,
+    what: &str,
+) -> Vec<String> {
     let mut bad = Vec::new();
     for p in rust_sources() {
         let r = rel(&p);
-        let lanes_mod = r == "crates/mma-core/src/kernel/lanes/mod.rs";
-        if lanes_mod || !INLINED.iter().any(|d| r.starts_with(d)) {
+        if !chosen(&r) {
             continue;
         }
         let text = fs::read_to_string(&p).unwrap();
-        for line in not_inlined(&text) {
-            bad.push(format!(
-                "{r}:{line}: a lane-layer function without #[inline(always)]"
-            ));
-        }
+        bad.extend(
+            rule(&text)
+                .into_iter()
+                .map(|line| format!("{r}:{line}: {what}")),
+        );
     }
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    bad
 }
 
 /// The ways into the whole model (every model's block, the K-chaining around it): a routine
@@ -750,21 +767,14 @@ impl Kernel {
 }
 ";
     assert_eq!(whole_model_in_generic(planted), [5, 6, 12, 16]);
-    let mut bad = Vec::new();
-    for p in rust_sources() {
-        let r = rel(&p);
-        let leaf = ["x86/", "lanes/", "aarch64/"]
-            .iter()
-            .any(|d| r.starts_with(&format!("crates/mma-core/src/kernel/{d}")));
-        if !leaf {
-            continue;
-        }
-        let text = fs::read_to_string(&p).unwrap();
-        for line in whole_model_in_generic(&text) {
-            bad.push(format!(
-                "{r}:{line}: a generic routine names the whole model; call an out-of-line function"
-            ));
-        }
-    }
+    let bad = offending_lines(
+        |r| {
+            ["x86/", "lanes/", "aarch64/"]
+                .iter()
+                .any(|d| r.starts_with(&format!("crates/mma-core/src/kernel/{d}")))
+        },
+        whole_model_in_generic,
+        "a generic routine names the whole model; call an out-of-line function",
+    );
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

@@ -40,7 +40,8 @@ fn rows32<V: Vector, W: Word>(r: &Rows<'_, W>) -> Option<[V::I; 4]> {
 macro_rules! first4 {
     ($k:expr, $acc:ident, |$e:ident| $step:expr) => {{
         let k = $k;
-        debug_assert!(k <= 4);
+        // Rows read by contiguous loads are at most four (`[_; 4]`): more would be dropped.
+        assert!(k <= 4);
         let $e = 0;
         $acc = $step;
         if k > 1 {
