@@ -152,3 +152,49 @@ fn every_declared_dependency_is_used() {
         unused.join("\n")
     );
 }
+
+/// The only sources whose code the `oracle` feature changes, and what it changes there. Every
+/// other source compiles the same with and without it, so `.ci/run` runs the tests of code
+/// outside these (the inference's: `mma infer`, `mma probe`) only once, in the build with it.
+const ORACLE_CHANGES: &[(&str, &str)] = &[
+    (
+        "crates/mma-cli/src/main.rs",
+        "`mma error-report`, or its stub",
+    ),
+    ("crates/mma-cli/src/gemm.rs", "`mma gemm --report`"),
+    ("crates/mma-io/src/lib.rs", "the module `error_report`"),
+    (
+        "crates/mma/src/lib.rs",
+        "the re-exports `oracle` and `error_report`",
+    ),
+];
+
+#[test]
+fn the_oracle_feature_stays_in_its_files() {
+    let names = |text: &str| {
+        text.lines()
+            .any(|l| code(l).contains("feature = \"oracle\""))
+    };
+    assert!(names("#[cfg(not(feature = \"oracle\"))]\n") && !names("// feature = \"oracle\"\n"));
+    let mut bad = Vec::new();
+    for p in rust_sources() {
+        let r = rel(&p);
+        let known = ORACLE_CHANGES.iter().any(|(f, _)| *f == r);
+        if r.contains("/src/") && !known && names(&fs::read_to_string(&p).unwrap()) {
+            bad.push(r);
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "the oracle feature changes these too (list them in ORACLE_CHANGES, and check that \
+         .ci/run's test-without-oracle step still runs their tests):\n{}",
+        bad.join("\n")
+    );
+    for (f, what) in ORACLE_CHANGES {
+        let text = fs::read_to_string(root().join(f)).unwrap();
+        assert!(
+            names(&text),
+            "{f} is listed ({what}) but the feature no longer reaches it"
+        );
+    }
+}

@@ -214,17 +214,25 @@ pub fn load(dir: &Path) -> Result<Vec<LibTest>, String> {
 /// Arrays by name: (words, shape).
 type Arrays = HashMap<String, (Vec<u64>, Vec<u64>)>;
 
-/// Every array of an `.npz` as (words, shape).
+/// Every array of an `.npz` as (words, shape). The archive is read with `zip` (deflate only:
+/// NumPy's `savez` stores, `savez_compressed` deflates) and each member with `npyz`, not through
+/// `npyz`'s `npz` feature, which turns on every compression `zip` has (zstd and bzip2 built from
+/// C sources: about 50 s of each clean build; docs/performance.md, "Build time").
 fn read_npz(path: &Path) -> Result<Arrays, String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let mut npz = npyz::npz::NpzArchive::open(path).map_err(|e| err(&e))?;
-    let names: Vec<String> = npz.array_names().map(str::to_string).collect();
+    let file = std::fs::File::open(path).map_err(|e| err(&e))?;
+    let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(|e| err(&e))?;
     let mut out = HashMap::new();
-    for name in names {
-        let npy = npz
-            .by_name(&name)
-            .map_err(|e| err(&e))?
-            .ok_or_else(|| err(&format!("array {name} vanished")))?;
+    for i in 0..zip.len() {
+        let member = zip.by_index(i).map_err(|e| err(&e))?;
+        let Some(name) = npyz::npz::array_name_from_file_name(member.name()).map(str::to_string)
+        else {
+            return Err(err(&format!(
+                "member {:?} is not an .npy array",
+                member.name()
+            )));
+        };
+        let npy = npyz::NpyFile::new(member).map_err(|e| err(&format!("array {name}: {e}")))?;
         let shape = npy.shape().to_vec();
         let words: Vec<u64> = match npy.dtype() {
             npyz::DType::Plain(t) if t.size_field() == 1 => npy
