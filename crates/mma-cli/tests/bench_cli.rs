@@ -1,7 +1,7 @@
 //! `mma bench --all` and `mma bench --gemm`: what they measure (not how fast: rates are not
 //! asserted, only that every unit and every product was measured and checked).
 
-mod common;
+use crate::common;
 
 use common::mma;
 use std::collections::HashSet;

@@ -4,7 +4,7 @@
 //! before anything is allocated, unit files are validated, messages stay short and name
 //! what is wrong.
 
-mod common;
+use crate::common;
 use common::mma;
 use std::fs;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! The command-line tool end to end: good lines evaluate, bad lines get errors naming the file,
 //! the line and the problem, and the other lines still count.
 
-mod common;
+use crate::common;
 use common::mma;
 use std::fs;
 

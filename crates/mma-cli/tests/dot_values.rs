@@ -2,7 +2,7 @@
 //! case-file words, ambiguity and inexact values as errors, `--round`, and the printed D,
 //! exact result and error in ulps (hand-derived expectations beside each).
 
-mod common;
+use crate::common;
 use common::mma;
 
 const H100: [&str; 5] = ["dot", "--arch", "H100", "--instr", "m64n8k16.f32.f16.f16"];

@@ -2,7 +2,7 @@
 //! every catalog unit and every vector line), the text and JSON say what the hand derivations
 //! say, and the error paths name the argument.
 
-mod common;
+use crate::common;
 use common::mma;
 use mma::cases;
 use mma::trace::{Source, Step};

@@ -2,7 +2,7 @@
 //! product at a time ([`mma::DotUnit::dot`], K walked in steps of the instruction's K
 //! with D fed back as C, which is what the command claims to do), and its error paths.
 
-mod common;
+use crate::common;
 use common::mma;
 use mma::cases::{self, Target};
 use mma::format::{BF16, E4M3, FP16, FP32};

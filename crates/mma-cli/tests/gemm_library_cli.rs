@@ -2,7 +2,7 @@
 //! kind: split serial and pairwise, fast and slow, every output dtype, a result scale), the
 //! rejections and `--explain`.
 
-mod common;
+use crate::common;
 use common::mma;
 use mma_cli::npy::{self, Matrix};
 use mma_io::hw_lib::{load, Api, Expect, LibTest};

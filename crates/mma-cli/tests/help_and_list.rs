@@ -1,7 +1,7 @@
 //! What a new user meets first: `--help` on every command and argument, `mma list` with its
 //! header, unknown names answered with the valid ones, and `error-report` present in every build.
 
-mod common;
+use crate::common;
 use common::mma;
 
 /// The lines of `mma <cmd> -h` that name an argument, each with its help text (the short

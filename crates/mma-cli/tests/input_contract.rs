@@ -2,7 +2,7 @@
 //! hex word or a bad record costs at most its own line, with file and line named; a command
 //! that found nothing to check fails; no command-line value panics.
 
-mod common;
+use crate::common;
 use common::mma;
 use std::fs;
 use std::path::Path;

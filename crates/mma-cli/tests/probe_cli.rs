@@ -3,7 +3,7 @@
 //! parameters and writes the fits as unit files, and `mma infer --suggest` finds inputs that
 //! split fits the records cannot tell apart.
 
-mod common;
+use crate::common;
 use common::mma;
 use std::fs;
 

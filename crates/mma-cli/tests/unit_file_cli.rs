@@ -2,7 +2,7 @@
 //! unit printed as a file and read back computes what the catalog instruction computes; a unit
 //! no GPU has (F = 20, blocks of 8, RNE) runs from its file.
 
-mod common;
+use crate::common;
 use common::mma;
 use std::fs;
 

@@ -3,7 +3,7 @@
 //! models can compute gives the hand-derived result written next to it; one they cannot is
 //! refused when read, naming the key and the reason.
 
-mod common;
+use crate::common;
 use common::mma;
 use std::path::Path;
 

@@ -14,7 +14,7 @@ use mma_core::models::sliced_fdpa::SlicedFdpa;
 use mma_core::models::tr_fdpa::TrFdpa;
 use mma_core::{DotUnit, Formats, Model, Rounding, Value};
 
-mod common;
+use crate::common;
 
 use common::{amd_out, compare_batch, nv_out, tfdpa, word};
 use rand::{Rng, SeedableRng};

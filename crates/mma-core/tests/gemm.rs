@@ -2,7 +2,7 @@
 //! counts, with the per-dot kernels and the lane-wise ones (eight columns at a time, and the
 //! T/TR/GTR-FDPA lanes with A and B decoded once).
 
-mod common;
+use crate::common;
 
 use mma_core::format;
 use mma_core::model::{NanStyle, Output, OutputRounding};

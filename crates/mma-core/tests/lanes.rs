@@ -1,7 +1,7 @@
 //! Tests of the lane paths beyond the per-family comparisons of `fast_paths.rs`: ST-FDPA's
 //! per-lane scale exponents, the FMA chains, and blocks whose sums leave the 32-bit lanes.
 
-mod common;
+use crate::common;
 
 use common::{compare_batch, nv_out, tfdpa, word};
 use mma_core::format;

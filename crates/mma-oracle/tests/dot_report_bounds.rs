@@ -3,7 +3,7 @@
 //! E-FDPA (one RNE rounding) must be correctly rounded, T-FDPA must stay within its bound, and a
 //! T-FDPA with fewer fraction bits than the bound assumes must be caught.
 
-mod common;
+use crate::common;
 
 use common::rng;
 use mma_core::format::{BF16, E4M3, FP16, FP32, UE4M3, UE8M0};

@@ -7,7 +7,7 @@
 //! `mag`'s last bit, and there is a rounding bit inside `mag` (or, for `mag = 0`, the value is
 //! below half the smallest subnormal). The generated cases respect it.
 
-mod common;
+use crate::common;
 
 use common::rng;
 use mma_core::format::{ALL, FP16, FP32};

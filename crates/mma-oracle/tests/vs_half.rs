@@ -1,7 +1,7 @@
 //! The oracle's RNE rounding from fp32 against the `half` crate's conversions
 //! (`f16::from_f32` and `bf16::from_f32`, both round to nearest even with IEEE overflow).
 
-mod common;
+use crate::common;
 
 use common::{f32_bits, rng};
 use half::{bf16, f16};

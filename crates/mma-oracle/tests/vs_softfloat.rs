@@ -3,7 +3,7 @@
 //! fp32 → fp16 conversion. Results must agree bit for bit (signed zeros included); NaN results
 //! agree as NaN (payloads are SoftFloat's host convention, not IEEE's).
 
-mod common;
+use crate::common;
 
 use common::{f32_bits, f64_bits, partner, rng, MODES};
 use mma_core::format::{FP16, FP32, FP64};
