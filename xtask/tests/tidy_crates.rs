@@ -198,3 +198,53 @@ fn the_oracle_feature_stays_in_its_files() {
         );
     }
 }
+
+/// The modules `tests/all.rs` declares (`mod name;`, behind a `#[cfg]` or not).
+fn declared_modules(all_rs: &str) -> Vec<String> {
+    all_rs
+        .lines()
+        .filter_map(|l| code(l).trim().strip_prefix("mod ")?.strip_suffix(';'))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A crate whose tests are one binary (`autotests = false`, `tests/all.rs`) runs a file under
+/// `tests/` only when `all.rs` names it: a test file added without that line would compile
+/// nowhere and pass in silence.
+#[test]
+fn every_test_file_is_in_its_crates_one_binary() {
+    assert_eq!(
+        declared_modules("//! doc\nmod common;\n#[cfg(feature = \"x\")]\nmod b;\n// mod c;\n"),
+        ["common", "b"]
+    );
+    let mut missing = Vec::new();
+    let mut crates = 0;
+    for entry in fs::read_dir(root().join("crates")).unwrap() {
+        let tests = entry.unwrap().path().join("tests");
+        let Ok(all) = fs::read_to_string(tests.join("all.rs")) else {
+            continue;
+        };
+        crates += 1;
+        let manifest = fs::read_to_string(tests.parent().unwrap().join("Cargo.toml")).unwrap();
+        assert!(
+            manifest.contains("autotests = false"),
+            "{}: tests/all.rs without `autotests = false`: every file would also be a binary",
+            rel(&tests)
+        );
+        let declared = declared_modules(&all);
+        for f in fs::read_dir(&tests).unwrap() {
+            let p = f.unwrap().path();
+            let name = p.file_stem().unwrap().to_string_lossy().to_string();
+            let module = p.extension().is_some_and(|e| e == "rs") || p.join("mod.rs").exists();
+            if module && name != "all" && !declared.contains(&name) {
+                missing.push(format!("{}: add `mod {name};`", rel(&tests.join("all.rs"))));
+            }
+        }
+    }
+    assert!(crates >= 5, "{crates} crates with one test binary");
+    assert!(
+        missing.is_empty(),
+        "test files that run nowhere:\n{}",
+        missing.join("\n")
+    );
+}
