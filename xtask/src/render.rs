@@ -6,7 +6,7 @@ use crate::families::Family;
 use crate::vectors::{expectation, run, Plan, Run, Vector, VectorFile};
 use mma_core::{Format, Value};
 use mma_oracle::rug::{Integer, Rational};
-use mma_oracle::{error_report, exact_dot, ExactResult};
+use mma_oracle::{error_report, exact_dot_scaled, ExactResult};
 use std::fmt::Write;
 
 /// A decimal for an `f64` that is exactly the value shown: plain notation in a readable range,
@@ -159,7 +159,7 @@ pub fn case_block(v: &Vector, fam: &Family) -> Option<String> {
     operand_rows(&mut out, fam, &r);
     let _ = writeln!(out, "  c      {} {}", hex(&f.c, r.c), dec(&f.c, r.c));
     let _ = writeln!(out, "  d      {} {}", hex(&f.d, r.d), dec(&f.d, r.d));
-    let exact = exact_dot(f, &r.a, &r.b, r.c, &r.scale_a, &r.scale_b);
+    let exact = exact_dot_scaled(f, &r.a, &r.b, r.c, &r.scale_a, &r.scale_b);
     let _ = writeln!(out, "  exact  {}", exact_text(&exact));
     let rep = error_report(r.d, &exact, &f.d);
     let rne = mma_oracle::correctly_rounded(&exact, &f.d, mma_core::Rounding::NearestEven);

@@ -192,9 +192,9 @@ pub fn run(unit: &DotUnit, ops: &Operands, fam: &Family) -> Option<Run> {
     let d = match plan {
         Plan::Chained { calls } => (0..calls).fold(ops.c, |c, i| {
             let r = i * ki..(i + 1) * ki;
-            u.dot(&a[r.clone()], &b[r], c, &[], &[])
+            u.dot(&a[r.clone()], &b[r], c)
         }),
-        _ => u.dot(&a, &b, ops.c, &ops.scale_a, &ops.scale_b),
+        _ => u.dot_scaled(&a, &b, ops.c, &ops.scale_a, &ops.scale_b),
     };
     Some(Run {
         plan,

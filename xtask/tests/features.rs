@@ -188,7 +188,7 @@ fn table_iv_vector_gives_the_papers_values() {
     let mut cells = std::collections::BTreeSet::new();
     for v in &f.vectors {
         let (unit, ops) = v.resolved.as_ref().expect("resolves");
-        let exact = exact_dot(&unit.formats, &ops.a, &ops.b, ops.c, &[], &[]);
+        let exact = exact_dot(&unit.formats, &ops.a, &ops.b, ops.c);
         assert_eq!(
             exact.value(),
             ExactResult::from_f64(-0.875).value(),
@@ -275,7 +275,7 @@ fn e_zero_probe_differs_between_fp16_and_fp32_output() {
     );
     assert_eq!(from32, 0x0001);
     let (unit, ops) = v16.resolved.as_ref().expect("resolves");
-    let exact = exact_dot(&unit.formats, &ops.a, &ops.b, ops.c, &[], &[]);
+    let exact = exact_dot(&unit.formats, &ops.a, &ops.b, ops.c);
     assert_eq!(
         correctly_rounded(&exact, &FP16, Rounding::NearestEven),
         0x0001
@@ -375,7 +375,7 @@ fn signed_zero_probe_sees_nvidia_positive_zero() {
     let f = file("signed_zero");
     let v = &f.vectors[0];
     let (unit, ops) = v.resolved.as_ref().expect("resolves");
-    let exact = exact_dot(&unit.formats, &ops.a, &ops.b, ops.c, &[], &[]);
+    let exact = exact_dot(&unit.formats, &ops.a, &ops.b, ops.c);
     assert_eq!(exact, ExactResult::zero(true));
     for (fam, d) in nvidia_results(v) {
         assert_eq!(
@@ -394,7 +394,7 @@ fn overflow_probe_keeps_products_exact() {
     let f = file("overflow");
     let v = &f.vectors[1];
     let (unit, ops) = v.resolved.as_ref().expect("resolves");
-    let exact = exact_dot(&unit.formats, &ops.a, &ops.b, ops.c, &[], &[]);
+    let exact = exact_dot(&unit.formats, &ops.a, &ops.b, ops.c);
     assert_eq!(exact.value(), ExactResult::from_f64(1.0).value());
     let res = nvidia_results(v);
     assert!(!res.is_empty());

@@ -82,7 +82,7 @@ fn difference_3_cdna3_fp8_nan_operand_before_the_last_block_is_not_dropped() {
     a[16] = 0x7f;
     b[16] = 0x7f;
     assert_eq!(ins.dot(&a, &b, 0), 0x7fc0_0000);
-    assert_eq!(ins.unit.dot_plain(&a, &b, 0, &[], &[]), 0x7fc0_0000);
+    assert_eq!(ins.unit.dot_plain(&a, &b, 0), 0x7fc0_0000);
     assert_eq!(
         known_difference(ins, &a, &b, 0),
         Some(KnownDifference::NanOperandDropped)
@@ -113,16 +113,12 @@ fn inf_minus_inf_nan_sign_per_architecture() {
     let dots = |arch: &str, name: &str, a: &[u64], b: &[u64]| {
         let ins = find(arch, None, name).unwrap();
         let per_dot = ins.dot(a, b, 0);
-        assert_eq!(
-            per_dot,
-            ins.unit.dot_plain(a, b, 0, &[], &[]),
-            "{arch} {name}"
-        );
+        assert_eq!(per_dot, ins.unit.dot_plain(a, b, 0), "{arch} {name}");
         let mut d = [0u64; 9];
         let (aa, bb): (Vec<u64>, Vec<u64>) = (a.repeat(9), b.repeat(9));
         ins.unit
             .kernel()
-            .dots(a.len(), &aa, &bb, &[0; 9], &[], &[], &mut d)
+            .dots(a.len(), &aa, &bb, &[0; 9], &mut d)
             .unwrap();
         assert!(d.iter().all(|&x| x == per_dot), "{arch} {name}: {d:x?}");
         per_dot

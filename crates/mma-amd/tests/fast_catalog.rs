@@ -102,9 +102,9 @@ fn amd_fast_paths_match_plain() {
                 2 => rng.random::<u64>() & 0x807f_ffff & f.c.storage_mask(),
                 _ => near(&f.c, ca + cb + rng.random_range(-3..=3), &mut rng),
             };
-            let want = u.dot_plain(&a, &b, c, &[], &[]);
+            let want = u.dot_plain(&a, &b, c);
             assert_eq!(
-                u.dot(&a, &b, c, &[], &[]),
+                u.dot(&a, &b, c),
                 want,
                 "{}\na {a:x?}\nb {b:x?}\nc {c:x}",
                 ins.name
@@ -120,7 +120,7 @@ fn amd_fast_paths_match_plain() {
         for (i, (a, b, c, want)) in batches.iter().enumerate() {
             let k = ins.k * (i + 1);
             let mut d = vec![0u64; c.len()];
-            kern.dots(k, a, b, c, &[], &[], &mut d).unwrap();
+            kern.dots(k, a, b, c, &mut d).unwrap();
             for (j, (got, want)) in d.iter().zip(want).enumerate() {
                 assert_eq!(
                     got,

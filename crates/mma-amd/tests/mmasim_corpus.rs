@@ -130,7 +130,7 @@ fn check_file(path: &Path, tallies: &mut BTreeMap<String, Tally>, failures: &mut
         let mut d = vec![0u64; c.len()];
         ins.unit
             .kernel()
-            .dots(ins.k, &a, &b, &c, &[], &[], &mut d)
+            .dots(ins.k, &a, &b, &c, &mut d)
             .expect("rows of K words");
         for (i, (got, want)) in d.iter().zip(&ours).enumerate() {
             if got != want {

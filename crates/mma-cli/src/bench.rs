@@ -309,10 +309,10 @@ fn model_pass(kern: &Kernel, d: &Data, out: &mut [u64]) {
     fn with_b<A: Word>(kern: &Kernel, d: &Data, a: &[A], out: &mut [u64]) {
         let (k, c, sa, sb) = (d.k, &d.c, &d.sa, &d.sb);
         match &d.b {
-            Stored::U8(b) => kern.dots(k, a, b, c, sa, sb, out),
-            Stored::U16(b) => kern.dots(k, a, b, c, sa, sb, out),
-            Stored::U32(b) => kern.dots(k, a, b, c, sa, sb, out),
-            Stored::U64(b) => kern.dots(k, a, b, c, sa, sb, out),
+            Stored::U8(b) => kern.dots_scaled(k, a, b, c, sa, sb, out),
+            Stored::U16(b) => kern.dots_scaled(k, a, b, c, sa, sb, out),
+            Stored::U32(b) => kern.dots_scaled(k, a, b, c, sa, sb, out),
+            Stored::U64(b) => kern.dots_scaled(k, a, b, c, sa, sb, out),
         }
         .expect("the bench data have the instruction's shape");
     }

@@ -174,7 +174,7 @@ fn run(e: Entry, x: &OperandFlags) -> Result<Run> {
     for j in 0..k / t.k {
         let r = j * t.k..(j + 1) * t.k;
         let sr = j * s..(j + 1) * s;
-        d = u.dot(
+        d = u.dot_scaled(
             &o.a[r.clone()],
             &o.b[r],
             d,

@@ -66,7 +66,9 @@ impl ExplainCmd {
 fn explain(target: DotTarget, x: &OperandFlags, json: bool, color: Color) -> Result<bool> {
     let case = dot_case(&target, x)?;
     let (t, o) = dot_operands(&case, &target)?;
-    let e = t.unit.explain(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    let e = t
+        .unit
+        .explain_scaled(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     let fd = &t.unit.formats.d;
     if json {
         let mut m = serde_json::Map::new();

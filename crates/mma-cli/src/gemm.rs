@@ -390,7 +390,7 @@ fn report(
         .into_par_iter()
         .map(|idx| {
             let (i, j) = (idx / n, idx % n);
-            let exact = mma::oracle::exact_dot(
+            let exact = mma::oracle::exact_dot_scaled(
                 &u.formats,
                 &a[i * k..(i + 1) * k],
                 &b_cols[j * k..(j + 1) * k],

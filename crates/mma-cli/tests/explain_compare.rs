@@ -54,8 +54,8 @@ fn check_unit(u: &DotUnit, k: usize, rng: &mut impl Rng, what: &str) -> usize {
             ),
             None => (vec![], vec![]),
         };
-        let x = u.explain(&a, &b, c, &sa, &sb);
-        let d = u.dot(&a, &b, c, &sa, &sb);
+        let x = u.explain_scaled(&a, &b, c, &sa, &sb);
+        let d = u.dot_scaled(&a, &b, c, &sa, &sb);
         assert_eq!(
             x.d, d,
             "{what}: a={a:x?} b={b:x?} c={c:x} sa={sa:x?} sb={sb:x?}"
@@ -122,7 +122,9 @@ fn explain_is_the_model_on_every_vector_line() {
         let case = cases::parse_line(&line).unwrap_or_else(|e| panic!("{at}: {e}"));
         let (t, d) = cases::evaluate(&case).unwrap_or_else(|e| panic!("{at}: {e}"));
         let o = cases::operands(&case, &t).unwrap();
-        let x = t.unit.explain(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+        let x = t
+            .unit
+            .explain_scaled(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
         assert_eq!(x.d, d, "{at}");
         n += 1;
     }
@@ -276,7 +278,7 @@ fn library_trace_names_c_and_products() {
             .map(|x| u64::from_str_radix(x.trim_start_matches("0x"), 16).unwrap())
             .collect()
     };
-    let x = i.unit.explain(&w(A), &w(B), 0xcb00_0000, &[], &[]);
+    let x = i.unit.explain(&w(A), &w(B), 0xcb00_0000);
     let Some(Step::Align { terms, .. }) = x.steps.iter().find(|s| matches!(s, Step::Align { .. }))
     else {
         panic!("no alignment step")

@@ -49,13 +49,9 @@ fn per_dot(
             let col: Vec<u64> = (0..k).map(|r| b[r * n + j]).collect();
             let mut acc = c[i * n + j];
             for k0 in (0..k).step_by(t.k) {
-                acc = t.unit.dot(
-                    &a[i * k + k0..i * k + k0 + t.k],
-                    &col[k0..k0 + t.k],
-                    acc,
-                    &[],
-                    &[],
-                );
+                acc = t
+                    .unit
+                    .dot(&a[i * k + k0..i * k + k0 + t.k], &col[k0..k0 + t.k], acc);
             }
             d[i * n + j] = acc;
         }
@@ -437,7 +433,7 @@ fn block_scaled_gemm_takes_scale_arrays() {
             let mut acc = 0;
             for step in 0..k / t.k {
                 let (k0, s0) = (step * t.k, step * spi);
-                acc = t.unit.dot(
+                acc = t.unit.dot_scaled(
                     &a[i * k + k0..i * k + k0 + t.k],
                     &col[k0..k0 + t.k],
                     acc,

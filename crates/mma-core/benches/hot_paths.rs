@@ -274,9 +274,9 @@ fn dots(c: &mut Criterion) {
                         &sb[i * s..(i + 1) * s],
                     );
                     if plain {
-                        unit.dot_plain(args.0, args.1, args.2, args.3, args.4)
+                        unit.dot_plain_scaled(args.0, args.1, args.2, args.3, args.4)
                     } else {
-                        kern.dot(args.0, args.1, args.2, args.3, args.4)
+                        kern.dot_scaled(args.0, args.1, args.2, args.3, args.4)
                     }
                 })
                 .fold(0, |x, y| x ^ y)
@@ -288,7 +288,7 @@ fn dots(c: &mut Criterion) {
         let mut d = vec![0u64; n];
         g.bench_function(format!("{name}_dots"), |b| {
             b.iter(|| {
-                kern.dots(k, &a, &bm, &cw, &sa, &sb, &mut d).unwrap();
+                kern.dots_scaled(k, &a, &bm, &cw, &sa, &sb, &mut d).unwrap();
                 black_box(&d);
             })
         });

@@ -81,7 +81,7 @@ impl<A, O> Instruction<A, O> {
     /// As [`DotUnit::dot`]: when the lengths do not fit, or the unit takes scale factors.
     #[track_caller]
     pub fn dot(&self, a: &[u64], b: &[u64], c: u64) -> u64 {
-        self.unit.dot(a, b, c, &[], &[])
+        self.unit.dot(a, b, c)
     }
 }
 

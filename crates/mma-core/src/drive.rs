@@ -22,11 +22,24 @@ const COLS_PER_TILE: usize = 64;
 
 impl DotUnit {
     /// Matrix-level MMA: `D = A·B + C` for an `m×k` A (row-major), a `k×n` B given column by
-    /// column (`n` rows of `k`, the `.col` layout), and `m×n` C and D (row-major). Scales, when
-    /// the unit has them, are per row of A and per column of B: `m×s` and `n×s` with
-    /// `s = scales_for(k)`. Writes `d` without allocating.
-    #[allow(clippy::too_many_arguments)]
+    /// column (`n` rows of `k`, the `.col` layout), and `m×n` C and D (row-major), for a unit
+    /// without scale factors ([`DotUnit::mma_scaled`] takes them; a unit that needs them is a
+    /// [`ShapeError`] here). Writes `d` without allocating.
     pub fn mma(
+        &self,
+        mnk: (usize, usize, usize),
+        a: &[u64],
+        b_cols: &[u64],
+        c: &[u64],
+        d: &mut [u64],
+    ) -> Result<(), ShapeError> {
+        self.mma_scaled(mnk, a, b_cols, c, &[], &[], d)
+    }
+
+    /// As [`DotUnit::mma`] for a block-scaled unit: the scales are per row of A and per column
+    /// of B, `m×s` and `n×s` with `s = scales_for(k)`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn mma_scaled(
         &self,
         (m, n, k): (usize, usize, usize),
         a: &[u64],
@@ -52,7 +65,7 @@ impl DotUnit {
             for j in 0..n {
                 let col = &b_cols[j * k..(j + 1) * k];
                 let sb = &scale_b[j * s..(j + 1) * s];
-                d[i * n + j] = kern.dot(row, col, c[i * n + j], sa, sb);
+                d[i * n + j] = kern.dot_scaled(row, col, c[i * n + j], sa, sb);
             }
         }
         Ok(())
@@ -296,7 +309,8 @@ fn gemm_rows(
                 for t in 0..steps {
                     let (k0, k1) = (t * k_step, (t + 1) * k_step);
                     let (s0, s1) = (t * scales_per_step, (t + 1) * scales_per_step);
-                    acc = kern.dot(&row[k0..k1], &col[k0..k1], acc, &sa[s0..s1], &sb[s0..s1]);
+                    acc =
+                        kern.dot_scaled(&row[k0..k1], &col[k0..k1], acc, &sa[s0..s1], &sb[s0..s1]);
                 }
                 *dj = acc;
             }

@@ -52,7 +52,7 @@
 //! // exact sum is -0.875; aligned to 2^23 with 25 fraction bits, -1/8 is truncated away.
 //! let a = [0x6c00, 0xb800, 0xb400, 0xb000]; // f16 4096, -0.5, -0.25, -0.125
 //! let b = [0x6800, 0x3c00, 0x3c00, 0x3c00]; // f16 2048, 1, 1, 1
-//! let d = unit.dot(&a, &b, 0xcb00_0000, &[], &[]);
+//! let d = unit.dot(&a, &b, 0xcb00_0000);
 //! assert_eq!(f32.decode(d).to_f64(), -0.75);
 //! ```
 //!

@@ -228,8 +228,15 @@ impl DotUnit {
         }
     }
 
-    /// Checks operand lengths and encodings for one dot product.
-    pub fn check(
+    /// Checks operand lengths and encodings for one dot product of a unit without scale
+    /// factors (a unit that takes them is a [`ShapeError::Scales`] here: see
+    /// [`DotUnit::check_scaled`]).
+    pub fn check(&self, a: &[u64], b: &[u64], c: u64) -> Result<(), ShapeError> {
+        self.check_scaled(a, b, c, &[], &[])
+    }
+
+    /// Checks operand lengths and encodings, scale factors included, for one dot product.
+    pub fn check_scaled(
         &self,
         a: &[u64],
         b: &[u64],
@@ -277,23 +284,44 @@ impl DotUnit {
         Ok(())
     }
 
-    /// `d = a·b + c` over any K, in blocks of `self.block`. Allocation-free. Encodings are not
-    /// checked here (bits above a format's width are ignored; [`DotUnit::check`] rejects them).
+    /// `d = a·b + c` over any K, in blocks of `self.block`, for a unit without scale factors
+    /// ([`DotUnit::dot_scaled`] takes them). Allocation-free. Encodings are not checked here
+    /// (bits above a format's width are ignored; [`DotUnit::check`] rejects them).
+    ///
+    /// # Panics
+    /// When A and B differ in length, or the unit takes scale factors; the message names the
+    /// mismatch. [`DotUnit::check`] returns the same condition as an error. Runs the fast paths
+    /// of [`Kernel`](crate::Kernel); for many dot products prepare the kernel once with
+    /// [`DotUnit::kernel`] and evaluate them together with
+    /// [`Kernel::dots`](crate::Kernel::dots) (eight at a time across vector lanes).
+    #[inline]
+    #[track_caller]
+    pub fn dot(&self, a: &[u64], b: &[u64], c: u64) -> u64 {
+        self.kernel().dot(a, b, c)
+    }
+
+    /// As [`DotUnit::dot`] for a block-scaled unit: `sa`/`sb` hold the scale factors of A's
+    /// row and B's column, [`DotUnit::scales_for`]`(K)` each.
     ///
     /// # Panics
     /// When A and B differ in length, or `sa`/`sb` do not hold [`DotUnit::scales_for`]`(K)`
-    /// entries each; the message names the mismatch. [`DotUnit::check`] returns the same
-    /// condition as an error. Runs the fast paths of [`Kernel`](crate::Kernel); for many dot
-    /// products prepare the kernel once with [`DotUnit::kernel`] and evaluate them together
-    /// with [`Kernel::dots`](crate::Kernel::dots) (eight at a time across vector lanes).
+    /// entries each (none for a unit without scale factors).
     #[inline]
-    pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
-        self.kernel().dot(a, b, c, sa, sb)
+    #[track_caller]
+    pub fn dot_scaled(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
+        self.kernel().dot_scaled(a, b, c, sa, sb)
     }
 
     /// As [`DotUnit::dot`], always through the plain model: the reference the fast paths are
     /// tested against.
-    pub fn dot_plain(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
+    #[track_caller]
+    pub fn dot_plain(&self, a: &[u64], b: &[u64], c: u64) -> u64 {
+        self.dot_plain_scaled(a, b, c, &[], &[])
+    }
+
+    /// As [`DotUnit::dot_scaled`], always through the plain model.
+    #[track_caller]
+    pub fn dot_plain_scaled(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
         self.assert_lengths(a, b, sa, sb);
         self.chain(a, b, c, sa, sb, |x| self.model.block(&self.formats, x))
     }
@@ -320,8 +348,8 @@ impl DotUnit {
     ///     model: Model::TFdpa(TFdpa { f: 25, e_zero: -133, out }),
     /// };
     /// let (a, b) = ([0x6c00, 0xb800, 0xb400, 0xb000], [0x6800, 0x3c00, 0x3c00, 0x3c00]);
-    /// let x = unit.explain(&a, &b, 0xcb00_0000, &[], &[]);
-    /// assert_eq!(x.d, unit.dot(&a, &b, 0xcb00_0000, &[], &[]));
+    /// let x = unit.explain(&a, &b, 0xcb00_0000);
+    /// assert_eq!(x.d, unit.dot(&a, &b, 0xcb00_0000));
     /// // Aligned to e_max = 23 with 25 fraction bits (quantum 2^-2), the product -1/8 (the
     /// // fourth term) keeps nothing: truncation dropped it.
     /// let Some(Step::Align { e_max, quantum, kept, .. }) =
@@ -334,8 +362,26 @@ impl DotUnit {
     /// ```
     ///
     /// # Panics
-    /// As [`DotUnit::dot`], when the lengths do not fit.
-    pub fn explain(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> Explanation {
+    /// As [`DotUnit::dot`], when the lengths do not fit or the unit takes scale factors.
+    #[track_caller]
+    pub fn explain(&self, a: &[u64], b: &[u64], c: u64) -> Explanation {
+        self.explain_scaled(a, b, c, &[], &[])
+    }
+
+    /// As [`DotUnit::explain`] for a block-scaled unit (the scale factors as
+    /// [`DotUnit::dot_scaled`] takes them).
+    ///
+    /// # Panics
+    /// As [`DotUnit::dot_scaled`], when the lengths do not fit.
+    #[track_caller]
+    pub fn explain_scaled(
+        &self,
+        a: &[u64],
+        b: &[u64],
+        c: u64,
+        sa: &[u64],
+        sb: &[u64],
+    ) -> Explanation {
         self.explain_by_instruction(a.len().max(1), a, b, c, sa, sb)
     }
 

@@ -50,8 +50,8 @@ fn compare(unit: &DotUnit, k: usize, n: usize, seed: u64) {
             (a, b, c)
         };
         assert_eq!(
-            kern.dot(&a, &b, c, &sa, &sb),
-            unit.dot_plain(&a, &b, c, &sa, &sb),
+            kern.dot_scaled(&a, &b, c, &sa, &sb),
+            unit.dot_plain_scaled(&a, &b, c, &sa, &sb),
             "{unit:?}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}"
         );
         cases.push((a, b, c, sa, sb));
@@ -255,8 +255,8 @@ fn gst_cancel(unit: &DotUnit, n: usize, seed: u64) {
             _ => word(&f.c, &mut rng),
         };
         assert_eq!(
-            kern.dot(&a, &b, c, &sa, &sb),
-            unit.dot_plain(&a, &b, c, &sa, &sb),
+            kern.dot_scaled(&a, &b, c, &sa, &sb),
+            unit.dot_plain_scaled(&a, &b, c, &sa, &sb),
             "{unit:?}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}"
         );
         cases.push((a, b, c, sa, sb));
@@ -370,8 +370,8 @@ fn compare_amd(unit: &DotUnit, k: usize, n: usize, seed: u64) {
             )
         };
         assert_eq!(
-            kern.dot(&a, &b, c, &[], &[]),
-            unit.dot_plain(&a, &b, c, &[], &[]),
+            kern.dot(&a, &b, c),
+            unit.dot_plain(&a, &b, c),
             "{}\na {a:x?}\nb {b:x?}\nc {c:x}",
             unit.describe()
         );
@@ -445,8 +445,8 @@ fn ftz_native_flush_boundaries() {
         }
         let c = (rng.random::<u32>() & 0x80ff_ffff) as u64;
         assert_eq!(
-            kern.dot(&a, &b, c, &[], &[]),
-            unit.dot_plain(&a, &b, c, &[], &[]),
+            kern.dot(&a, &b, c),
+            unit.dot_plain(&a, &b, c),
             "a {a:x?} b {b:x?} c {c:x}"
         );
     }
@@ -552,7 +552,7 @@ fn efdpa_lanes_window_boundary() {
                     a.resize(block, 0);
                     b.resize(block, 0);
                     let c = ((m + 127) as u64) << 23;
-                    let want = unit.dot_plain(&a, &b, c, &[], &[]);
+                    let want = unit.dot_plain(&a, &b, c);
                     // The hand derivation above: up for p > 0, down (C itself) for p < 0.
                     assert_eq!(want, c + up, "m {m} t {t} up {up}");
                     tie_cases += 1;
@@ -603,11 +603,11 @@ fn efdpa_lanes_pass_an_infinite_c_on() {
     let (a, b) = (flat(|x| &x.0), flat(|x| &x.1));
     let c: Vec<u64> = cases.iter().map(|x| x.2).collect();
     let mut d = vec![0u64; 8];
-    kern.dots(4, &a, &b, &c, &[], &[], &mut d).unwrap();
+    kern.dots(4, &a, &b, &c, &mut d).unwrap();
     let want: Vec<u64> = cases.iter().map(|x| x.3).collect();
     assert_eq!(d, want);
     for (x, &w) in cases.iter().zip(&want) {
-        assert_eq!(unit.dot_plain(&x.0, &x.1, x.2, &[], &[]), w);
+        assert_eq!(unit.dot_plain(&x.0, &x.1, x.2), w);
     }
     let batch: Vec<_> = cases
         .iter()

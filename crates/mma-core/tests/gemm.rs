@@ -101,7 +101,7 @@ fn stepped_mma(
         acc = (0..m * n)
             .map(|ij| {
                 let (i, j) = (ij / n, ij % n);
-                unit.dot_plain(
+                unit.dot_plain_scaled(
                     &a[i * ks..(i + 1) * ks],
                     &b[j * ks..(j + 1) * ks],
                     acc[ij],
@@ -157,7 +157,8 @@ fn check(unit: &DotUnit, shape: (usize, usize, usize), ks: usize, seed: u64) {
     }
     if ks == k {
         let mut d = vec![0u64; m * n];
-        unit.mma(shape, &a, &b, &c, &sa, &sb, &mut d).unwrap();
+        unit.mma_scaled(shape, &a, &b, &c, &sa, &sb, &mut d)
+            .unwrap();
         assert_eq!(d, want);
     }
     // In rounds of rows (B prepared once for all of them): the same bits, and `between` told

@@ -55,9 +55,9 @@ fn t_fdpa_keeps_exactly_f_fraction_bits() {
     // 0x3f7fffff. With F = 24 the term truncates toward zero to 0: the sum is exactly 1.0.
     let a = [ONE, TWO_M12];
     let b = [ONE, NEG_TWO_M13];
-    assert_eq!(tfdpa_f16(25, 16).dot(&a, &b, 0, &[], &[]), 0x3f7f_ffff);
-    assert_eq!(tfdpa_f16(24, 16).dot(&a, &b, 0, &[], &[]), 0x3f80_0000);
-    assert_eq!(tfdpa_f16(23, 16).dot(&a, &b, 0, &[], &[]), 0x3f80_0000);
+    assert_eq!(tfdpa_f16(25, 16).dot(&a, &b, 0), 0x3f7f_ffff);
+    assert_eq!(tfdpa_f16(24, 16).dot(&a, &b, 0), 0x3f80_0000);
+    assert_eq!(tfdpa_f16(23, 16).dot(&a, &b, 0), 0x3f80_0000);
 }
 
 #[test]
@@ -69,13 +69,13 @@ fn t_fdpa_zero_terms_take_e_zero() {
     // below e_max and truncates to 0: the result is +0.
     let c = 0x0000_0200;
     let mut u = tfdpa_f16(25, 16);
-    assert_eq!(u.dot(&[0, 0], &[0, 0], c, &[], &[]), c);
+    assert_eq!(u.dot(&[0, 0], &[0, 0], c), c);
     u.model = Model::TFdpa(TFdpa {
         f: 25,
         e_zero: -100,
         out: nv_out(format::FP32, Rounding::TowardZero),
     });
-    assert_eq!(u.dot(&[0, 0], &[0, 0], c, &[], &[]), 0);
+    assert_eq!(u.dot(&[0, 0], &[0, 0], c), 0);
 }
 
 #[test]
@@ -86,31 +86,28 @@ fn t_fdpa_chains_blocks_through_the_output_format() {
     // chain shows: the intermediate RZ lost 2^-25, which the second block cannot restore.
     let a = [ONE, TWO_M12, TWO_M12, 0];
     let b = [ONE, NEG_TWO_M13, TWO_M12, 0];
-    assert_eq!(tfdpa_f16(25, 2).dot(&a, &b, 0, &[], &[]), 0x3f80_0000);
+    assert_eq!(tfdpa_f16(25, 2).dot(&a, &b, 0), 0x3f80_0000);
     // A case where chaining changes the result: block 1 = 1 - 2^-25 -> RZ 1 - 2^-24;
     // block 2 adds -2^-25: 1 - 2^-24 - 2^-25 -> RZ 1 - 2^-23 (0x3f7ffffe). In one block:
     // 1 - 2^-25 - 2^-25 = 1 - 2^-24 exactly (0x3f7fffff).
     let a = [ONE, TWO_M12, TWO_M12, 0];
     let b = [ONE, NEG_TWO_M13, NEG_TWO_M13, 0];
-    assert_eq!(tfdpa_f16(25, 2).dot(&a, &b, 0, &[], &[]), 0x3f7f_fffe);
-    assert_eq!(tfdpa_f16(25, 4).dot(&a, &b, 0, &[], &[]), 0x3f7f_ffff);
+    assert_eq!(tfdpa_f16(25, 2).dot(&a, &b, 0), 0x3f7f_fffe);
+    assert_eq!(tfdpa_f16(25, 4).dot(&a, &b, 0), 0x3f7f_ffff);
 }
 
 #[test]
 fn t_fdpa_special_values_and_signs() {
     let u = tfdpa_f16(25, 16);
     // 0·Inf is invalid: the all-ones NaN 0x7fffffff.
-    assert_eq!(u.dot(&[0x7c00], &[0], 0, &[], &[]), 0x7fff_ffff);
+    assert_eq!(u.dot(&[0x7c00], &[0], 0), 0x7fff_ffff);
     // Inf - Inf between products: NaN.
-    assert_eq!(
-        u.dot(&[0x7c00, 0xfc00], &[ONE, ONE], 0, &[], &[]),
-        0x7fff_ffff
-    );
+    assert_eq!(u.dot(&[0x7c00, 0xfc00], &[ONE, ONE], 0), 0x7fff_ffff);
     // Inf product plus finite C: +Inf 0x7f800000.
-    assert_eq!(u.dot(&[0x7c00], &[ONE], 0x3f80_0000, &[], &[]), 0x7f80_0000);
+    assert_eq!(u.dot(&[0x7c00], &[ONE], 0x3f80_0000), 0x7f80_0000);
     // -1·1 + 1 = exact zero, and -0·1 + -0 = -0: both returned as +0.
-    assert_eq!(u.dot(&[0xbc00], &[ONE], 0x3f80_0000, &[], &[]), 0);
-    assert_eq!(u.dot(&[0x8000], &[ONE], 0x8000_0000, &[], &[]), 0);
+    assert_eq!(u.dot(&[0xbc00], &[ONE], 0x3f80_0000), 0);
+    assert_eq!(u.dot(&[0x8000], &[ONE], 0x8000_0000), 0);
     // bf16 overflow: 0x7f7f (≈ 3.39e38) · 2 ≈ 6.8e38 > fp32 max; RZ would clamp, the NVIDIA
     // rule gives +Inf.
     let bf = DotUnit {
@@ -122,7 +119,7 @@ fn t_fdpa_special_values_and_signs() {
             out: nv_out(format::FP32, Rounding::TowardZero),
         }),
     };
-    assert_eq!(bf.dot(&[0x7f7f], &[0x4000], 0, &[], &[]), 0x7f80_0000);
+    assert_eq!(bf.dot(&[0x7f7f], &[0x4000], 0), 0x7f80_0000);
 }
 
 #[test]
@@ -145,23 +142,14 @@ fn e_fdpa_rounds_the_exact_sum_once() {
         }),
     };
     assert_eq!(
-        u.dot(
-            &[ONE, TWO_M12, TWO_M12],
-            &[ONE, TWO_M12, TWO_M12],
-            0,
-            &[],
-            &[]
-        ),
+        u.dot(&[ONE, TWO_M12, TWO_M12], &[ONE, TWO_M12, TWO_M12], 0),
         0x3f80_0001
     );
     // IEEE zero signs: -0 + -0 is -0; 1 - 1 is +0 in RNE.
-    assert_eq!(u.dot(&[0x8000], &[ONE], 0x8000_0000, &[], &[]), 0x8000_0000);
-    assert_eq!(u.dot(&[0xbc00], &[ONE], 0x3f80_0000, &[], &[]), 0);
+    assert_eq!(u.dot(&[0x8000], &[ONE], 0x8000_0000), 0x8000_0000);
+    assert_eq!(u.dot(&[0xbc00], &[ONE], 0x3f80_0000), 0);
     // Inf - Inf: the IEEE default NaN of fp32.
-    assert_eq!(
-        u.dot(&[0x7c00, 0xfc00], &[ONE, ONE], 0, &[], &[]),
-        0x7fc0_0000
-    );
+    assert_eq!(u.dot(&[0x7c00, 0xfc00], &[ONE, ONE], 0), 0x7fc0_0000);
 }
 
 /// E-FDPA with an f64 C (a unit file may have one): with zero products and a C far below the
@@ -200,9 +188,9 @@ fn e_fdpa_sums_a_tiny_f64_c_exactly() {
             0x8170_0000_0000_0000,
         ] {
             let (a, b) = ([0u64; 4], [ONE; 4]);
-            assert_eq!(u.dot_plain(&a, &b, c, &[], &[]), c, "{mode:?} {c:#x}");
-            assert_eq!(u.dot(&a, &b, c, &[], &[]), c, "{mode:?} {c:#x}");
-            assert_eq!(u.explain(&a, &b, c, &[], &[]).d, c, "{mode:?} {c:#x}");
+            assert_eq!(u.dot_plain(&a, &b, c), c, "{mode:?} {c:#x}");
+            assert_eq!(u.dot(&a, &b, c), c, "{mode:?} {c:#x}");
+            assert_eq!(u.explain(&a, &b, c).d, c, "{mode:?} {c:#x}");
             // With a product of 1: 1 + 2^-1000 rounds to 1 (RNE, RZ) or to 1 + 2^-52 (RU).
             let (a1, b1) = ([ONE, 0, 0, 0], [ONE; 4]);
             let want = match (mode, c >> 63) {
@@ -210,12 +198,8 @@ fn e_fdpa_sums_a_tiny_f64_c_exactly() {
                 (Rounding::TowardZero, 1) => 0x3FEF_FFFF_FFFF_FFFF,
                 _ => 0x3FF0_0000_0000_0000,
             };
-            assert_eq!(
-                u.dot_plain(&a1, &b1, c, &[], &[]),
-                want,
-                "{mode:?} 1 + {c:#x}"
-            );
-            assert_eq!(u.dot(&a1, &b1, c, &[], &[]), want, "{mode:?} 1 + {c:#x}");
+            assert_eq!(u.dot_plain(&a1, &b1, c), want, "{mode:?} 1 + {c:#x}");
+            assert_eq!(u.dot(&a1, &b1, c), want, "{mode:?} 1 + {c:#x}");
         }
     }
 }
@@ -237,9 +221,7 @@ fn fma_chain_rounds_after_every_step() {
         u.dot(
             &[0x3f80_0000, two_m24],
             &[0x3f80_0000, 0x3f80_0000],
-            two_m24,
-            &[],
-            &[]
+            two_m24
         ),
         0x3f80_0000
     );
@@ -263,9 +245,12 @@ fn st_fdpa_multiplies_products_by_their_scales() {
             out: nv_out(format::FP32, Rounding::TowardZero),
         }),
     };
-    assert_eq!(u.dot(&[0x38], &[0x38], 0, &[0x80], &[0x7c]), 0x3e80_0000);
+    assert_eq!(
+        u.dot_scaled(&[0x38], &[0x38], 0, &[0x80], &[0x7c]),
+        0x3e80_0000
+    );
     // A NaN scale (0xff) makes the result NaN even when the products are zero.
-    assert_eq!(u.dot(&[0], &[0], 0, &[0xff], &[0x7f]), 0x7fff_ffff);
+    assert_eq!(u.dot_scaled(&[0], &[0], 0, &[0xff], &[0x7f]), 0x7fff_ffff);
 }
 
 #[test]
@@ -293,11 +278,11 @@ fn gst_fdpa_group_exponent_comes_from_the_scales() {
     };
     let c = 0x3080_0000;
     assert_eq!(
-        u.dot(&[0x7, 0xf, 0, 0], &[0x7, 0x7, 0, 0], c, &[0x7f], &[0x7f]),
+        u.dot_scaled(&[0x7, 0xf, 0, 0], &[0x7, 0x7, 0, 0], c, &[0x7f], &[0x7f]),
         0
     );
     assert_eq!(
-        u.dot(&[0, 0, 0, 0], &[0x7, 0x7, 0, 0], c, &[0x7f], &[0x7f]),
+        u.dot_scaled(&[0, 0, 0, 0], &[0x7, 0x7, 0, 0], c, &[0x7f], &[0x7f]),
         c
     );
 }
@@ -325,11 +310,11 @@ fn sliced_fdpa_adds_c_last() {
     };
     let a = [ONE, 0, 0x2800, 0]; // 2^-5
     let b = [ONE, 0, 0x2400, 0]; // 2^-6
-    assert_eq!(u.dot(&a, &b, 0x1000, &[], &[]), 0x3c00);
+    assert_eq!(u.dot(&a, &b, 0x1000), 0x3c00);
     let fused = DotUnit {
         formats: formats(format::FP16, format::FP16),
         block: 4,
         model: Model::TFdpa(pass),
     };
-    assert_eq!(fused.dot(&a, &b, 0x1000, &[], &[]), 0x3c01);
+    assert_eq!(fused.dot(&a, &b, 0x1000), 0x3c01);
 }

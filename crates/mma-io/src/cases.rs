@@ -356,7 +356,7 @@ pub fn operands(case: &Case, t: &Target) -> Result<Operands, CaseError> {
     }
     let [scale_a, scale_b] = scales;
     t.unit
-        .check(&a, &b, c, &scale_a, &scale_b)
+        .check_scaled(&a, &b, c, &scale_a, &scale_b)
         .map_err(|e| CaseError::Field {
             field: "a",
             msg: e.to_string(),
@@ -382,7 +382,10 @@ pub fn evaluate_for(case: &Case, fixed: Option<&Target>) -> Result<(Target, u64)
         None => resolve(&case.vendor, &case.arch, case.op.as_deref(), &case.instr)?,
     };
     let o = operands(case, &t)?;
-    Ok((t, t.unit.dot(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b)))
+    Ok((
+        t,
+        t.unit.dot_scaled(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b),
+    ))
 }
 
 /// The case's expected result `"d"`, read strictly as a word of the instruction's output

@@ -20,7 +20,7 @@
 //! let mut b = vec![0u64; 16];
 //! a[..2].copy_from_slice(&[0x3f80, 0x3f80]); // bf16 1, 1
 //! b[..2].copy_from_slice(&[0x3f80, 0x4000]); // bf16 1, 2
-//! assert_eq!(ins.unit.dot(&a, &b, 0, &[], &[]), 0x4040_0000); // f32 3.0
+//! assert_eq!(ins.unit.dot(&a, &b, 0), 0x4040_0000); // f32 3.0
 //! // A name that is not in the catalog is answered with the closest ones.
 //! let err = mma_nvidia::find("Ampere", None, "m16n8k16.bf16").unwrap_err();
 //! assert!(err.to_string().ends_with("did you mean: m16n8k16.f32.bf16.bf16.f32"));

@@ -123,8 +123,15 @@ fn summands(f: &Formats, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -
     out
 }
 
-/// The Table V bound of `kind` for one block with these operands (storage words of `formats`).
-pub fn bound_for(
+/// The Table V bound of `kind` for one block with these operands (storage words of `formats`,
+/// without scale factors: [`bound_for_scaled`] takes them).
+pub fn bound_for(kind: &ModelKind, formats: &Formats, a: &[u64], b: &[u64], c: u64) -> Bound {
+    bound_for_scaled(kind, formats, a, b, c, &[], &[])
+}
+
+/// The Table V bound of `kind` for one block with these operands and scale factors (storage
+/// words of `formats`).
+pub fn bound_for_scaled(
     kind: &ModelKind,
     formats: &Formats,
     a: &[u64],

@@ -20,8 +20,8 @@
 //! FTZ-MulAdd adds in fp32) and gets no finite bound and no check. The output rounding's ulp is taken in the rounding format of the model (E8M13 for the NVIDIA fp8 paths
 //! that round there before storing fp32).
 
-use crate::bounds::{bound_for, rounding_ulps, Bound, ModelKind};
-use crate::exact::{exact_dot, ExactResult};
+use crate::bounds::{bound_for, bound_for_scaled, rounding_ulps, Bound, ModelKind};
+use crate::exact::{exact_dot, exact_dot_scaled, ExactResult};
 use crate::report::{error_report, ErrorReport};
 use crate::rounding::{max_finite, quantum};
 use crate::sample::Inputs;
@@ -88,7 +88,7 @@ fn may_overflow(f: &Formats, x: &BlockIn<'_>) -> bool {
         .value()
         .map_or(Rational::new(), |v| v.clone().abs());
     for k in 0..x.a.len() {
-        let p = exact_dot(f, &x.a[k..=k], &x.b[k..=k], 0, &[], &[]);
+        let p = exact_dot(f, &x.a[k..=k], &x.b[k..=k], 0);
         sum += p.value().map_or(Rational::new(), |v| v.clone().abs());
     }
     sum >= max_finite(&f.d)
@@ -161,8 +161,8 @@ fn check_block(unit: &DotUnit, blk: &Block<'_>) -> Step {
         };
     }
     let (kind, rho) = model_kind(&unit.model, &f.d).expect("non-composite model");
-    let exact = exact_dot(f, x.a, x.b, x.c, x.scale_a, x.scale_b);
-    let bound = bound_for(&kind, f, x.a, x.b, x.c, x.scale_a, x.scale_b);
+    let exact = exact_dot_scaled(f, x.a, x.b, x.c, x.scale_a, x.scale_b);
+    let bound = bound_for_scaled(&kind, f, x.a, x.b, x.c, x.scale_a, x.scale_b);
     step(&bound, &rho, &f.d, blk.out, &exact)
 }
 
@@ -186,14 +186,8 @@ fn check_fma_chain(m: &mma_core::models::fma::Fma, f: &Formats, x: &BlockIn<'_>,
             scale_b: &[],
         };
         let r = m.block(f, &one);
-        let exact = exact_dot(&sf, a, b, acc, &[], &[]);
-        let st = step(
-            &bound_for(&kind, &sf, a, b, acc, &[], &[]),
-            &f.d,
-            &f.d,
-            r,
-            &exact,
-        );
+        let exact = exact_dot(&sf, a, b, acc);
+        let st = step(&bound_for(&kind, &sf, a, b, acc), &f.d, &f.d, r, &exact);
         ok &= st.ok;
         total = total.zip(st.limit).map(|(t, l)| t + l);
         acc = r;
@@ -241,14 +235,8 @@ fn check_sliced(
             scale_b: &[],
         };
         let r = s.pass.block(&pf, &step_in);
-        let exact = exact_dot(&pf, &ga, &gb, acc, &[], &[]);
-        let st = step(
-            &bound_for(&kind, &pf, &ga, &gb, acc, &[], &[]),
-            &rho,
-            &f.d,
-            r,
-            &exact,
-        );
+        let exact = exact_dot(&pf, &ga, &gb, acc);
+        let st = step(&bound_for(&kind, &pf, &ga, &gb, acc), &rho, &f.d, r, &exact);
         ok &= st.ok;
         total = total.zip(st.limit).map(|(t, l)| t + l);
         acc = r;
@@ -286,8 +274,8 @@ pub struct Evaluation {
 /// Runs `unit` on `x` and checks it against the oracle, block by block (module docs).
 pub fn evaluate(unit: &DotUnit, x: &Inputs) -> Evaluation {
     let f = &unit.formats;
-    let model = unit.dot(&x.a, &x.b, x.c, &x.scale_a, &x.scale_b);
-    let exact = exact_dot(f, &x.a, &x.b, x.c, &x.scale_a, &x.scale_b);
+    let model = unit.dot_scaled(&x.a, &x.b, x.c, &x.scale_a, &x.scale_b);
+    let exact = exact_dot_scaled(f, &x.a, &x.b, x.c, &x.scale_a, &x.scale_b);
     let report = error_report(model, &exact, &f.d);
     let signed_ulps = match &report.exact_error {
         Some(e) if e.is_negative() => -report.ulps,

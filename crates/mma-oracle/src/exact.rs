@@ -178,13 +178,22 @@ pub fn pow2(exp: i32) -> Rational {
     dyadic(Integer::from(1), exp)
 }
 
+/// The exact value of `sum_k a_k·b_k + c` for the storage words of `formats` (`formats.c` for
+/// `c`), formats without scale factors ([`exact_dot_scaled`] takes them).
+///
+/// # Panics
+/// If `a` and `b` differ in length, or `formats` has scale factors.
+pub fn exact_dot(formats: &Formats, a: &[u64], b: &[u64], c: u64) -> ExactResult {
+    exact_dot_scaled(formats, a, b, c, &[], &[])
+}
+
 /// The exact value of `sum_k a_k·b_k·scale_a[k/n]·scale_b[k/n] + c` for the storage words of
 /// `formats` (`formats.c` for `c`), where `formats.scale = Some((fmt, n))` gives the scale format
 /// and the number of elements one scale covers (without it the scales are ignored).
 ///
 /// # Panics
 /// If `a` and `b` differ in length or a scale slice is too short for `a`.
-pub fn exact_dot(
+pub fn exact_dot_scaled(
     formats: &Formats,
     a: &[u64],
     b: &[u64],

@@ -25,7 +25,7 @@
 //! // The first paper's Table IV input: C = -2^23 and products 2^23, -1/2, -1/4, -1/8.
 //! let a = [0x6c00, 0xb800, 0xb400, 0xb000]; // f16 4096, -0.5, -0.25, -0.125
 //! let b = [0x6800, 0x3c00, 0x3c00, 0x3c00]; // f16 2048, 1, 1, 1
-//! let exact = exact_dot(&f, &a, &b, 0xcb00_0000, &[], &[]);
+//! let exact = exact_dot(&f, &a, &b, 0xcb00_0000);
 //! let d = correctly_rounded(&exact, &f32, Rounding::NearestEven);
 //! assert_eq!(f32.decode(d).to_f64(), -0.875); // exact, and exactly representable
 //! ```
@@ -39,9 +39,9 @@ pub mod rounding;
 pub mod sample;
 pub mod stats;
 
-pub use bounds::{bound_for, rounding_ulps, Bound, ModelKind};
+pub use bounds::{bound_for, bound_for_scaled, rounding_ulps, Bound, ModelKind};
 pub use check::{evaluate, model_kind, Evaluation};
-pub use exact::{exact_dot, exact_sum, ExactResult};
+pub use exact::{exact_dot, exact_dot_scaled, exact_sum, ExactResult};
 pub use report::{error_report, ordinal, ErrorReport};
 pub use rounding::{correctly_rounded, floor_log2, max_finite, quantum, round_value};
 pub use rug;

@@ -62,7 +62,7 @@ fn check_f32(op: Op, seed: u64) {
                         F32::from_bits(x)
                             .fused_mul_add(F32::from_bits(y), F32::from_bits(z), sf)
                             .to_bits(),
-                        exact_dot(&f, &[x as u64], &[y as u64], z as u64, &[], &[]),
+                        exact_dot(&f, &[x as u64], &[y as u64], z as u64),
                     )
                 }
             };

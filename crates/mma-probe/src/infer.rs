@@ -130,7 +130,7 @@ pub fn evaluate(cand: &Candidate, r: &Record) -> Eval {
     if matches!(u.model, Model::Fma(_) | Model::FtzMulAdd(_)) {
         // No zero-term exponents: the whole chain at once.
         return Eval {
-            d: u.dot_plain(&r.a, &r.b, c0, &r.scale_a, &r.scale_b),
+            d: u.dot_plain_scaled(&r.a, &r.b, c0, &r.scale_a, &r.scale_b),
             zero_floor: i32::MAX,
         };
     }

@@ -536,10 +536,10 @@ impl Job<'_> {
         let (k, e0, e1) = (self.k, r0 * self.k, r1 * self.k);
         let kern = self.kernel;
         let done = match (self.a, self.b) {
-            (Src::U8(a), Src::U8(b)) => kern.dots(k, &a[e0..e1], &b[e0..e1], c, &[], &[], d),
-            (Src::U16(a), Src::U16(b)) => kern.dots(k, &a[e0..e1], &b[e0..e1], c, &[], &[], d),
-            (Src::U32(a), Src::U32(b)) => kern.dots(k, &a[e0..e1], &b[e0..e1], c, &[], &[], d),
-            (Src::U64(a), Src::U64(b)) => kern.dots(k, &a[e0..e1], &b[e0..e1], c, &[], &[], d),
+            (Src::U8(a), Src::U8(b)) => kern.dots(k, &a[e0..e1], &b[e0..e1], c, d),
+            (Src::U16(a), Src::U16(b)) => kern.dots(k, &a[e0..e1], &b[e0..e1], c, d),
+            (Src::U32(a), Src::U32(b)) => kern.dots(k, &a[e0..e1], &b[e0..e1], c, d),
+            (Src::U64(a), Src::U64(b)) => kern.dots(k, &a[e0..e1], &b[e0..e1], c, d),
             _ => return false,
         };
         done.is_ok()
@@ -607,7 +607,8 @@ impl Job<'_> {
                 }
                 self.load_bytes("a", ma, rows, el, &mut a8)?;
                 self.load_bytes("b", mb, rows, el, &mut b8)?;
-                self.kernel.dots(self.k_step, &a8, &b8, &acc, &sa, &sb, d)
+                self.kernel
+                    .dots_scaled(self.k_step, &a8, &b8, &acc, &sa, &sb, d)
             } else {
                 for v in [&mut a, &mut b] {
                     v.clear();
@@ -615,7 +616,8 @@ impl Job<'_> {
                 }
                 self.load("a", rows, el, &mut a)?;
                 self.load("b", rows, el, &mut b)?;
-                self.kernel.dots(self.k_step, &a, &b, &acc, &sa, &sb, d)
+                self.kernel
+                    .dots_scaled(self.k_step, &a, &b, &acc, &sa, &sb, d)
             };
             done.map_err(|e| Bad {
                 field: "a",

@@ -50,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("A = [{}] (f16), then zeros", show(&a));
     println!("B = [{}] (f16), then zeros", show(&b));
     println!("C = {c:08x} = {} (f32)", f32.decode(c).to_f64());
-    let exact = exact_dot(&rows[0].3.formats, &a, &b, c, &[], &[]);
+    let exact = exact_dot(&rows[0].3.formats, &a, &b, c);
     let rne = correctly_rounded(&exact, &f32, Rounding::NearestEven);
     let exact = match &exact {
         mma::oracle::ExactResult::Finite { value, .. } => format!("{value} = {}", value.to_f64()),
@@ -65,8 +65,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (mut a, mut b) = (a.to_vec(), b.to_vec());
         a.resize(k, 0);
         b.resize(k, 0);
-        unit.check(&a, &b, c, &[], &[])?;
-        let d = unit.dot(&a, &b, c, &[], &[]);
+        unit.check(&a, &b, c)?;
+        let d = unit.dot(&a, &b, c);
         println!(
             "{arch:14} {name:26} d = {d:08x} = {:<7} ({})",
             format!("{:+}", unit.formats.d.decode(d).to_f64()),

@@ -76,7 +76,7 @@ fn main() -> Result<(), String> {
     match mode.as_str() {
         "dots" => {
             let mut d = vec![0u64; n];
-            kern.dots(k, &a, &b, &c, &sa, &sb, &mut d)
+            kern.dots_scaled(k, &a, &b, &c, &sa, &sb, &mut d)
                 .map_err(|e| e.to_string())?;
             sum = d.iter().fold(0, |x, &y| x.wrapping_add(y));
         }

@@ -19,7 +19,7 @@
 //! // The vendor comes from the architecture (`Some(mma::catalog::Vendor::Nvidia)` to name it).
 //! let ins = mma::catalog::find(None, "H100", None, "m64n8k16.f32.f16.f16")?;
 //! let (a, b) = (vec![0x3c00u64; 16], vec![0x3c00u64; 16]); // f16 1.0, raw bits
-//! let d = ins.unit.dot(&a, &b, 0x3f80_0000, &[], &[]);    // C = f32 1.0
+//! let d = ins.unit.dot(&a, &b, 0x3f80_0000);    // C = f32 1.0
 //! assert_eq!(d, 0x4188_0000);
 //! assert_eq!(ins.unit.formats.d.decode(d).to_f64(), 17.0);
 //!

@@ -75,14 +75,22 @@ fn compare_with_portable(isa: Isa) -> usize {
             let sa: Vec<u64> = (0..n * s).map(|_| scale(&mut g)).collect();
             let sb: Vec<u64> = (0..n * s).map(|_| scale(&mut g)).collect();
             let (mut dp, mut dv) = (vec![0; n], vec![0; n]);
-            portable.dots(k, &a, &b, &c, &sa, &sb, &mut dp).unwrap();
-            vector.dots(k, &a, &b, &c, &sa, &sb, &mut dv).unwrap();
+            portable
+                .dots_scaled(k, &a, &b, &c, &sa, &sb, &mut dp)
+                .unwrap();
+            vector
+                .dots_scaled(k, &a, &b, &c, &sa, &sb, &mut dv)
+                .unwrap();
             assert_eq!(dp, dv, "{name} K={k} {}: batches differ", isa.name());
             for i in 0..n {
                 let (ai, bi) = (&a[i * k..(i + 1) * k], &b[i * k..(i + 1) * k]);
                 let (sai, sbi) = (&sa[i * s..(i + 1) * s], &sb[i * s..(i + 1) * s]);
-                let p = portable.dot(ai, bi, c[i], sai, sbi);
-                assert_eq!(p, vector.dot(ai, bi, c[i], sai, sbi), "{name} K={k} #{i}");
+                let p = portable.dot_scaled(ai, bi, c[i], sai, sbi);
+                assert_eq!(
+                    p,
+                    vector.dot_scaled(ai, bi, c[i], sai, sbi),
+                    "{name} K={k} #{i}"
+                );
                 assert_eq!(p, dp[i], "{name} K={k} #{i}: batch vs per dot");
             }
         }

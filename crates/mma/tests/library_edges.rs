@@ -40,15 +40,17 @@ fn ue4m3_scale_bit7_is_ignored() {
     let c: Vec<u64> = (0..n).map(|_| g.next() & 0x3fff_ffff).collect();
     let (mut d_low, mut d_high) = (vec![0; n], vec![0; n]);
     let kern = unit.kernel();
-    kern.dots(k, &a, &b, &c, &low, &low, &mut d_low).unwrap();
-    kern.dots(k, &a, &b, &c, &high, &high, &mut d_high).unwrap();
+    kern.dots_scaled(k, &a, &b, &c, &low, &low, &mut d_low)
+        .unwrap();
+    kern.dots_scaled(k, &a, &b, &c, &high, &high, &mut d_high)
+        .unwrap();
     assert_eq!(d_low, d_high);
     for i in 0..n {
         let (ai, bi) = (&a[i * k..(i + 1) * k], &b[i * k..(i + 1) * k]);
         let (sl, sh) = (&low[i * s..(i + 1) * s], &high[i * s..(i + 1) * s]);
-        assert!(unit.check(ai, bi, c[i], sh, sh).is_ok());
-        assert_eq!(unit.dot(ai, bi, c[i], sh, sl), d_low[i]);
-        assert_eq!(unit.dot_plain(ai, bi, c[i], sh, sh), d_low[i]);
+        assert!(unit.check_scaled(ai, bi, c[i], sh, sh).is_ok());
+        assert_eq!(unit.dot_scaled(ai, bi, c[i], sh, sl), d_low[i]);
+        assert_eq!(unit.dot_plain_scaled(ai, bi, c[i], sh, sh), d_low[i]);
     }
     // Hand-derived: A = B = e2m1 1.0 (code 2) in element 0 only, scales 0xb8 (1.0) and 0xc0
     // (0x40 = 2.0): 1·1·1·2 + 0 = 2.0.
@@ -58,7 +60,7 @@ fn ue4m3_scale_bit7_is_ignored() {
     b1[0] = 2;
     let sa = vec![0xb8u64; s];
     let sb = vec![0xc0u64; s];
-    assert_eq!(unit.dot(&a1, &b1, 0, &sa, &sb), 0x4000_0000);
+    assert_eq!(unit.dot_scaled(&a1, &b1, 0, &sa, &sb), 0x4000_0000);
 }
 
 /// A case-file line with such a scale is accepted and reads the same as its low 7 bits.
@@ -96,22 +98,22 @@ fn mismatched_lengths_are_named_not_truncated() {
         .unit;
     let (a, b) = (vec![0x3c00u64; 16], vec![0x3c00u64; 15]);
     for m in [
-        panic_message(|| hopper.dot(&a, &b, 0, &[], &[])),
-        panic_message(|| hopper.dot_plain(&a, &b, 0, &[], &[])),
-        panic_message(|| hopper.kernel().dot(&a, &b, 0, &[], &[])),
-        panic_message(|| hopper.dot(&b, &a, 0, &[], &[])),
+        panic_message(|| hopper.dot(&a, &b, 0)),
+        panic_message(|| hopper.dot_plain(&a, &b, 0)),
+        panic_message(|| hopper.kernel().dot(&a, &b, 0)),
+        panic_message(|| hopper.dot(&b, &a, 0)),
     ] {
         assert!(m.contains("A has") && m.contains("B has"), "{m}");
     }
     assert_eq!(
-        hopper.check(&a, &b, 0, &[], &[]),
+        hopper.check(&a, &b, 0),
         Err(ShapeError::LengthMismatch { a: 16, b: 15 })
     );
     let unit = nvfp4();
     let (a, b) = (vec![0u64; 64], vec![0u64; 64]);
-    let m = panic_message(|| unit.dot(&a, &b, 0, &[0x38; 3], &[0x38; 4]));
+    let m = panic_message(|| unit.dot_scaled(&a, &b, 0, &[0x38; 3], &[0x38; 4]));
     assert!(m.contains("need 4 scale factors"), "{m}");
-    let m = panic_message(|| unit.dot(&a, &b, 0, &[0x38; 4], &[]));
+    let m = panic_message(|| unit.dot_scaled(&a, &b, 0, &[0x38; 4], &[]));
     assert!(m.contains("got 4 (A) and 0 (B)"), "{m}");
 }
 
@@ -125,7 +127,7 @@ fn batch_sizes_that_overflow_are_errors() {
     let c = vec![0u64; 4];
     let mut d = vec![0u64; 4];
     let k = usize::MAX / 2;
-    let r = kern.dots::<u64, u64>(k, &[], &[], &c, &[], &[], &mut d);
+    let r = kern.dots::<u64, u64>(k, &[], &[], &c, &mut d);
     assert_eq!(
         r,
         Err(ShapeError::TooLarge {
@@ -135,9 +137,35 @@ fn batch_sizes_that_overflow_are_errors() {
         })
     );
     let mut d1 = vec![0u64; 2];
-    let r = unit.mma((2, 1, usize::MAX), &[], &[], &[0; 2], &[], &[], &mut d1);
+    let r = unit.mma((2, 1, usize::MAX), &[], &[], &[0; 2], &mut d1);
     assert!(
         matches!(r, Err(ShapeError::TooLarge { which: "A", .. })),
         "{r:?}"
     );
+}
+
+/// The unscaled entry points on a block-scaled unit: the scale factors are missing, an error
+/// that names them (K = 64 with one ue4m3 scale per 16 elements: 4 wanted, 0 given), never a
+/// result computed without them.
+#[test]
+fn an_unscaled_call_on_a_scaled_unit_names_the_missing_scales() {
+    let unit = nvfp4();
+    let (k, n) = (64, 2);
+    let (a, b, c) = (vec![0u64; n * k], vec![0u64; n * k], vec![0u64; n]);
+    let missing = Err(ShapeError::Scales {
+        which: "scale_a",
+        got: 0,
+        want: 4,
+    });
+    assert_eq!(unit.check(&a[..k], &b[..k], 0), missing);
+    // Batches and matrices count the scales of every row: two of four each, 8 wanted.
+    let all_rows = Err(ShapeError::Matrix {
+        which: "scale_a",
+        got: 0,
+        want: 8,
+    });
+    let mut d = vec![0u64; n];
+    assert_eq!(unit.kernel().dots(k, &a, &b, &c, &mut d), all_rows);
+    let mut d = vec![0u64; 4];
+    assert_eq!(unit.mma((2, 2, k), &a, &b, &[0; 4], &mut d), all_rows);
 }

@@ -125,7 +125,10 @@ fn check_file(path: &Path) -> Tally {
         let (sa, sb) = (cat(|o| &o.scale_a), cat(|o| &o.scale_b));
         let c: Vec<u64> = batch.ops.iter().map(|o| o.c).collect();
         let mut d = vec![0u64; c.len()];
-        if let Err(e) = unit.kernel().dots(batch.k, &a, &b, &c, &sa, &sb, &mut d) {
+        if let Err(e) = unit
+            .kernel()
+            .dots_scaled(batch.k, &a, &b, &c, &sa, &sb, &mut d)
+        {
             t.failed.push(format!("{arch} {name}: Kernel::dots: {e}"));
             continue;
         }
@@ -224,20 +227,17 @@ fn fp64_nan_results_are_all_ones() {
             let h = |x: &str| u64::from_str_radix(x, 16).unwrap();
             let a: Vec<u64> = a.iter().map(|x| h(x)).collect();
             let b: Vec<u64> = b.iter().map(|x| h(x)).collect();
-            let d = i.unit.dot(&a, &b, h(c), &[], &[]);
+            let d = i.unit.dot(&a, &b, h(c));
             assert_eq!(d, 0x7fff_ffff_ffff_ffff, "{arch} {what}: got {d:016x}");
         }
     }
     // Not NaN: the same path keeps IEEE signed zeros and infinities (mmasim agrees).
     let i = nvidia::find("Hopper", Some("MMA"), "m16n8k4.f64.f64.f64.f64").unwrap();
     let inf = 0x7ff0_0000_0000_0000;
-    assert_eq!(
-        i.unit.dot(&[inf, 0, 0, 0], &[inf, 0, 0, 0], 0, &[], &[]),
-        inf
-    );
+    assert_eq!(i.unit.dot(&[inf, 0, 0, 0], &[inf, 0, 0, 0], 0), inf);
     let neg0 = 0x8000_0000_0000_0000;
     // fma(-0, 0, -0) = -0, then the three padded +0·+0 products give -0 + +0 = +0.
-    assert_eq!(i.unit.dot(&[neg0, 0, 0, 0], &[0; 4], neg0, &[], &[]), 0);
+    assert_eq!(i.unit.dot(&[neg0, 0, 0, 0], &[0; 4], neg0), 0);
 }
 
 fn mmasim_instructions() -> Vec<(String, String, String)> {
@@ -338,9 +338,9 @@ fn every_catalog_instruction_evaluates() {
                 None => (Vec::new(), Vec::new()),
             };
             i.unit
-                .check(&a, &b, c, &sa, &sb)
+                .check_scaled(&a, &b, c, &sa, &sb)
                 .unwrap_or_else(|e| panic!("{} {}: {e}", i.arch.name(), i.name));
-            let d = i.unit.dot(&a, &b, c, &sa, &sb);
+            let d = i.unit.dot_scaled(&a, &b, c, &sa, &sb);
             assert!(
                 f.d.is_valid_encoding(d),
                 "{} {}: result {d:x} is not a {} word",

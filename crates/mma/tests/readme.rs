@@ -78,6 +78,6 @@ fn a_length_mismatch_names_the_operand() {
         vec![0u64; n],
     );
     let mut d = vec![0u64; n];
-    let err = kern.dots(k, &a[1..], &b, &c, &[], &[], &mut d).unwrap_err();
+    let err = kern.dots(k, &a[1..], &b, &c, &mut d).unwrap_err();
     assert_eq!(err.to_string(), "A: 15999 elements, expected 16000");
 }

@@ -96,7 +96,7 @@ pub fn check(ctx: &mut Ctx, name: &str, unit: &DotUnit, kernel: &Kernel, k: usiz
         let mut batch = vec![0u64; n];
         let ran = ctx.guard(
             || describe(0),
-            || s.kernel.dots(k, &a, &b, &c, &sa, &sb, &mut batch),
+            || s.kernel.dots_scaled(k, &a, &b, &c, &sa, &sb, &mut batch),
         );
         match ran {
             Some(Ok(())) => {}
@@ -116,8 +116,8 @@ pub fn check(ctx: &mut Ctx, name: &str, unit: &DotUnit, kernel: &Kernel, k: usiz
                 || describe(i),
                 || {
                     (
-                        s.kernel.dot(ai, bi, c[i], sai, sbi),
-                        s.unit.dot_plain(ai, bi, c[i], sai, sbi),
+                        s.kernel.dot_scaled(ai, bi, c[i], sai, sbi),
+                        s.unit.dot_plain_scaled(ai, bi, c[i], sai, sbi),
                     )
                 },
             );

@@ -268,7 +268,7 @@ fn trace_and_gemm(ctx: &mut Ctx, name: &str, unit: &DotUnit, k: usize) {
         for t in 0..steps {
             let r = t * k..(t + 1) * k;
             let s = t * ns..(t + 1) * ns;
-            chained = unit.dot_plain(&a[r.clone()], &b[r], chained, &sa[s.clone()], &sb[s]);
+            chained = unit.dot_plain_scaled(&a[r.clone()], &b[r], chained, &sa[s.clone()], &sb[s]);
         }
         let traced = unit.explain_by_instruction(k, &a, &b, c, &sa, &sb).d;
         let mut d = [0u64];

@@ -60,17 +60,31 @@ impl Kernel {
     }
 
     /// `n = c.len()` independent dot products of `k` elements: `d[i] = a_i·b_i + c[i]`, where
-    /// `a_i = a[i·k .. (i+1)·k]` (likewise `b_i`) and, with block scaling, `s = scales_for(k)`
-    /// scale factors per dot product in `scale_a` and `scale_b`. The fastest way to evaluate
-    /// many dot products: where the model and formats allow, eight or sixteen at a time across
-    /// vector lanes, bit-identical to [`Kernel::dot`]. Operand encodings are not checked (see
-    /// [`DotUnit::check`](crate::DotUnit::check)); lengths are.
+    /// `a_i = a[i·k .. (i+1)·k]` (likewise `b_i`), for a unit without scale factors
+    /// ([`Kernel::dots_scaled`] takes them). The fastest way to evaluate many dot products:
+    /// where the model and formats allow, eight or sixteen at a time across vector lanes,
+    /// bit-identical to [`Kernel::dot`]. Operand encodings are not checked (see
+    /// [`DotUnit::check`](crate::DotUnit::check)); lengths are: a unit that takes scale
+    /// factors is a [`ShapeError`] here.
     ///
     /// A and B are words of any [`Word`] width that holds their elements: the engine's `u64`,
     /// or the storage width (`u16` for fp16, `u8` for fp8), which the lane routines read
     /// directly and which moves a fraction of the bytes on large batches.
-    #[allow(clippy::too_many_arguments)]
     pub fn dots<A: Word, B: Word>(
+        &self,
+        k: usize,
+        a: &[A],
+        b: &[B],
+        c: &[u64],
+        d: &mut [u64],
+    ) -> Result<(), ShapeError> {
+        self.dots_scaled(k, a, b, c, &[], &[], d)
+    }
+
+    /// As [`Kernel::dots`] for a block-scaled unit: `s = scales_for(k)` scale factors per dot
+    /// product in `scale_a` and `scale_b`, dot product after dot product.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dots_scaled<A: Word, B: Word>(
         &self,
         k: usize,
         a: &[A],
@@ -181,7 +195,7 @@ impl Kernel {
         };
         let first = if done { whole } else { 0 };
         for i in first..n {
-            d[i] = self.dot(
+            d[i] = self.dot_scaled(
                 &a[i * k..(i + 1) * k],
                 &b[i * k..(i + 1) * k],
                 c[i],
@@ -226,7 +240,7 @@ impl Kernel {
             }
             _ => {
                 for (i, (di, &ci)) in d.iter_mut().zip(c).enumerate() {
-                    *di = self.dot(a.row(i), b.row(i), ci, &[], &[]);
+                    *di = self.dot(a.row(i), b.row(i), ci);
                 }
             }
         }
@@ -291,7 +305,7 @@ impl Kernel {
             redo &= redo - 1;
             let (sa_j, sb_j) = (&sa[j * s..(j + 1) * s], &sb[j * s..(j + 1) * s]);
             d[j] = a.with_row(j, |aj| {
-                b.with_row(j, |bj| self.dot(aj, bj, c[j], sa_j, sb_j))
+                b.with_row(j, |bj| self.dot_scaled(aj, bj, c[j], sa_j, sb_j))
             });
         }
     }

@@ -209,13 +209,24 @@ impl Kernel {
         }
     }
 
-    /// `d = a·b + c` over any K, as [`DotUnit::dot`].
+    /// `d = a·b + c` over any K, as [`DotUnit::dot`] (a unit without scale factors).
     ///
     /// # Panics
-    /// As [`DotUnit::dot`]: when the lengths of A, B and the scale lists do not fit.
+    /// As [`DotUnit::dot`]: when the lengths of A and B differ, or the unit takes scale factors.
     #[inline]
     #[track_caller]
-    pub fn dot(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
+    pub fn dot(&self, a: &[u64], b: &[u64], c: u64) -> u64 {
+        self.dot_scaled(a, b, c, &[], &[])
+    }
+
+    /// `d = a·b + c` over any K with the scale factors of A's row and B's column, as
+    /// [`DotUnit::dot_scaled`].
+    ///
+    /// # Panics
+    /// As [`DotUnit::dot_scaled`]: when the lengths of A, B and the scale lists do not fit.
+    #[inline]
+    #[track_caller]
+    pub fn dot_scaled(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
         self.unit.assert_lengths(a, b, sa, sb);
         arch::dot(self, a, b, c, sa, sb)
     }

@@ -125,7 +125,7 @@ fn compare_batch_on(kern: &Kernel, unit: &DotUnit, k: usize, cases: &[Case]) {
     let (sa, sb) = (flat(|x| &x.3), flat(|x| &x.4));
     let c: Vec<u64> = cases.iter().map(|x| x.2).collect();
     let mut d = vec![0u64; cases.len()];
-    kern.dots(k, &a, &b, &c, &sa, &sb, &mut d).unwrap();
+    kern.dots_scaled(k, &a, &b, &c, &sa, &sb, &mut d).unwrap();
     // Spread over threads (chunks of 4096): the same bits.
     let mut dt = vec![0u64; cases.len()];
     kern.dots_threaded(2, k, &a, &b, &c, &sa, &sb, &mut dt)
@@ -161,7 +161,7 @@ fn compare_batch_on(kern: &Kernel, unit: &DotUnit, k: usize, cases: &[Case]) {
     for (i, (a, b, c, sa, sb)) in cases.iter().enumerate() {
         assert_eq!(
             d[i],
-            unit.dot_plain(a, b, *c, sa, sb),
+            unit.dot_plain_scaled(a, b, *c, sa, sb),
             "batch ({}, {}), case {i}: {}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}",
             if kern.is_batched_for(k) {
                 "lanes"
@@ -198,10 +198,10 @@ fn dots_stored(
     ) -> Vec<u64> {
         let mut d = vec![0u64; c.len()];
         match fb.storage_bits {
-            0..=8 => kern.dots(k, a, &narrow::<u8>(b), c, sa, sb, &mut d),
-            9..=16 => kern.dots(k, a, &narrow::<u16>(b), c, sa, sb, &mut d),
-            17..=32 => kern.dots(k, a, &narrow::<u32>(b), c, sa, sb, &mut d),
-            _ => kern.dots(k, a, b, c, sa, sb, &mut d),
+            0..=8 => kern.dots_scaled(k, a, &narrow::<u8>(b), c, sa, sb, &mut d),
+            9..=16 => kern.dots_scaled(k, a, &narrow::<u16>(b), c, sa, sb, &mut d),
+            17..=32 => kern.dots_scaled(k, a, &narrow::<u32>(b), c, sa, sb, &mut d),
+            _ => kern.dots_scaled(k, a, b, c, sa, sb, &mut d),
         }
         .unwrap();
         d

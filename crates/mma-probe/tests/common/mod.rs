@@ -10,7 +10,7 @@ use mma_probe::{infer, Record, RecordSet};
 /// `records` with `d` set by `unit`'s plain model: the unit as the device.
 pub fn measured(unit: &DotUnit, mut records: Vec<Record>) -> Vec<Record> {
     for r in &mut records {
-        r.d = unit.dot_plain(&r.a, &r.b, r.c, &r.scale_a, &r.scale_b);
+        r.d = unit.dot_plain_scaled(&r.a, &r.b, r.c, &r.scale_a, &r.scale_b);
     }
     records
 }
@@ -60,7 +60,7 @@ pub fn round_trip(unit: &DotUnit, k: usize, n: usize) -> Result<usize, String> {
             c: f.c,
         };
         for r in &fresh {
-            let want = unit.dot_plain(&r.a, &r.b, r.c, &r.scale_a, &r.scale_b);
+            let want = unit.dot_plain_scaled(&r.a, &r.b, r.c, &r.scale_a, &r.scale_b);
             let got = evaluate(&cand, r).d;
             let nan = unit.formats.d.decode(want).is_nan() && unit.formats.d.decode(got).is_nan();
             if got != want && !nan {

@@ -484,7 +484,7 @@ impl GemmLanes {
             let mut acc = x.c[i * n + j];
             for k0 in (0..k).step_by(self.k_step) {
                 let s = k0..k0 + self.k_step;
-                acc = kern.dot(&row[s.clone()], &col[s], acc, &[], &[]);
+                acc = kern.dot(&row[s.clone()], &col[s], acc);
             }
             acc
         };
