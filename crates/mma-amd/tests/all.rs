@@ -1,5 +1,5 @@
-//! Every integration test of the AMD catalog, as modules of one test binary: one link and one copy of
-//! the generic code the tests instantiate, where a binary per file compiled and linked each
+//! Every integration test of the AMD catalog, as modules of one test binary: one link and one copy
+//! of the generic code the tests instantiate, where a binary per file compiled and linked each
 //! again (docs/performance.md, "Build time"). A module per file; nextest names a test
 //! `module::test`.
 

@@ -1,7 +1,7 @@
-//! Every integration test of the command line (each test runs the built `mma` binary), as modules of one test binary: one link and one copy of
-//! the generic code the tests instantiate, where a binary per file compiled and linked each
-//! again (docs/performance.md, "Build time"). A module per file; nextest names a test
-//! `module::test`.
+//! Every integration test of the command line (each test runs the built `mma` binary), as modules
+//! of one test binary: one link and one copy of the generic code the tests instantiate, where a
+//! binary per file compiled and linked each again (docs/performance.md, "Build time"). A module per
+//! file; nextest names a test `module::test`.
 
 mod bench_cli;
 mod broken_by_users;

@@ -75,7 +75,8 @@ pub struct Instruction<A, O> {
 
 impl<A, O> Instruction<A, O> {
     /// One output element `d = a·b + c` (raw storage words, `k` elements each) of a unit
-    /// without scale factors; [`DotUnit::dot`] takes them.
+    /// without scale factors, as [`DotUnit::dot`] (a block-scaled unit takes its scale factors
+    /// through [`DotUnit::dot_scaled`]).
     ///
     /// # Panics
     /// As [`DotUnit::dot`]: when the lengths do not fit, or the unit takes scale factors.

@@ -1,7 +1,6 @@
 //! Every integration test of the oracle, as modules of one test binary: one link and one copy of
-//! the generic code the tests instantiate, where a binary per file compiled and linked each
-//! again (docs/performance.md, "Build time"). A module per file; nextest names a test
-//! `module::test`.
+//! the generic code the tests instantiate, where a binary per file compiled and linked each again
+//! (docs/performance.md, "Build time"). A module per file; nextest names a test `module::test`.
 
 mod common;
 mod dot_report_bounds;

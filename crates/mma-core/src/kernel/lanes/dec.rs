@@ -225,8 +225,9 @@ impl<T: WDec> Dec16 for T {
 /// A format of at most five exponent bits read through `f16` (fp8, fp6, fp4), its
 /// parameters values: read from the plan (one routine for every such format, the shift counts
 /// in registers), or constants in [`V`]'s [`WDec`], which decodes through it. The Inf/NaN test
-/// of every marking is one comparison: `w & special_mask == special_value` (IEEE: the exponent field all ones; OCP E4M3: the body
-/// all ones; FNUZ: the sign alone; none: a mask of 0 against a value it cannot equal).
+/// of every marking is one comparison: `w & special_mask == special_value` (IEEE: the exponent
+/// field all ones; OCP E4M3: the body all ones; FNUZ: the sign alone; none: a mask of 0 against
+/// a value it cannot equal).
 #[derive(Clone, Copy, Debug)]
 pub struct Small {
     man: i32,
