@@ -63,7 +63,9 @@ impl Model {
 }
 
 impl BlockModel for Model {
-    #[inline]
+    // Not `#[inline]`: the match reaches every model's block, and an inline copy made each crate
+    // that calls it (the CLI, the inference, every test binary, the Python module) compile all
+    // the models again (docs/performance.md, "Build time").
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
         match self {
             Model::Fma(m) => m.block(f, x),

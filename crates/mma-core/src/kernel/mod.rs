@@ -143,8 +143,7 @@ impl Kernel {
         arch::gemm_lanes(self, nk, k_step, b_cols)
     }
 
-    /// One block, fast where possible.
-    #[inline]
+    /// One block, fast where possible. Not `#[inline]`, as [`Kernel::dot_scaled`].
     pub fn block(&self, x: &BlockIn<'_>) -> u64 {
         arch::block(self, x)
     }
@@ -224,7 +223,10 @@ impl Kernel {
     ///
     /// # Panics
     /// As [`DotUnit::dot_scaled`]: when the lengths of A, B and the scale lists do not fit.
-    #[inline]
+    // Not `#[inline]`: below it the portable path inlines every model's block, and an inline
+    // copy of it made each crate that calls it (the CLI, the record readers, every test binary,
+    // the Python module) compile the whole portable kernel again; inside this crate the
+    // compiler still inlines it where it pays (docs/performance.md, "Build time").
     #[track_caller]
     pub fn dot_scaled(&self, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> u64 {
         self.unit.assert_lengths(a, b, sa, sb);
