@@ -125,3 +125,66 @@ fn a_wrong_record_leaves_best_fits_that_name_it() {
         best.unit.describe()
     );
 }
+
+/// How far `e_zero` may move, worked out by hand (T-FDPA, fp16 → fp32, blocks of 4, K = 8;
+/// fp16 words 0x3C00 = 1, 0x4000 = 2, 0x4200 = 3, 0 = +0; fp32 0x3F000000 = 0.5). A term's
+/// exponent is that of its leading bit: 1·1 = 1 has 0, 2·1 = 2 and 3·1 = 3 have 1, C = 0.5 has
+/// -1. A zero term decides nothing while `e_zero` is at most the largest exponent of its block's
+/// non-zero terms; blocks without a zero term (C included) leave the bound open.
+#[test]
+fn zero_floor_is_the_largest_exponent_of_a_block_with_a_zero_term() {
+    use mma_probe::grid::{CUse, Candidate};
+    use mma_probe::infer::evaluate;
+    use mma_probe::Record;
+    let unit = DotUnit {
+        formats: Formats {
+            a: mma_core::format::FP16,
+            b: mma_core::format::FP16,
+            c: mma_core::format::FP32,
+            d: mma_core::format::FP32,
+            scale: None,
+        },
+        block: 4,
+        model: Model::TFdpa(mma_core::models::t_fdpa::TFdpa {
+            f: 24,
+            e_zero: -133,
+            out: Output {
+                rho: OutputRounding {
+                    fmt: mma_core::format::FP32,
+                    mode: Rounding::NearestEven,
+                    opts: mma_core::RoundOpts::INF_ON_OVERFLOW,
+                },
+                nan: NanStyle::AllOnes,
+                neg_zero_to_pos: false,
+            },
+        }),
+    };
+    let cand = Candidate {
+        unit,
+        c: CUse::Applied,
+    };
+    let record = |a: [u64; 8], c: u64| Record {
+        label: String::new(),
+        a: a.to_vec(),
+        b: vec![0x3C00; 8],
+        c,
+        scale_a: Vec::new(),
+        scale_b: Vec::new(),
+        d: 0,
+    };
+    let (one, two, three) = (0x3C00, 0x4000, 0x4200);
+    // Block 0 has a zero product and C = 0.5: max(0, 1, 1, -1) = 1. Block 1 (C = 6.5 from
+    // block 0, no zero) leaves it.
+    let r = record([one, 0, two, three, one, one, one, one], 0x3F00_0000);
+    assert_eq!(evaluate(&cand, &r).zero_floor, 1);
+    // C = +0 is the zero term of block 0: the products' max(0, 0, 1, 1) = 1.
+    let r = record([one, one, two, three, one, one, one, one], 0);
+    assert_eq!(evaluate(&cand, &r).zero_floor, 1);
+    // A zero in block 1 only: block 0 sums 1 + 1 + 2 + 3 + 0.5 = 7.5 (exponent 2), the C of
+    // block 1, whose non-zero products are 1 (exponent 0): max(2, 0) = 2.
+    let r = record([one, one, two, three, one, 0, one, one], 0x3F00_0000);
+    assert_eq!(evaluate(&cand, &r).zero_floor, 2);
+    // No zero term anywhere: open.
+    let r = record([one; 8], 0x3F00_0000);
+    assert_eq!(evaluate(&cand, &r).zero_floor, i32::MAX);
+}
