@@ -2,7 +2,7 @@
 //! rounding routine, and whole dot products of a few instructions (plain model, per-dot kernel,
 //! and the batch evaluation `Kernel::dots`, eight dot products across vector lanes).
 //!
-//!     cargo bench -p mma-core --bench hot_paths
+//!     cargo bench -p mma-bench --bench hot_paths
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use mma_core::format::{self, Format};
