@@ -1,6 +1,7 @@
 //! The rules about crates and files that `ARCHITECTURE.md` states and a machine can check:
 //! every client finds instructions through the one catalog door, no source file grows past
-//! about 800 lines, and every dependency a manifest declares is used.
+//! about 800 lines, every dependency a manifest declares is used, and the core's entry points
+//! that reach every model stay out of line for the crates that call them.
 
 mod common;
 use common::{code, declared, files, rel, root, rust_sources, ALL_DEPENDENCIES};
@@ -247,4 +248,52 @@ fn every_test_file_is_in_its_crates_one_binary() {
         "test files that run nowhere:\n{}",
         missing.join("\n")
     );
+}
+
+/// Whether the function whose line contains `signature` carries `#[inline]` or
+/// `#[inline(always)]` among the attributes and comments above it; `None` when no line has it.
+fn inline_above(text: &str, signature: &str) -> Option<bool> {
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().position(|l| l.contains(signature))?;
+    let above = lines[..at].iter().rev().map(|l| l.trim());
+    let attrs = above.take_while(|l| l.starts_with("#[") || l.starts_with("//"));
+    Some(
+        attrs
+            .into_iter()
+            .any(|l| l.starts_with("#[inline") && l != "#[inline(never)]"),
+    )
+}
+
+/// The entry points of `mma-core` that reach every model's block (the portable kernel, or the
+/// plain models' match), which other crates call: an inline copy of one made each calling crate
+/// compile all of it again (docs/performance.md, "Build time").
+const OUT_OF_LINE: &[(&str, &str)] = &[
+    ("crates/mma-core/src/kernel/mod.rs", "pub fn dot_scaled("),
+    ("crates/mma-core/src/kernel/mod.rs", "pub fn block("),
+    (
+        "crates/mma-core/src/unit.rs",
+        "fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {",
+    ),
+];
+
+#[test]
+fn the_core_entry_points_that_reach_every_model_are_out_of_line() {
+    // The check itself, on planted functions.
+    let planted = "/// Doc.\n#[inline]\n#[track_caller]\npub fn a() {}\n\n\
+                   #[inline(never)]\npub fn b() {}\n// Why.\n#[track_caller]\npub fn c() {}\n";
+    let found: Vec<Option<bool>> = ["fn a(", "fn b(", "fn c(", "fn d("]
+        .iter()
+        .map(|s| inline_above(planted, s))
+        .collect();
+    assert_eq!(found, [Some(true), Some(false), Some(false), None]);
+    for (file, signature) in OUT_OF_LINE {
+        let text = fs::read_to_string(root().join(file)).unwrap();
+        match inline_above(&text, signature) {
+            None => panic!("{file}: no `{signature}`: update OUT_OF_LINE"),
+            Some(inline) => assert!(
+                !inline,
+                "{file}: `{signature}` is inline; keep it out of line"
+            ),
+        }
+    }
 }
