@@ -5,8 +5,9 @@
 
 use crate::emit::{random, targeted, Spec};
 use crate::grid::Candidate;
-use crate::infer::{evaluate, Fit};
+use crate::infer::{evaluate_prepared, Fit, Prepared};
 use crate::records::{Record, RecordSet};
+use rayon::prelude::*;
 
 /// Up to `want` inputs (records without a meaningful `d`) on which `fits` disagree, drawn
 /// from `tries` random records and the targeted probes of the set's formats and K.
@@ -27,10 +28,16 @@ pub fn separating(set: &RecordSet, fits: &[Fit], want: usize, tries: usize) -> V
             c: f.c,
         })
         .collect();
+    // Each input on every core, its facts computed once for all the fits (there may be
+    // thousands when the records are few).
     let mut scored: Vec<(usize, Record)> = pool
-        .into_iter()
+        .into_par_iter()
         .filter_map(|r| {
-            let mut outs: Vec<u64> = cands.iter().map(|c| evaluate(c, &r).d).collect();
+            let p = Prepared::new(&set.formats, &r);
+            let mut outs: Vec<u64> = cands
+                .iter()
+                .map(|c| evaluate_prepared(c, &r, &p).d)
+                .collect();
             outs.sort_unstable();
             outs.dedup();
             (outs.len() > 1).then_some((outs.len(), r))
