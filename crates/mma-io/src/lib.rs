@@ -9,8 +9,9 @@
 //!   checked against the NVIDIA catalog.
 //! - [`error_report`] (feature `oracle`): error reports of catalog instructions against the exact
 //!   oracle.
-//! - [`hw_lib`] (feature `nvidia`): library-level recordings laid out like `shared/hw-lib`
-//!   (whole `torch._scaled_mm` calls), read and checked against a GPU library platform.
+//! - [`hw_lib`] (feature `recordings`, which the tests turn on): library-level recordings laid
+//!   out like `shared/hw-lib` (whole `torch._scaled_mm` calls), read and checked against a GPU
+//!   library platform.
 //! - [`out`]: files the tools write, never one of their inputs and never half written.
 //!
 //! The facade `mma` re-exports these modules as `mma::cases`, `mma::hw` and
@@ -36,7 +37,7 @@ pub mod out;
 #[cfg(feature = "nvidia")]
 pub mod hw;
 
-#[cfg(feature = "nvidia")]
+#[cfg(feature = "recordings")]
 pub mod hw_lib;
 
 #[cfg(feature = "oracle")]
