@@ -45,10 +45,10 @@ fn every_distinct_catalog_unit_comes_back() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// A unit no GPU has: F = 20, blocks of 8, RNE to fp32, on f16 with K = 16.
-#[test]
-fn a_unit_no_gpu_has_comes_back_exactly() {
-    let unit = DotUnit {
+/// A T-FDPA unit no GPU has: f16 → fp32, F = `f`, blocks of `block`, `e_zero` -133, RNE to
+/// fp32 with Inf on overflow, all-ones NaN, -0 returned as +0.
+fn fp16_t_fdpa(f: u32, block: usize) -> DotUnit {
+    DotUnit {
         formats: Formats {
             a: mma_core::format::FP16,
             b: mma_core::format::FP16,
@@ -56,9 +56,9 @@ fn a_unit_no_gpu_has_comes_back_exactly() {
             d: mma_core::format::FP32,
             scale: None,
         },
-        block: 8,
+        block,
         model: Model::TFdpa(mma_core::models::t_fdpa::TFdpa {
-            f: 20,
+            f,
             e_zero: -133,
             out: Output {
                 rho: OutputRounding {
@@ -70,7 +70,13 @@ fn a_unit_no_gpu_has_comes_back_exactly() {
                 neg_zero_to_pos: true,
             },
         }),
-    };
+    }
+}
+
+/// A unit no GPU has: F = 20, blocks of 8, RNE to fp32, on f16 with K = 16.
+#[test]
+fn a_unit_no_gpu_has_comes_back_exactly() {
+    let unit = fp16_t_fdpa(20, 8);
     round_trip(&unit, 16, 500).unwrap();
     // The core parameters are fixed: every fit is T-FDPA with F = 20, blocks of 8, RNE-FP32.
     let inf = infer(&probe_set(&unit, 16, 500, 1));
@@ -136,29 +142,7 @@ fn zero_floor_is_the_largest_exponent_of_a_block_with_a_zero_term() {
     use mma_probe::grid::{CUse, Candidate};
     use mma_probe::infer::evaluate;
     use mma_probe::Record;
-    let unit = DotUnit {
-        formats: Formats {
-            a: mma_core::format::FP16,
-            b: mma_core::format::FP16,
-            c: mma_core::format::FP32,
-            d: mma_core::format::FP32,
-            scale: None,
-        },
-        block: 4,
-        model: Model::TFdpa(mma_core::models::t_fdpa::TFdpa {
-            f: 24,
-            e_zero: -133,
-            out: Output {
-                rho: OutputRounding {
-                    fmt: mma_core::format::FP32,
-                    mode: Rounding::NearestEven,
-                    opts: mma_core::RoundOpts::INF_ON_OVERFLOW,
-                },
-                nan: NanStyle::AllOnes,
-                neg_zero_to_pos: false,
-            },
-        }),
-    };
+    let unit = fp16_t_fdpa(24, 4);
     let cand = Candidate {
         unit,
         c: CUse::Applied,
