@@ -16,7 +16,7 @@ use mma_core::{DotUnit, Formats, Model, Rounding, Value};
 
 use crate::common;
 
-use common::{amd_out, compare_batch, nv_out, tfdpa, word};
+use common::{amd_out, compare_batch, compare_batch_with, nv_out, tfdpa, word};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -28,7 +28,7 @@ fn compare(unit: &DotUnit, k: usize, n: usize, seed: u64) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let s = unit.scales_for(k);
     let sf = f.scale.map_or(format::UE8M0, |(x, _)| x);
-    let mut cases = Vec::new();
+    let (mut cases, mut plain) = (Vec::new(), Vec::new());
     for _ in 0..n {
         let a: Vec<u64> = (0..k).map(|_| word(&f.a, &mut rng)).collect();
         let b: Vec<u64> = (0..k).map(|_| word(&f.b, &mut rng)).collect();
@@ -49,14 +49,16 @@ fn compare(unit: &DotUnit, k: usize, n: usize, seed: u64) {
         } else {
             (a, b, c)
         };
+        let want = unit.dot_plain_scaled(&a, &b, c, &sa, &sb);
         assert_eq!(
             kern.dot_scaled(&a, &b, c, &sa, &sb),
-            unit.dot_plain_scaled(&a, &b, c, &sa, &sb),
+            want,
             "{unit:?}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}"
         );
         cases.push((a, b, c, sa, sb));
+        plain.push(want);
     }
-    compare_batch(unit, k, &cases);
+    compare_batch_with(unit, k, &cases, &plain);
 }
 
 #[test]
@@ -221,7 +223,7 @@ fn gst_cancel(unit: &DotUnit, n: usize, seed: u64) {
     let k = 64;
     let s = unit.scales_for(k);
     let sign = sign_bit(&f.b);
-    let mut cases = Vec::new();
+    let (mut cases, mut plain) = (Vec::new(), Vec::new());
     for _ in 0..n {
         let mut a: Vec<u64> = (0..k).map(|_| rng.random_range(0..16)).collect();
         let mut b: Vec<u64> = (0..k).map(|_| rng.random_range(0..16)).collect();
@@ -254,14 +256,16 @@ fn gst_cancel(unit: &DotUnit, n: usize, seed: u64) {
             2 => 0x8000_0000,
             _ => word(&f.c, &mut rng),
         };
+        let want = unit.dot_plain_scaled(&a, &b, c, &sa, &sb);
         assert_eq!(
             kern.dot_scaled(&a, &b, c, &sa, &sb),
-            unit.dot_plain_scaled(&a, &b, c, &sa, &sb),
+            want,
             "{unit:?}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}"
         );
         cases.push((a, b, c, sa, sb));
+        plain.push(want);
     }
-    compare_batch(unit, k, &cases);
+    compare_batch_with(unit, k, &cases, &plain);
 }
 
 /// A word of `fmt` with scientific exponent `e` clamped to the normal range, a random mantissa
@@ -358,7 +362,7 @@ fn compare_amd(unit: &DotUnit, k: usize, n: usize, seed: u64) {
     assert!(kern.is_fast(), "{unit:?}");
     let f = &unit.formats;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut cases = Vec::new();
+    let (mut cases, mut plain) = (Vec::new(), Vec::new());
     for i in 0..2 * n {
         let (a, b, c) = if i % 2 == 0 {
             amd_case(f, k, &mut rng)
@@ -369,15 +373,17 @@ fn compare_amd(unit: &DotUnit, k: usize, n: usize, seed: u64) {
                 word(&f.c, &mut rng),
             )
         };
+        let want = unit.dot_plain(&a, &b, c);
         assert_eq!(
             kern.dot(&a, &b, c),
-            unit.dot_plain(&a, &b, c),
+            want,
             "{}\na {a:x?}\nb {b:x?}\nc {c:x}",
             unit.describe()
         );
         cases.push((a, b, c, vec![], vec![]));
+        plain.push(want);
     }
-    compare_batch(unit, k, &cases);
+    compare_batch_with(unit, k, &cases, &plain);
 }
 
 fn amd_formats(a: Format, b: Format) -> Formats {
@@ -534,7 +540,7 @@ fn efdpa_lanes_window_boundary() {
         let (lo, hi) = e_range(&fmt);
         // The largest significand: all mantissa bits set (odd, ma + 1 bits).
         let full = |e: i32| pow2(&fmt, e) | (((1u64 << fmt.man_bits) - 1) << fmt.lsb);
-        let mut cases = Vec::new();
+        let (mut cases, mut plain) = (Vec::new(), Vec::new());
         let mut tie_cases = 0;
         for m in (2 * lo + 24).max(-120)..=(2 * hi + 24).min(120) {
             let (i1, j1) = ((m - 24) / 2, (m - 24) - (m - 24) / 2);
@@ -557,6 +563,7 @@ fn efdpa_lanes_window_boundary() {
                     assert_eq!(want, c + up, "m {m} t {t} up {up}");
                     tie_cases += 1;
                     cases.push((a, b, c, vec![], vec![]));
+                    plain.push(want);
                 }
             }
         }
@@ -564,8 +571,9 @@ fn efdpa_lanes_window_boundary() {
         // Pad to a multiple of eight with copies, so that every case goes through the lanes.
         while cases.len() % 8 != 0 {
             cases.push(cases[0].clone());
+            plain.push(plain[0]);
         }
-        compare_batch(&unit, block, &cases);
+        compare_batch_with(&unit, block, &cases, &plain);
     }
 }
 

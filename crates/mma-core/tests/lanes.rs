@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{compare_batch, nv_out, tfdpa, word};
+use common::{compare_batch, compare_batch_with, nv_out, tfdpa, word};
 use mma_core::format;
 use mma_core::model::NanStyle;
 use mma_core::models::fma::Fma;
@@ -103,20 +103,22 @@ fn fma_chain_fast_matches_plain() {
                 let sign = (rng.random::<u64>() & 1) << (fmt.exp_bits + fmt.man_bits);
                 sign | e << fmt.man_bits | (rng.random::<u64>() & man)
             };
-            let mut cases = Vec::new();
+            let (mut cases, mut plain) = (Vec::new(), Vec::new());
             for _ in 0..20_000 {
                 let a: Vec<u64> = (0..k).map(|_| near(&mut rng)).collect();
                 let b: Vec<u64> = (0..k).map(|_| near(&mut rng)).collect();
                 let c = near(&mut rng);
+                let want = unit.dot_plain(&a, &b, c);
                 assert_eq!(
                     kern.dot(&a, &b, c),
-                    unit.dot_plain(&a, &b, c),
+                    want,
                     "{}\na {a:x?}\nb {b:x?}\nc {c:x}",
                     unit.describe()
                 );
                 cases.push((a, b, c, vec![], vec![]));
+                plain.push(want);
             }
-            compare_batch(&unit, k, &cases);
+            compare_batch_with(&unit, k, &cases, &plain);
         }
     }
 }

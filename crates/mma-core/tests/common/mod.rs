@@ -110,14 +110,25 @@ pub fn isas_to_check() -> Vec<Isa> {
 /// is rarely a multiple of eight or sixteen, so the tails run too) against the plain model,
 /// case by case, for every instruction set of [`isas_to_check`].
 pub fn compare_batch(unit: &DotUnit, k: usize, cases: &[Case]) {
+    let plain: Vec<u64> = cases
+        .iter()
+        .map(|(a, b, c, sa, sb)| unit.dot_plain_scaled(a, b, *c, sa, sb))
+        .collect();
+    compare_batch_with(unit, k, cases, &plain);
+}
+
+/// [`compare_batch`] against `plain`, the plain model's result of each case, computed once by
+/// the caller (the plain model is most of these tests' time, under qemu most of all).
+pub fn compare_batch_with(unit: &DotUnit, k: usize, cases: &[Case], plain: &[u64]) {
+    assert_eq!(plain.len(), cases.len(), "one plain result per case");
     for isa in isas_to_check() {
         let kern = Kernel::with_isa(*unit, isa).expect("a supported instruction set");
-        compare_batch_on(&kern, unit, k, cases);
+        compare_batch_on(&kern, unit, k, cases, plain);
     }
 }
 
-/// [`compare_batch`] through one kernel of `unit`.
-fn compare_batch_on(kern: &Kernel, unit: &DotUnit, k: usize, cases: &[Case]) {
+/// [`compare_batch_with`] through one kernel of `unit`.
+fn compare_batch_on(kern: &Kernel, unit: &DotUnit, k: usize, cases: &[Case], plain: &[u64]) {
     let kern = *kern;
     let flat =
         |f: fn(&Case) -> &Vec<u64>| -> Vec<u64> { cases.iter().flat_map(f).copied().collect() };
@@ -161,7 +172,7 @@ fn compare_batch_on(kern: &Kernel, unit: &DotUnit, k: usize, cases: &[Case]) {
     for (i, (a, b, c, sa, sb)) in cases.iter().enumerate() {
         assert_eq!(
             d[i],
-            unit.dot_plain_scaled(a, b, *c, sa, sb),
+            plain[i],
             "batch ({}, {}), case {i}: {}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}",
             if kern.is_batched_for(k) {
                 "lanes"
