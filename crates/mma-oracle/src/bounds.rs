@@ -16,11 +16,11 @@
 //! operands' (and scales') exponents, and zero terms get `e_zero`. Bounds are per block: call
 //! [`bound_for`] with one block's operands (L = `a.len()`).
 
-use crate::exact::{pow2, ExactResult};
-use crate::rounding::{floor_log2, max_finite, quantum};
+use crate::exact::{dyadic, dyadic_sum, pow2, ExactResult};
+use crate::rounding::{max_finite, quantum};
 use mma_core::format::FP32;
 use mma_core::{Format, Formats, Rounding, Value};
-use rug::Rational;
+use rug::{Integer, Rational};
 
 /// A model of the family with the parameters its error bound depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,42 +84,60 @@ impl Bound {
     }
 }
 
-/// `e` of a finite non-zero `x` in format `fmt`: `floor(log2|x|)`, but `e_sub` for subnormals.
-fn fmt_exp(fmt: &Format, x: &Rational) -> i32 {
-    floor_log2(x).max(fmt.emin())
-}
-
 /// One summand of a block: its exact value and the exponent the model aligns it on (`None`
-/// for zeros and specials).
+/// for zeros and specials), with the value's magnitude as an integer at an exponent
+/// (`|value| = mag · 2^at`) for the exact sum of magnitudes.
 struct Summand {
     value: Rational,
     exp: Option<i32>,
+    mag: (Integer, i32),
+}
+
+/// The summand whose factors are these storage words: their product (0 where any is zero or
+/// special), and the sum of their exponents `e` of `x = s·2^e` (`1 <= |s| < 2`, subnormals at
+/// the format's `e_sub`).
+fn summand(ops: &[(Format, u64)]) -> Summand {
+    let mut m = Integer::from(1);
+    let (mut neg, mut at, mut exp) = (false, 0i32, 0i32);
+    for (fmt, bits) in ops {
+        match fmt.decode(*bits) {
+            Value::Finite {
+                neg: n,
+                sig,
+                exp: e,
+            } if sig != 0 => {
+                m *= sig;
+                neg ^= n;
+                at += e;
+                // floor(log2 (sig · 2^e)), at least the format's smallest normal exponent.
+                exp += (e + 63 - sig.leading_zeros() as i32).max(fmt.emin());
+            }
+            _ => {
+                return Summand {
+                    value: Rational::new(),
+                    exp: None,
+                    mag: (Integer::new(), 0),
+                }
+            }
+        }
+    }
+    let value = dyadic(if neg { -m.clone() } else { m.clone() }, at);
+    Summand {
+        value,
+        exp: Some(exp),
+        mag: (m, at),
+    }
 }
 
 fn summands(f: &Formats, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> Vec<Summand> {
     let mut out = Vec::with_capacity(a.len() + 1);
-    let finite = |fmt: &Format, bits: u64| ExactResult::from_bits(fmt, bits).value().cloned();
     for (k, (&x, &y)) in a.iter().zip(b).enumerate() {
-        let mut ops = vec![(f.a, x), (f.b, y)];
-        if let Some((sf, per)) = f.scale {
-            ops.push((sf, sa[k / per]));
-            ops.push((sf, sb[k / per]));
-        }
-        let mut value = Rational::from(1);
-        let mut exp = Some(0i32);
-        for (fmt, bits) in ops {
-            let v = finite(&fmt, bits).unwrap_or_default();
-            exp = match exp {
-                Some(e) if !v.is_zero() => Some(e + fmt_exp(&fmt, &v)),
-                _ => None,
-            };
-            value *= v;
-        }
-        out.push(Summand { value, exp });
+        out.push(match f.scale {
+            Some((sf, per)) => summand(&[(f.a, x), (f.b, y), (sf, sa[k / per]), (sf, sb[k / per])]),
+            None => summand(&[(f.a, x), (f.b, y)]),
+        });
     }
-    let cv = finite(&f.c, c).unwrap_or_default();
-    let exp = (!cv.is_zero()).then(|| fmt_exp(&f.c, &cv));
-    out.push(Summand { value: cv, exp });
+    out.push(summand(&[(f.c, c)]));
     out
 }
 
@@ -141,7 +159,8 @@ pub fn bound_for_scaled(
     scale_b: &[u64],
 ) -> Bound {
     let terms = summands(formats, a, b, c, scale_a, scale_b);
-    let sum_abs: Rational = terms.iter().map(|t| t.value.clone().abs()).sum();
+    let mags: Vec<(Integer, i32)> = terms.iter().map(|t| t.mag.clone()).collect();
+    let sum_abs = dyadic_sum(&mags);
     let twice = Rational::from(&sum_abs * 2u32);
     match *kind {
         ModelKind::EFdpa { mode } => Bound {

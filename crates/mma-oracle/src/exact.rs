@@ -164,8 +164,18 @@ impl ExactResult {
     }
 }
 
-/// `m · 2^exp` as a rational.
+/// `m · 2^exp` as a rational. The factors of two are taken out of `m` first, so that the
+/// canonical form (odd numerator or a denominator of one) costs GMP no real gcd.
 pub fn dyadic(m: Integer, exp: i32) -> Rational {
+    let mut m = m;
+    let mut exp = exp;
+    if exp < 0 {
+        if let Some(tz) = m.find_one(0) {
+            let take = tz.min(exp.unsigned_abs());
+            m >>= take;
+            exp += take as i32;
+        }
+    }
     if exp >= 0 {
         Rational::from(m << exp.unsigned_abs())
     } else {
@@ -176,6 +186,69 @@ pub fn dyadic(m: Integer, exp: i32) -> Rational {
 /// `2^exp` as a rational.
 pub fn pow2(exp: i32) -> Rational {
     dyadic(Integer::from(1), exp)
+}
+
+/// The exact sum of `m_k · 2^(e_k)`: the integers aligned at the smallest exponent and added
+/// (no rational arithmetic, whose every step reduces by a gcd); 0 for no terms.
+pub fn dyadic_sum(terms: &[(Integer, i32)]) -> Rational {
+    let Some(low) = terms.iter().map(|t| t.1).min() else {
+        return Rational::new();
+    };
+    let mut sum = Integer::new();
+    for (m, e) in terms {
+        sum += Integer::from(m << (e - low).unsigned_abs());
+    }
+    dyadic(sum, low)
+}
+
+/// One summand of a dot product, `a·b` (times the block scales) or `C`, from its decoded
+/// factors: the IEEE product rules decide the specials (a NaN factor, or an infinite one with a
+/// zero one, is NaN), the sign of an infinite or zero product is the exclusive-or of the
+/// factors' signs (as [`ExactResult::mul`] gives it), and a finite non-zero product is the
+/// integer `±prod sig` at the exponent `sum exp`.
+enum Summand {
+    Nan,
+    Inf { neg: bool },
+    Zero { neg: bool },
+    Finite { m: Integer, e: i32 },
+}
+
+impl Summand {
+    fn product(factors: &[Value]) -> Summand {
+        let mut neg = false;
+        let (mut inf, mut zero) = (false, false);
+        for v in factors {
+            match *v {
+                Value::Nan => return Summand::Nan,
+                Value::Inf { neg: n } => (inf, neg) = (true, neg ^ n),
+                Value::Zero { neg: n } => (zero, neg) = (true, neg ^ n),
+                // A zero significand is +0 as a value (`from_value` makes it a finite zero).
+                Value::Finite { sig: 0, .. } => zero = true,
+                Value::Finite { neg: n, .. } => neg ^= n,
+            }
+        }
+        if inf && zero {
+            return Summand::Nan;
+        }
+        if inf {
+            return Summand::Inf { neg };
+        }
+        if zero {
+            return Summand::Zero { neg };
+        }
+        let mut m = Integer::from(1);
+        let mut e = 0i32;
+        for v in factors {
+            if let Value::Finite { sig, exp, .. } = *v {
+                m *= sig;
+                e += exp;
+            }
+        }
+        Summand::Finite {
+            m: if neg { -m } else { m },
+            e,
+        }
+    }
 }
 
 /// The exact value of `sum_k a_k·b_k + c` for the storage words of `formats` (`formats.c` for
@@ -190,6 +263,14 @@ pub fn exact_dot(formats: &Formats, a: &[u64], b: &[u64], c: u64) -> ExactResult
 /// The exact value of `sum_k a_k·b_k·scale_a[k/n]·scale_b[k/n] + c` for the storage words of
 /// `formats` (`formats.c` for `c`), where `formats.scale = Some((fmt, n))` gives the scale format
 /// and the number of elements one scale covers (without it the scales are ignored).
+///
+/// The value is what folding [`ExactResult::mul`] and [`ExactResult::add`] over the summands
+/// in order gives ([`exact_sum`] of the products and C; the oracle's tests compare the two),
+/// computed without rational arithmetic: any NaN summand, or infinite ones of both signs, give
+/// NaN, any other infinite one gives it; otherwise the finite summands are integers at their
+/// exponents, added exactly ([`dyadic_sum`]). Zero signs as the fold gives them: summands all
+/// zero give -0 where every one is -0 (RD: where any is), a zero sum of non-zero summands
+/// +0 (RD: -0), and C alone keeps its own sign.
 ///
 /// # Panics
 /// If `a` and `b` differ in length or a scale slice is too short for `a`.
@@ -209,24 +290,51 @@ pub fn exact_dot_scaled(
             "{need} scale factors needed per operand"
         );
     }
-    let mut acc: Option<ExactResult> = None;
-    for (k, (&x, &y)) in a.iter().zip(b).enumerate() {
-        let mut t =
-            ExactResult::from_bits(&formats.a, x).mul(&ExactResult::from_bits(&formats.b, y));
-        if let Some((sf, per)) = &formats.scale {
-            let s = ExactResult::from_bits(sf, scale_a[k / per])
-                .mul(&ExactResult::from_bits(sf, scale_b[k / per]));
-            t = t.mul(&s);
+    let (mut nan, mut pos_inf, mut neg_inf) = (false, false, false);
+    let (mut zeros_all_neg, mut zeros_any_neg) = (true, false);
+    let mut finite: Vec<(Integer, i32)> = Vec::with_capacity(a.len() + 1);
+    let mut take = |s: Summand| match s {
+        Summand::Nan => nan = true,
+        Summand::Inf { neg } => *(if neg { &mut neg_inf } else { &mut pos_inf }) = true,
+        Summand::Zero { neg } => {
+            zeros_all_neg &= neg;
+            zeros_any_neg |= neg;
         }
-        acc = Some(match acc {
-            None => t,
-            Some(s) => s.add(&t),
+        Summand::Finite { m, e } => finite.push((m, e)),
+    };
+    for (k, (&x, &y)) in a.iter().zip(b).enumerate() {
+        let (va, vb) = (formats.a.decode(x), formats.b.decode(y));
+        take(match &formats.scale {
+            Some((sf, per)) => {
+                let (sa, sb) = (sf.decode(scale_a[k / per]), sf.decode(scale_b[k / per]));
+                Summand::product(&[va, vb, sa, sb])
+            }
+            None => Summand::product(&[va, vb]),
         });
     }
-    let c = ExactResult::from_bits(&formats.c, c);
-    match acc {
-        None => c,
-        Some(s) => s.add(&c),
+    take(Summand::product(&[formats.c.decode(c)]));
+    if nan || (pos_inf && neg_inf) {
+        return ExactResult::Nan;
+    }
+    if pos_inf || neg_inf {
+        return ExactResult::Inf { neg: neg_inf };
+    }
+    if finite.is_empty() {
+        return ExactResult::Finite {
+            value: Rational::new(),
+            zero_neg: zeros_all_neg,
+            zero_neg_rd: zeros_any_neg,
+        };
+    }
+    let value = dyadic_sum(&finite);
+    if a.is_empty() {
+        // C alone, as `from_value` gives it.
+        return ExactResult::finite(value);
+    }
+    ExactResult::Finite {
+        value,
+        zero_neg: false,
+        zero_neg_rd: true,
     }
 }
 

@@ -77,13 +77,15 @@ pub fn quantum(fmt: &Format, x: &Rational) -> Rational {
 /// `floor(log2 |x|)` of a non-zero rational.
 pub fn floor_log2(x: &Rational) -> i32 {
     debug_assert!(!x.is_zero());
-    let (n, d) = (x.numer().clone().abs(), x.denom());
-    let mut e = n.significant_bits() as i32 - d.significant_bits() as i32;
-    // 2^(e-1) < |x| < 2^(e+1): step down once if |x| < 2^e.
-    if Rational::from((n, d.clone())) < pow2(e) {
-        e -= 1;
-    }
-    e
+    let (n, d) = (x.numer().as_abs(), x.denom());
+    let e = n.significant_bits() as i32 - d.significant_bits() as i32;
+    // 2^(e-1) < |x| < 2^(e+1): step down once if |x| = n/d < 2^e, compared as integers.
+    let below = if e >= 0 {
+        *n < Integer::from(d << e.unsigned_abs())
+    } else {
+        Integer::from(&*n << e.unsigned_abs()) < *d
+    };
+    e - i32::from(below)
 }
 
 fn mpfr_round(mode: Rounding) -> Round {

@@ -70,6 +70,105 @@ fn block_scaled_by_hand() {
     assert!(exact_dot(&f16, &[0x3c00], &[0x3c00], 0x7fc0_0000).is_nan());
 }
 
+/// `exact_dot_scaled` adds integers at a common exponent and settles specials and zero signs
+/// by counting; its definition is the fold of `ExactResult::mul` and `ExactResult::add` over
+/// the summands in order (`exact_sum`). The two agree, exactly (value and both zero signs), on
+/// random words with every kind of special, zero and cancellation, fp64 exponent spreads, and
+/// block scales (NaN scales included).
+#[test]
+fn exact_dot_is_the_fold_of_exact_products() {
+    use mma_core::format::{E2M1, FP64};
+    use mma_oracle::exact_sum;
+    let cases = [
+        (fmts(FP16, FP32), None),
+        (fmts(BF16, FP32), None),
+        (fmts(FP64, FP64), None),
+        (fmts(E4M3, FP16), Some((UE8M0, 2))),
+        (fmts(E2M1, FP32), Some((UE4M3, 4))),
+    ];
+    let mut r = rng(41);
+    let (mut nan, mut inf, mut zero, mut neg_zero, mut finite) = (0, 0, 0, 0, 0);
+    for (f, scale) in cases {
+        let f = Formats { scale, ..f };
+        for round in 0..3000 {
+            let k = r.random_range(0..=12usize);
+            let any = |r: &mut rand_xoshiro::Xoshiro256PlusPlus, fmt: &mma_core::Format| match r
+                .random_range(0..8)
+            {
+                // Signed zeros, so that all-zero sums and their signs come up.
+                0 | 1 => (r.random::<u64>() & 1) << (fmt.storage_bits - 1),
+                _ if fmt.storage_bits > 8 => common::ieee_bits(r, fmt.exp_bits, fmt.man_bits, 0),
+                _ => r.random::<u64>() & fmt.storage_mask(),
+            };
+            let mut a: Vec<u64> = (0..k).map(|_| any(&mut r, &f.a)).collect();
+            let mut b: Vec<u64> = (0..k).map(|_| any(&mut r, &f.b)).collect();
+            if round % 2 == 0 {
+                // Pairs that cancel exactly.
+                for i in (1..k).step_by(2) {
+                    a[i] = a[i - 1];
+                    b[i] = b[i - 1] ^ (1 << (f.b.storage_bits - 1));
+                }
+            }
+            let c = any(&mut r, &f.c);
+            let n = f.scale.map_or(0, |(_, per)| k.div_ceil(per));
+            let sf = f.scale.map_or(UE8M0, |(sf, _)| sf);
+            let scale = |r: &mut rand_xoshiro::Xoshiro256PlusPlus| {
+                if r.random_range(0..50) == 0 {
+                    r.random::<u64>() & sf.storage_mask()
+                } else {
+                    // Mostly finite, non-zero scales, near 1.
+                    sf.encode(
+                        mma_core::Value::Finite {
+                            neg: false,
+                            sig: 1,
+                            exp: r.random_range(-3..=3),
+                        },
+                        0,
+                    )
+                }
+            };
+            let sa: Vec<u64> = (0..n).map(|_| scale(&mut r)).collect();
+            let sb: Vec<u64> = (0..n).map(|_| scale(&mut r)).collect();
+            let mut terms: Vec<ExactResult> = (0..k)
+                .map(|i| {
+                    let p =
+                        ExactResult::from_bits(&f.a, a[i]).mul(&ExactResult::from_bits(&f.b, b[i]));
+                    match f.scale {
+                        Some((sf, per)) => p.mul(
+                            &ExactResult::from_bits(&sf, sa[i / per])
+                                .mul(&ExactResult::from_bits(&sf, sb[i / per])),
+                        ),
+                        None => p,
+                    }
+                })
+                .collect();
+            terms.push(ExactResult::from_bits(&f.c, c));
+            let want = exact_sum(&terms);
+            let got = exact_dot_scaled(&f, &a, &b, c, &sa, &sb);
+            assert_eq!(
+                got, want,
+                "{f:?}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}"
+            );
+            match &want {
+                ExactResult::Nan => nan += 1,
+                ExactResult::Inf { .. } => inf += 1,
+                ExactResult::Finite {
+                    value, zero_neg, ..
+                } if value.is_zero() => {
+                    zero += 1;
+                    neg_zero += usize::from(*zero_neg);
+                }
+                ExactResult::Finite { .. } => finite += 1,
+            }
+        }
+    }
+    // Every kind of result came up.
+    assert!(
+        nan > 100 && inf > 50 && zero > 100 && neg_zero > 20 && finite > 1000,
+        "{nan} {inf} {zero} {neg_zero} {finite}"
+    );
+}
+
 #[test]
 fn zero_signs_by_hand() {
     let f = fmts(FP16, FP32);
