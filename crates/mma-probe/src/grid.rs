@@ -25,8 +25,9 @@
 //!
 //! Each also with C ignored (the records match C = +0). Members: `e_zero` in
 //! `emin(C) - 16 ..= emin(C)` and "never" (-10000); for the block-scaled models `e_zero` in
-//! {emin(C) - 7, emin(C) - 13, -10000}; for TR/GTR `e_zero_c` in {emin(d), -10000}; for
-//! Sliced-FDPA `e_zero` in {emin(d) - 7, -10000}.
+//! {emin(C) - 7, emin(C) - 13, -10000}; for TR/GTR `e_zero_c` in {emin(d), -10000}, and
+//! the product-overflow rule (TR) or the C-drop rule (GTR); for Sliced-FDPA `e_zero` in
+//! {emin(d) - 7, -10000}.
 
 use mma_core::format::{self, Format};
 use mma_core::model::MAX_BLOCK;
@@ -71,7 +72,8 @@ pub fn e_zero_of(m: &Model) -> i32 {
     }
 }
 
-/// Candidates that differ only in `e_zero`, the overflow rule and the -0 convention.
+/// Candidates that differ only in `e_zero`, the overflow rule and the -0 convention (and, for
+/// TR-FDPA and GTR-FDPA, the product-overflow or C-drop rule).
 #[derive(Clone, Debug)]
 pub struct Group {
     pub members: Vec<Candidate>,
@@ -282,20 +284,31 @@ fn tr_groups(groups: &mut Vec<Group>, f: Formats, l: usize, c: CUse, rho: Output
         return;
     }
     let e_zero_cs = [NEVER, d.emin()];
+    // One group per (F, F2): the product-overflow rules (TR) and the C-drop rules (GTR) are
+    // members, which share the first member's result where the rule cannot matter.
+    let merged = |parts: Vec<Group>| Group {
+        members: parts.into_iter().flat_map(|g| g.members).collect(),
+        shares: true,
+    };
     for fb in TR_F_RANGE {
         for f2 in fb + 1..=fb + F2_ABOVE {
-            for inf in [Some(d.emax() + 1), None] {
-                groups.push(fused(f, l, c, &e_zero_cs, rho, |e_zero_c, out| {
-                    Model::TrFdpa(TrFdpa {
-                        f: fb,
-                        f2,
-                        e_zero_c,
-                        e_norm_min: d.emin(),
-                        product_inf_exp: inf,
-                        out,
+            groups.push(merged(
+                [Some(d.emax() + 1), None]
+                    .into_iter()
+                    .map(|inf| {
+                        fused(f, l, c, &e_zero_cs, rho, |e_zero_c, out| {
+                            Model::TrFdpa(TrFdpa {
+                                f: fb,
+                                f2,
+                                e_zero_c,
+                                e_norm_min: d.emin(),
+                                product_inf_exp: inf,
+                                out,
+                            })
+                        })
                     })
-                }));
-            }
+                    .collect(),
+            ));
         }
     }
     if l < 2 {
@@ -303,18 +316,23 @@ fn tr_groups(groups: &mut Vec<Group>, f: Formats, l: usize, c: CUse, rho: Output
     }
     for fb in TR_F_RANGE {
         for f2 in fb + 1..=fb + F2_ABOVE {
-            for c_drop in [fb, fb + 1, fb + 2, 10_000] {
-                groups.push(fused(f, l, c, &e_zero_cs, rho, |e_zero_c, out| {
-                    Model::GtrFdpa(GtrFdpa {
-                        f: fb,
-                        f2,
-                        e_zero_c,
-                        e_norm_min: d.emin(),
-                        c_drop,
-                        out,
+            groups.push(merged(
+                [fb, fb + 1, fb + 2, 10_000]
+                    .into_iter()
+                    .map(|c_drop| {
+                        fused(f, l, c, &e_zero_cs, rho, |e_zero_c, out| {
+                            Model::GtrFdpa(GtrFdpa {
+                                f: fb,
+                                f2,
+                                e_zero_c,
+                                e_norm_min: d.emin(),
+                                c_drop,
+                                out,
+                            })
+                        })
                     })
-                }));
-            }
+                    .collect(),
+            ));
         }
     }
 }

@@ -16,6 +16,15 @@
 //! or, through a later block, NaN; the -0 convention only changes a -0 result, and a -0 fed to
 //! the next block only decides the sign of an all-zero sum, which is again a zero result.
 //!
+//! TR-FDPA's product-overflow rule (products of magnitude `>= 2^t` become Inf, or not) cannot
+//! matter when no finite product of the record reaches `2^t`: a product's leading bit is at
+//! most one above its exponent in the models' convention, so the record's largest such
+//! exponent `+ 1 < t` decides it. GTR-FDPA's C-drop rule (C ignored when its exponent is below
+//! `e_max - c_drop`, `e_max` the larger of C's and the block's largest product exponent, which
+//! the rule does not move) cannot matter when no block has a non-zero C that far below: every
+//! block's non-zero C is then kept under both rules, so each block computes the same, and
+//! the next block's C with it. A zero C adds nothing whether dropped or not.
+//!
 //! NaN results match NaN records whatever their bits; the records' NaN bits then name the
 //! NaN style of the fits ([`NanSeen`]).
 //!
@@ -96,6 +105,11 @@ pub struct Inference {
 pub struct Eval {
     pub d: u64,
     pub zero_floor: i32,
+    /// How far below its block's `e_max` a non-zero C's exponent lies at most, as a
+    /// non-positive number (`min(0, e_C - e_dot)` over the blocks with non-zero products;
+    /// `i32::MAX` when no block has both): a GTR-FDPA sibling whose C-drop threshold is at
+    /// least `-c_margin` keeps every such C, as the unit did.
+    pub c_margin: i32,
 }
 
 /// What [`evaluate`] asks of a record's operands whatever the candidate (all candidates of a
@@ -164,6 +178,11 @@ impl Prepared {
     fn products_e_max(&self, ks: impl Iterator<Item = usize>) -> Option<i32> {
         ks.filter_map(|k| self.product_e[k]).max()
     }
+
+    /// The largest exponent of the record's non-zero products.
+    fn record_e_max(&self) -> Option<i32> {
+        self.products_e_max(0..self.product_e.len())
+    }
 }
 
 /// The exponent of the product of `x` (format `f.a`) and `y` (`f.b`) in the models' convention,
@@ -207,6 +226,7 @@ pub fn evaluate_prepared(cand: &Candidate, r: &Record, p: &Prepared) -> Eval {
         return Eval {
             d: u.dot_plain_scaled(&r.a, &r.b, c0, &r.scale_a, &r.scale_b),
             zero_floor: i32::MAX,
+            c_margin: i32::MAX,
         };
     }
     let by_exponent = matches!(
@@ -217,6 +237,7 @@ pub fn evaluate_prepared(cand: &Candidate, r: &Record, p: &Prepared) -> Eval {
     let mut acc = c0;
     let mut c_fmt = &f.c;
     let mut floor = i32::MAX;
+    let mut c_margin = i32::MAX;
     let n = r.a.len();
     let mut k0 = 0;
     loop {
@@ -227,6 +248,10 @@ pub fn evaluate_prepared(cand: &Candidate, r: &Record, p: &Prepared) -> Eval {
             (0, 0)
         };
         let c_val = c_fmt.decode(acc);
+        if let (Value::Finite { .. }, Some(e_dot)) = (c_val, p.products_e_max(k0..k1)) {
+            let e_c = Term::of_value(c_val, c_fmt, 0).e;
+            c_margin = c_margin.min((e_c - e_dot).min(0));
+        }
         let met_zero =
             c_val.is_zero() || p.zero_in(k0, k1) || (f.scale.is_some() && p.zero_scale_in(s0, s1));
         if let Model::SlicedFdpa(sl) = &u.model {
@@ -273,6 +298,29 @@ pub fn evaluate_prepared(cand: &Candidate, r: &Record, p: &Prepared) -> Eval {
     Eval {
         d: acc,
         zero_floor: floor,
+        c_margin,
+    }
+}
+
+/// Whether `cand` computes on a record what its group's first member `base` computed there
+/// (`ev`), as far as the product-overflow rule (TR-FDPA) and the C-drop rule (GTR-FDPA) go: the
+/// same rule, or a record on which neither rule matters (see the module docs).
+fn same_rules(base: &Model, cand: &Model, ev: &Eval, p: &Prepared) -> bool {
+    match (base, cand) {
+        (Model::TrFdpa(x), Model::TrFdpa(y)) if x.product_inf_exp != y.product_inf_exp => {
+            let t = [x.product_inf_exp, y.product_inf_exp]
+                .into_iter()
+                .flatten()
+                .min();
+            match (t, p.record_e_max()) {
+                (Some(t), Some(e)) => e + 1 < t,
+                _ => true,
+            }
+        }
+        (Model::GtrFdpa(x), Model::GtrFdpa(y)) if x.c_drop != y.c_drop => {
+            ev.c_margin >= -(x.c_drop.min(y.c_drop) as i32)
+        }
+        _ => true,
     }
 }
 
@@ -384,7 +432,11 @@ pub fn infer_groups(set: &RecordSet, grid: Vec<Group>) -> Inference {
                 if !st.alive {
                     continue;
                 }
-                let got = if mi == 0 || (shared && e_zero_of(&cand.unit.model) <= base.zero_floor) {
+                let got = if mi == 0
+                    || (shared
+                        && e_zero_of(&cand.unit.model) <= base.zero_floor
+                        && same_rules(&members[0].unit.model, &cand.unit.model, &base, p))
+                {
                     base.d
                 } else {
                     evaluate_prepared(cand, r, p).d

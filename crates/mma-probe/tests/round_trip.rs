@@ -172,3 +172,158 @@ fn zero_floor_is_the_largest_exponent_of_a_block_with_a_zero_term() {
     let r = record([one; 8], 0x3F00_0000);
     assert_eq!(evaluate(&cand, &r).zero_floor, i32::MAX);
 }
+
+/// The members of a TR-FDPA or GTR-FDPA group that differ in the product-overflow or the C-drop
+/// rule share the first member's result only on records where the rule cannot matter: the
+/// inference with sharing finds exactly the fits (and, where none fits, the same best) as with
+/// every member evaluated on every record. The devices are units of each rule, on records
+/// (targeted probes and random ones, two blocks chained) where the rules do matter: bf16
+/// products past 2^128 for fp32 output and f16 products past 2^16 for fp16 output, Cs far below
+/// the products.
+#[test]
+fn shared_rules_give_what_every_member_computes() {
+    use mma_core::format::{BF16, FP16, FP32};
+    use mma_core::models::gtr_fdpa::GtrFdpa;
+    use mma_core::models::tr_fdpa::TrFdpa;
+    use mma_core::RoundOpts;
+    use mma_probe::grid::candidates;
+    use mma_probe::infer::infer_groups;
+    let out = |d: mma_core::Format| Output {
+        rho: OutputRounding {
+            fmt: d,
+            mode: Rounding::NearestEven,
+            opts: RoundOpts::INF_ON_OVERFLOW,
+        },
+        nan: NanStyle::AllOnes,
+        neg_zero_to_pos: false,
+    };
+    let formats = |ab, d| Formats {
+        a: ab,
+        b: ab,
+        c: d,
+        d,
+        scale: None,
+    };
+    let mut devices = Vec::new();
+    for (ab, d) in [(BF16, FP32), (FP16, FP16)] {
+        for inf in [Some(d.emax() + 1), None] {
+            devices.push(DotUnit {
+                formats: formats(ab, d),
+                block: 4,
+                model: Model::TrFdpa(TrFdpa {
+                    f: 24,
+                    f2: 31,
+                    e_zero_c: d.emin(),
+                    e_norm_min: d.emin(),
+                    product_inf_exp: inf,
+                    out: out(d),
+                }),
+            });
+        }
+        for c_drop in [24, 26, 10_000] {
+            devices.push(DotUnit {
+                formats: formats(ab, d),
+                block: 4,
+                model: Model::GtrFdpa(GtrFdpa {
+                    f: 24,
+                    f2: 31,
+                    e_zero_c: d.emin(),
+                    e_norm_min: d.emin(),
+                    c_drop,
+                    out: out(d),
+                }),
+            });
+        }
+    }
+    let mut rules_told_apart = 0;
+    for unit in &devices {
+        let set = probe_set(unit, 8, 300, 3);
+        // The groups of the unit's model and F (the rest of the grid shares nothing new here).
+        let grid: Vec<_> = candidates(&set.formats, set.k)
+            .into_iter()
+            .filter(|g| match (&g.members[0].unit.model, &unit.model) {
+                (Model::TrFdpa(x), Model::TrFdpa(y)) => x.f == y.f,
+                (Model::GtrFdpa(x), Model::GtrFdpa(y)) => x.f == y.f,
+                _ => false,
+            })
+            .collect();
+        assert!(grid.iter().all(|g| g.shares && g.members.len() > 8));
+        // The members in reverse too: a first member without the product-overflow rule returns
+        // a finite result where its siblings' products overflow (with it first, its Inf result
+        // already stops the sharing), so the rule's own condition is what is tested.
+        let reversed: Vec<_> = grid
+            .iter()
+            .cloned()
+            .map(|mut g| {
+                g.members.reverse();
+                g
+            })
+            .collect();
+        let every = grid
+            .iter()
+            .cloned()
+            .map(|mut g| {
+                g.shares = false;
+                g
+            })
+            .collect();
+        let (with, without) = (infer_groups(&set, grid), infer_groups(&set, every));
+        let with_reversed = infer_groups(&set, reversed);
+        let names = |fits: &[mma_probe::infer::Fit]| -> Vec<String> {
+            fits.iter()
+                .map(|f| format!("{} {:?} {}", f.unit.describe(), f.c, f.explains))
+                .collect()
+        };
+        assert!(!without.fits.is_empty(), "{}", unit.describe());
+        assert_eq!(
+            names(&with.fits),
+            names(&without.fits),
+            "{}",
+            unit.describe()
+        );
+        assert_eq!(
+            names(&with.best),
+            names(&without.best),
+            "{}",
+            unit.describe()
+        );
+        let sorted = |fits: &[mma_probe::infer::Fit]| {
+            let mut v = names(fits);
+            v.sort();
+            v
+        };
+        assert_eq!(
+            sorted(&with_reversed.fits),
+            sorted(&without.fits),
+            "{}",
+            unit.describe()
+        );
+        // Whether the records told the rules apart: a rule of the device's F2 left no fit.
+        let rule = |m: &Model| match m {
+            Model::TrFdpa(t) => Some((t.f2, t.product_inf_exp.map_or(0, |t| t as u32))),
+            Model::GtrFdpa(t) => Some((t.f2, t.c_drop)),
+            _ => None,
+        };
+        let f2 = rule(&unit.model).expect("TR or GTR").0;
+        let rules: HashSet<u32> = without
+            .fits
+            .iter()
+            .filter_map(|f| rule(&f.unit.model))
+            .filter(|r| r.0 == f2)
+            .map(|r| r.1)
+            .collect();
+        let all = if matches!(unit.model, Model::TrFdpa(_)) {
+            2
+        } else {
+            4
+        };
+        rules_told_apart += usize::from(rules.len() < all);
+    }
+    // On most devices the records decide the rule, so sharing was tested where it must not
+    // happen.
+    assert!(
+        rules_told_apart >= 6,
+        "{rules_told_apart} of {}",
+        devices.len()
+    );
+}
