@@ -124,6 +124,8 @@ pub struct Prepared {
     scale_zeros: Vec<u32>,
     /// Each product's exponent in the models' convention ([`Term`]); `None` for a zero product.
     product_e: Vec<Option<i32>>,
+    /// The largest of them (`None` when every product is zero).
+    record_e_max: Option<i32>,
 }
 
 impl Prepared {
@@ -151,15 +153,17 @@ impl Prepared {
             }
             None => vec![0],
         };
-        let product_e =
+        let product_e: Vec<Option<i32>> =
             r.a.iter()
                 .zip(&r.b)
                 .map(|(&x, &y)| product_e(f, f.a.decode(x), f.b.decode(y)))
                 .collect();
+        let record_e_max = product_e.iter().flatten().copied().max();
         Prepared {
             zeros,
             scale_zeros,
             product_e,
+            record_e_max,
         }
     }
 
@@ -177,11 +181,6 @@ impl Prepared {
     /// The largest exponent of the non-zero products among elements `ks`.
     fn products_e_max(&self, ks: impl Iterator<Item = usize>) -> Option<i32> {
         ks.filter_map(|k| self.product_e[k]).max()
-    }
-
-    /// The largest exponent of the record's non-zero products.
-    fn record_e_max(&self) -> Option<i32> {
-        self.products_e_max(0..self.product_e.len())
     }
 }
 
@@ -312,7 +311,7 @@ fn same_rules(base: &Model, cand: &Model, ev: &Eval, p: &Prepared) -> bool {
                 .into_iter()
                 .flatten()
                 .min();
-            match (t, p.record_e_max()) {
+            match (t, p.record_e_max) {
                 (Some(t), Some(e)) => e + 1 < t,
                 _ => true,
             }
