@@ -193,7 +193,7 @@ fn run(e: Entry, x: &OperandFlags) -> Result<Run> {
             explanation.d
         );
     }
-    let ex = mma_cli::exact::exact_dot(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    let ex = mma_cli::exact::exact_dot_scaled(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     let ulps = mma_cli::exact::ulp_error(&f.d, d, &ex);
     Ok(Run {
         vendor: e.vendor,
@@ -363,7 +363,7 @@ fn compare(fam: &str, archs: Archs, x: &OperandFlags, json: bool) -> Result<bool
         let case = dot_case(&DotTarget::Unit(&whole), x)?;
         cases::operands(&case, &whole).map_err(|e| anyhow!("{e}"))?
     };
-    let ex = mma_cli::exact::exact_dot(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    let ex = mma_cli::exact::exact_dot_scaled(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     // Pairs whose results differ: each distinct result against the first architecture's.
     let mut parts = Vec::new();
     for r in &runs[1..] {

@@ -202,7 +202,7 @@ fn dot(target: DotTarget, x: &OperandFlags, json: bool) -> Result<bool> {
     let (t, d) = cases::evaluate_for(&case, fixed).map_err(wrap)?;
     let o = cases::operands(&case, &t).map_err(wrap)?;
     let fd = &t.unit.formats.d;
-    let ex = exact::exact_dot(&t.unit.formats, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    let ex = exact::exact_dot_scaled(&t.unit.formats, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     let ulps = exact::ulp_error(fd, d, &ex);
     let d_dec = decimal::shortest(fd, d);
     if json {

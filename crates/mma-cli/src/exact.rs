@@ -61,9 +61,23 @@ fn product(ts: &[Term]) -> Result<(bool, BigUint, i64), Term> {
     Ok((neg, mag, exp))
 }
 
-/// The exact sum of the products of `a` and `b` (with block scales) and `c`, for storage words
-/// of `formats` (`formats.c` for `c`).
-pub fn exact_dot(f: &Formats, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -> ExactSum {
+/// The exact sum of the products of `a` and `b` and `c`, for storage words of `formats`
+/// (`formats.c` for `c`), formats without block scales ([`exact_dot_scaled`] takes them).
+pub fn exact_dot(f: &Formats, a: &[u64], b: &[u64], c: u64) -> ExactSum {
+    exact_dot_scaled(f, a, b, c, &[], &[])
+}
+
+/// The exact sum of the products of `a` and `b` with their block scales (`sa`, `sb`: one per
+/// `n` elements of `formats.scale = Some((fmt, n))`) and `c`, for storage words of `formats`
+/// (`formats.c` for `c`).
+pub fn exact_dot_scaled(
+    f: &Formats,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+    sa: &[u64],
+    sb: &[u64],
+) -> ExactSum {
     let mut finite: Vec<(bool, BigUint, i64)> = Vec::with_capacity(a.len() + 1);
     let (mut nan, mut pos_inf, mut neg_inf) = (false, false, false);
     let mut push = |r: Result<(bool, BigUint, i64), Term>| match r {
@@ -207,23 +221,18 @@ mod tests {
             &[0x3c00, 0x0001],
             &[0x3c00, 0x3c00],
             0x4b80_0000,
-            &[],
-            &[],
         );
         assert_eq!(x.hex(), "0x1.000001000001p+24");
         assert_eq!(x.decimal(), "16777217.000000059604644775390625");
         // Inf·0 is NaN; +Inf and -Inf together are NaN; one Inf wins over finite terms.
         let ff = f(FP16, FP32);
+        assert_eq!(exact_dot(&ff, &[0x7c00], &[0x0000], 0), ExactSum::Nan);
         assert_eq!(
-            exact_dot(&ff, &[0x7c00], &[0x0000], 0, &[], &[]),
+            exact_dot(&ff, &[0x7c00, 0xfc00], &[0x3c00, 0x3c00], 0),
             ExactSum::Nan
         );
         assert_eq!(
-            exact_dot(&ff, &[0x7c00, 0xfc00], &[0x3c00, 0x3c00], 0, &[], &[]),
-            ExactSum::Nan
-        );
-        assert_eq!(
-            exact_dot(&ff, &[0xfc00], &[0x3c00], 0x3f80_0000, &[], &[]),
+            exact_dot(&ff, &[0xfc00], &[0x3c00], 0x3f80_0000),
             ExactSum::Inf { neg: true }
         );
         // Scales: e4m3 1.0 (0x38) times ue8m0 2^1 (0x80) and 2^-1 (0x7e): 1.
@@ -231,7 +240,7 @@ mod tests {
             scale: Some((UE8M0, 32)),
             ..f(E4M3, FP32)
         };
-        let x = exact_dot(&sc, &[0x38], &[0x38], 0, &[0x80], &[0x7e]);
+        let x = exact_dot_scaled(&sc, &[0x38], &[0x38], 0, &[0x80], &[0x7e]);
         assert_eq!(x.decimal(), "1");
     }
 
