@@ -272,6 +272,38 @@ impl Format {
         }
     }
 
+    /// The word that holds `v` exactly, `None` where no word does. A NaN is the format's
+    /// default NaN (`None` in a format without NaN); an infinity needs a format with
+    /// infinities; a zero needs a format with a zero (ue8m0 has none), and -0 in a format
+    /// without negative zero is +0, the same number; a finite value needs the format's range
+    /// and grid (no bit below its quantum, no rounding; a negative one, a signed format).
+    /// Every client that turns a value into a word "only if exact" (the Python package's
+    /// arrays, the probe generator's operands) asks here.
+    pub fn encode_exact(&self, v: Value) -> Option<u64> {
+        let w = match v {
+            Value::Nan => return self.has_nan().then(|| self.default_nan()),
+            Value::Inf { .. } if !self.has_inf() => return None,
+            Value::Finite { neg: true, sig, .. } if sig != 0 && !self.signed => return None,
+            Value::Finite { sig, .. } if sig != 0 => {
+                // Rounding is the identity exactly where `v` is on the grid; otherwise the
+                // rounded value differs, overflows to Inf or NaN, or flushes to zero, and the
+                // comparison below refuses it.
+                let r = crate::round::convert(
+                    self,
+                    v,
+                    crate::round::Rounding::NearestEven,
+                    crate::round::RoundOpts::IEEE,
+                );
+                if !matches!(r, Value::Finite { .. }) {
+                    return None;
+                }
+                self.encode(r, self.default_nan())
+            }
+            _ => self.encode(v, self.default_nan()),
+        };
+        self.decode(w).same_number(&v).then_some(w)
+    }
+
     /// Encodes magnitude `sig·2^lsb_exp` where `sig` is already aligned to the format's quantum.
     fn encode_mag(&self, sig: u64, lsb_exp: i32) -> u64 {
         let hidden = 1u64 << self.man_bits;

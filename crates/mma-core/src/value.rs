@@ -50,6 +50,62 @@ impl Value {
         }
     }
 
+    /// The exact value of an `f64`: NaN (any payload) as [`Value::Nan`], a subnormal as its
+    /// significand at 2^-1074 (FP64's decoding, without a table).
+    pub fn from_f64(x: f64) -> Value {
+        let bits = x.to_bits();
+        let neg = bits >> 63 != 0;
+        let biased = ((bits >> 52) & 0x7FF) as i32;
+        let frac = bits & ((1u64 << 52) - 1);
+        match biased {
+            0x7FF if frac == 0 => Value::Inf { neg },
+            0x7FF => Value::Nan,
+            0 if frac == 0 => Value::Zero { neg },
+            0 => Value::Finite {
+                neg,
+                sig: frac,
+                exp: -1074,
+            },
+            _ => Value::Finite {
+                neg,
+                sig: frac | (1u64 << 52),
+                exp: biased - 1075,
+            },
+        }
+    }
+
+    /// Whether two values are the same number: NaN is no number (never the same), zeros are the
+    /// same whatever their signs, finite values compare as `sig·2^exp` exactly (however the
+    /// significand is scaled), infinities by sign.
+    pub fn same_number(&self, other: &Value) -> bool {
+        // (sig, exp) with an odd significand: one spelling of each finite value.
+        let canon = |sig: u64, exp: i32| {
+            (
+                sig >> sig.trailing_zeros(),
+                exp + sig.trailing_zeros() as i32,
+            )
+        };
+        let zero = |v: &Value| matches!(v, Value::Zero { .. } | Value::Finite { sig: 0, .. });
+        match (*self, *other) {
+            (Value::Nan, _) | (_, Value::Nan) => false,
+            _ if zero(self) || zero(other) => zero(self) && zero(other),
+            (Value::Inf { neg: a }, Value::Inf { neg: b }) => a == b,
+            (
+                Value::Finite {
+                    neg: na,
+                    sig: sa,
+                    exp: ea,
+                },
+                Value::Finite {
+                    neg: nb,
+                    sig: sb,
+                    exp: eb,
+                },
+            ) => na == nb && canon(sa, ea) == canon(sb, eb),
+            _ => false,
+        }
+    }
+
     /// Lossless conversion to `f64` where the value fits (tests and display only; the models
     /// never compute in `f64`).
     pub fn to_f64(&self) -> f64 {

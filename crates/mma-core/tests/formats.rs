@@ -421,3 +421,96 @@ fn hand_derived_rounding_cases() {
         Value::Zero { neg: true }
     );
 }
+
+/// `Format::encode_exact`: every value a pattern of a format of 16 bits or fewer decodes to
+/// comes back as a word that decodes to it (the pattern itself where it is the format's
+/// spelling of the value: not ue4m3's ignored bit 7), NaN as the default NaN; then
+/// hand-derived cases, each with its arithmetic.
+#[test]
+fn encode_exact_takes_every_value_a_format_holds_and_nothing_else() {
+    for f in small_formats() {
+        for w in 0..1u64 << f.storage_bits {
+            if !f.is_valid_encoding(w) {
+                continue;
+            }
+            let v = f.decode(w);
+            let got = f.encode_exact(v);
+            if v.is_nan() {
+                assert_eq!(got, Some(f.default_nan()), "{} {w:#x}", f.name);
+                continue;
+            }
+            let w2 = got.unwrap_or_else(|| panic!("{} {w:#x} ({v:?}) refused", f.name));
+            assert_eq!(f.decode(w2), v, "{} {w:#x}", f.name);
+            if f.encode(v, f.default_nan()) == w {
+                assert_eq!(w2, w, "{} {w:#x}", f.name);
+            }
+        }
+    }
+    let fin = |neg, sig, exp| Value::Finite { neg, sig, exp };
+    use format::{E2M1, E4M3, FP16, FP32, UE4M3, UE8M0};
+    // f16: 1 + 2^-10 = 1025·2^-10 is 0x3c01 (the last mantissa bit); 1 + 2^-11 lies between two.
+    assert_eq!(FP16.encode_exact(fin(false, 1025, -10)), Some(0x3c01));
+    assert_eq!(FP16.encode_exact(fin(false, 2049, -11)), None);
+    // 65504 = 2047·2^5 is the largest, 0x7bff; 65520 = 4095·2^4 lies past it (RNE: Inf).
+    assert_eq!(FP16.encode_exact(fin(false, 2047, 5)), Some(0x7bff));
+    assert_eq!(FP16.encode_exact(fin(false, 4095, 4)), None);
+    // The smallest subnormal 2^-24 is 0x0001; 2^-25 lies below the quantum.
+    assert_eq!(FP16.encode_exact(fin(false, 1, -24)), Some(0x0001));
+    assert_eq!(FP16.encode_exact(fin(false, 1, -25)), None);
+    assert_eq!(FP16.encode_exact(Value::Zero { neg: true }), Some(0x8000));
+    assert_eq!(FP16.encode_exact(Value::Inf { neg: true }), Some(0xfc00));
+    // A 40-bit significand: 2^39·2^-39 = 1 is f32 0x3f800000; (2^39 + 1)·2^-39 needs 40 bits.
+    assert_eq!(
+        FP32.encode_exact(fin(false, 1 << 39, -39)),
+        Some(0x3f80_0000)
+    );
+    assert_eq!(FP32.encode_exact(fin(false, (1 << 39) + 1, -39)), None);
+    // e4m3 (no Inf; NaN S.1111.111): 448 = 7·2^6 is 0x7e (exponent 15, mantissa 110); 480 =
+    // 15·2^5 would be the NaN pattern.
+    assert_eq!(E4M3.encode_exact(fin(false, 7, 6)), Some(0x7e));
+    assert_eq!(E4M3.encode_exact(fin(false, 15, 5)), None);
+    assert_eq!(E4M3.encode_exact(Value::Inf { neg: false }), None);
+    assert_eq!(E4M3.encode_exact(Value::Nan), Some(0x7f));
+    // e2m1 (bias 1): 6 = 3·2^1 is 0b0111; 5 lies between 4 and 6.
+    assert_eq!(E2M1.encode_exact(fin(false, 3, 1)), Some(0x7));
+    assert_eq!(E2M1.encode_exact(fin(false, 5, 0)), None);
+    // ue8m0 (2^(e - 127)): 2^-127 is 0x00; no zero, no negative value.
+    assert_eq!(UE8M0.encode_exact(fin(false, 1, -127)), Some(0x00));
+    assert_eq!(UE8M0.encode_exact(Value::Zero { neg: false }), None);
+    assert_eq!(UE8M0.encode_exact(fin(true, 1, 0)), None);
+    // ue4m3 has a zero and no sign: -0 is +0, the same number; -1 is not a number of it.
+    assert_eq!(UE4M3.encode_exact(Value::Zero { neg: true }), Some(0x00));
+    assert_eq!(UE4M3.encode_exact(fin(true, 1, 0)), None);
+}
+
+/// `Value::from_f64` is FP64's decoding, on random patterns and every special kind; and
+/// `Value::same_number` compares numbers, not spellings.
+#[test]
+fn from_f64_is_fp64_decoding() {
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(17);
+    let specials = [
+        0,
+        1 << 63,
+        1,
+        0x7ff0 << 48,
+        0xfff0 << 48,
+        0x7ff8 << 48,
+        0x7ff0_0000_0000_0001,
+    ];
+    for b in specials
+        .into_iter()
+        .chain((0..100_000).map(|_| sample_f64(&mut rng)))
+    {
+        assert_eq!(
+            Value::from_f64(f64::from_bits(b)),
+            format::FP64.decode(b),
+            "{b:#x}"
+        );
+    }
+    let fin = |neg, sig, exp| Value::Finite { neg, sig, exp };
+    assert!(fin(false, 2, 0).same_number(&fin(false, 1, 1)));
+    assert!(!fin(true, 2, 0).same_number(&fin(false, 1, 1)));
+    assert!(Value::Zero { neg: true }.same_number(&fin(false, 0, 5)));
+    assert!(!Value::Nan.same_number(&Value::Nan));
+    assert!(!Value::Inf { neg: true }.same_number(&Value::Inf { neg: false }));
+}

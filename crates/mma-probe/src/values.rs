@@ -1,27 +1,16 @@
 //! Words of a format built from values, and the random samplers of the probe generator.
 
-use mma_core::round::convert;
-use mma_core::{Format, RoundOpts, Rounding, Value};
+use mma_core::{Format, Value};
 use rand::{Rng, RngCore};
 
-/// The word of `(-1)^neg · sig · 2^exp` in `fmt`, when the format holds it exactly.
+/// The word of `(-1)^neg · sig · 2^exp` in `fmt`, when the format holds it exactly
+/// ([`Format::encode_exact`]), its sign included: a probe's -0 must be -0, so a negative value
+/// (zero too) of an unsigned format is `None`.
 pub fn exact(fmt: &Format, neg: bool, sig: u64, exp: i32) -> Option<u64> {
-    if sig == 0 {
-        if neg && !fmt.signed {
-            return None;
-        }
-        return Some(fmt.encode(Value::Zero { neg }, 0));
-    }
     if neg && !fmt.signed {
         return None;
     }
-    let v = Value::Finite { neg, sig, exp };
-    let r = convert(fmt, v, Rounding::NearestEven, RoundOpts::IEEE);
-    if r.to_f64() != v.to_f64() || r.is_inf() || r.is_nan() {
-        return None;
-    }
-    let w = fmt.encode(r, fmt.default_nan());
-    (fmt.decode(w).to_f64() == v.to_f64()).then_some(w)
+    fmt.encode_exact(Value::Finite { neg, sig, exp })
 }
 
 /// `±2^e` in `fmt`, when representable.

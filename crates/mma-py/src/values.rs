@@ -9,64 +9,11 @@ use mma::{DotUnit, Format, Value};
 use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-/// The word of `fmt` that holds `x` exactly; `None` when no word does.
+/// The word of `fmt` that holds `x` exactly; `None` when no word does (the core's rule,
+/// [`Format::encode_exact`]: a NaN as the default NaN, -0 as +0 where the format has no
+/// negative zero).
 pub fn encode_exact(fmt: &Format, x: f64) -> Option<u64> {
-    if x.is_nan() {
-        return fmt.has_nan().then(|| fmt.default_nan());
-    }
-    let neg = x.is_sign_negative();
-    if neg && !fmt.signed && x != 0.0 {
-        return None;
-    }
-    let v = if x.is_infinite() {
-        if !fmt.has_inf() {
-            return None;
-        }
-        Value::Inf { neg }
-    } else if x == 0.0 {
-        if !fmt.subnormals {
-            return None; // ue8m0 has no zero
-        }
-        Value::Zero {
-            neg: neg && fmt.signed,
-        }
-    } else {
-        let bits = x.to_bits();
-        let biased = ((bits >> 52) & 0x7FF) as i32;
-        let frac = bits & ((1u64 << 52) - 1);
-        let (mut sig, mut exp) = if biased == 0 {
-            (frac, -1074)
-        } else {
-            (frac | (1u64 << 52), biased - 1075)
-        };
-        let tz = sig.trailing_zeros();
-        sig >>= tz;
-        exp += tz as i32;
-        // sig · 2^exp with sig odd: precision, quantum and range of the format.
-        let len = 64 - sig.leading_zeros() as i32;
-        let top = exp + len - 1;
-        if len > fmt.man_bits as i32 + 1 || exp < fmt.min_lsb_exp() {
-            return None;
-        }
-        if top > fmt.emax() {
-            return None;
-        }
-        if top < fmt.emin() && !fmt.subnormals {
-            return None;
-        }
-        if top == fmt.emax() {
-            // The top binade may end below its last code (E4M3: 448, not 480).
-            let aligned = sig << (fmt.man_bits as i32 + 1 - len);
-            if aligned > fmt.max_sig() {
-                return None;
-            }
-        }
-        Value::Finite { neg, sig, exp }
-    };
-    let w = fmt.encode(v, fmt.default_nan());
-    // A final round trip guards the range checks above.
-    // (A -0 of a format without negative zero is +0: the same value.)
-    (fmt.is_valid_encoding(w) && fmt.decode(w).to_f64() == x).then_some(w)
+    fmt.encode_exact(Value::from_f64(x))
 }
 
 /// A, B and C of a product: real values (checked to be exact in their formats), or storage
