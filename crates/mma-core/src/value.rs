@@ -50,28 +50,10 @@ impl Value {
         }
     }
 
-    /// The exact value of an `f64`: NaN (any payload) as [`Value::Nan`], a subnormal as its
-    /// significand at 2^-1074 (FP64's decoding, without a table).
+    /// The exact value of an `f64` (its word decoded as FP64; NaN of any payload is
+    /// [`Value::Nan`]).
     pub fn from_f64(x: f64) -> Value {
-        let bits = x.to_bits();
-        let neg = bits >> 63 != 0;
-        let biased = ((bits >> 52) & 0x7FF) as i32;
-        let frac = bits & ((1u64 << 52) - 1);
-        match biased {
-            0x7FF if frac == 0 => Value::Inf { neg },
-            0x7FF => Value::Nan,
-            0 if frac == 0 => Value::Zero { neg },
-            0 => Value::Finite {
-                neg,
-                sig: frac,
-                exp: -1074,
-            },
-            _ => Value::Finite {
-                neg,
-                sig: frac | (1u64 << 52),
-                exp: biased - 1075,
-            },
-        }
+        crate::format::FP64.decode(x.to_bits())
     }
 
     /// Whether two values are the same number: NaN is no number (never the same), zeros are the
