@@ -48,6 +48,15 @@ impl Term {
         }
     }
 
+    /// The exponent [`Term::product`] gives the product of two finite inputs whose least
+    /// significant bits weigh `2^xa` (format `fa`) and `2^xb` (`fb`): the weight of the product
+    /// of two normal significands' leading bits. For callers that need the exponent without the
+    /// significands' product (which overflows `u64` for fp64 operands).
+    #[inline]
+    pub const fn product_exponent(xa: i32, fa: &Format, xb: i32, fb: &Format) -> i32 {
+        xa + xb + (fa.man_bits + fb.man_bits) as i32
+    }
+
     /// The exact product of two finite-or-zero inputs.
     #[inline]
     pub fn product(a: Value, fa: &Format, b: Value, fb: &Format, e_zero: i32) -> Term {
@@ -67,7 +76,7 @@ impl Term {
                 neg: na != nb,
                 sig: sa * sb,
                 lsb: xa + xb,
-                e: xa + xb + (fa.man_bits + fb.man_bits) as i32,
+                e: Term::product_exponent(xa, fa, xb, fb),
             },
             _ => Term {
                 neg: a.is_neg() != b.is_neg(),

@@ -184,10 +184,10 @@ impl Prepared {
     }
 }
 
-/// The exponent of the product of `x` (format `f.a`) and `y` (`f.b`) in the models' convention,
-/// as [`Term::product`] gives it, `None` where the product is zero (or not finite). Without
-/// forming the significands' product, which overflows `u64` for fp64 operands (units that never
-/// ask, but the records' facts are computed for every unit).
+/// The exponent of the product of `x` (format `f.a`) and `y` (`f.b`) in the models' convention
+/// ([`Term::product_exponent`]), `None` where the product is zero (or not finite). Not
+/// [`Term::product`]: the significands' product overflows `u64` for fp64 operands (units that
+/// never ask, but the records' facts are computed for every unit).
 fn product_e(f: &Formats, x: Value, y: Value) -> Option<i32> {
     match (x, y) {
         (
@@ -197,7 +197,7 @@ fn product_e(f: &Formats, x: Value, y: Value) -> Option<i32> {
             Value::Finite {
                 sig: sy, exp: ey, ..
             },
-        ) if sx != 0 && sy != 0 => Some(ex + ey + (f.a.man_bits + f.b.man_bits) as i32),
+        ) if sx != 0 && sy != 0 => Some(Term::product_exponent(ex, &f.a, ey, &f.b)),
         _ => None,
     }
 }
