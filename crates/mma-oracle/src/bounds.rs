@@ -16,7 +16,7 @@
 //! operands' (and scales') exponents, and zero terms get `e_zero`. Bounds are per block: call
 //! [`bound_for`] with one block's operands (L = `a.len()`).
 
-use crate::exact::{dyadic, dyadic_sum, pow2, ExactResult};
+use crate::exact::{self, dyadic, dyadic_sum, pow2, ExactResult};
 use crate::rounding::{max_finite, quantum};
 use mma_core::format::FP32;
 use mma_core::{Format, Formats, Rounding, Value};
@@ -97,35 +97,38 @@ struct Summand {
 /// special), and the sum of their exponents `e` of `x = s·2^e` (`1 <= |s| < 2`, subnormals at
 /// the format's `e_sub`).
 fn summand(ops: &[(Format, u64)]) -> Summand {
-    let mut m = Integer::from(1);
-    let (mut neg, mut at, mut exp) = (false, 0i32, 0i32);
-    for (fmt, bits) in ops {
-        match fmt.decode(*bits) {
-            Value::Finite {
-                neg: n,
-                sig,
-                exp: e,
-            } if sig != 0 => {
-                m *= sig;
-                neg ^= n;
-                at += e;
-                // floor(log2 (sig · 2^e)), at least the format's smallest normal exponent.
-                exp += (e + 63 - sig.leading_zeros() as i32).max(fmt.emin());
-            }
-            _ => {
-                return Summand {
-                    value: Rational::new(),
-                    exp: None,
-                    mag: (Integer::new(), 0),
-                }
+    let mut values = [Value::Nan; 4];
+    for (v, (fmt, bits)) in values.iter_mut().zip(ops) {
+        *v = fmt.decode(*bits);
+    }
+    let values = &values[..ops.len()];
+    match exact::Summand::product(values) {
+        exact::Summand::Finite { m, e } => {
+            // floor(log2 (sig · 2^exp)) of each factor, at least its format's smallest normal
+            // exponent.
+            let exp = ops
+                .iter()
+                .zip(values)
+                .map(|((fmt, _), v)| match *v {
+                    Value::Finite { sig, exp, .. } => {
+                        (exp + 63 - sig.leading_zeros() as i32).max(fmt.emin())
+                    }
+                    // (Every factor of a finite product is finite.)
+                    _ => 0,
+                })
+                .sum();
+            Summand {
+                value: dyadic(m.clone(), e),
+                exp: Some(exp),
+                mag: (m.abs(), e),
             }
         }
-    }
-    let value = dyadic(if neg { -m.clone() } else { m.clone() }, at);
-    Summand {
-        value,
-        exp: Some(exp),
-        mag: (m, at),
+        // Zero products and specials count as zero here.
+        _ => Summand {
+            value: Rational::new(),
+            exp: None,
+            mag: (Integer::new(), 0),
+        },
     }
 }
 

@@ -206,7 +206,7 @@ pub fn dyadic_sum(terms: &[(Integer, i32)]) -> Rational {
 /// zero one, is NaN), the sign of an infinite or zero product is the exclusive-or of the
 /// factors' signs (as [`ExactResult::mul`] gives it), and a finite non-zero product is the
 /// integer `±prod sig` at the exponent `sum exp`.
-enum Summand {
+pub(crate) enum Summand {
     Nan,
     Inf { neg: bool },
     Zero { neg: bool },
@@ -214,7 +214,7 @@ enum Summand {
 }
 
 impl Summand {
-    fn product(factors: &[Value]) -> Summand {
+    pub(crate) fn product(factors: &[Value]) -> Summand {
         let mut neg = false;
         let (mut inf, mut zero) = (false, false);
         for v in factors {

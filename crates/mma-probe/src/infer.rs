@@ -107,8 +107,9 @@ pub struct Eval {
     pub zero_floor: i32,
     /// How far below its block's `e_max` a non-zero C's exponent lies at most, as a
     /// non-positive number (`min(0, e_C - e_dot)` over the blocks with non-zero products;
-    /// `i32::MAX` when no block has both): a GTR-FDPA sibling whose C-drop threshold is at
-    /// least `-c_margin` keeps every such C, as the unit did.
+    /// `i32::MAX` when no block has both, and for every model but GTR-FDPA): a GTR-FDPA
+    /// sibling whose C-drop threshold is at least `-c_margin` keeps every such C, as the unit
+    /// did.
     pub c_margin: i32,
 }
 
@@ -247,9 +248,12 @@ pub fn evaluate_prepared(cand: &Candidate, r: &Record, p: &Prepared) -> Eval {
             (0, 0)
         };
         let c_val = c_fmt.decode(acc);
-        if let (Value::Finite { .. }, Some(e_dot)) = (c_val, p.products_e_max(k0..k1)) {
-            let e_c = Term::of_value(c_val, c_fmt, 0).e;
-            c_margin = c_margin.min((e_c - e_dot).min(0));
+        // Only GTR-FDPA has a C-drop rule: the other models skip the block's product scan.
+        if let (Model::GtrFdpa(_), Value::Finite { .. }) = (&u.model, c_val) {
+            if let Some(e_dot) = p.products_e_max(k0..k1) {
+                let e_c = Term::of_value(c_val, c_fmt, 0).e;
+                c_margin = c_margin.min((e_c - e_dot).min(0));
+            }
         }
         let met_zero =
             c_val.is_zero() || p.zero_in(k0, k1) || (f.scale.is_some() && p.zero_scale_in(s0, s1));
