@@ -1,8 +1,9 @@
 //! The exact result of a dot product, `Σ a_k·b_k·scale_a[k/n]·scale_b[k/n] + c` over the
-//! decoded operands, as one big integer times a power of two (`num-bigint`; no MPFR needed),
-//! and the error of a model's D against it in ulps of D's format.
+//! decoded operands (the core's [`ExactDot`]), as one big integer times a power of two for its
+//! digits (`num-bigint`; no MPFR needed), and the error of a model's D against it in ulps of D's
+//! format.
 
-use mma::{Formats, Value};
+use mma::{ExactDot, Formats, Value};
 use num_bigint::{BigInt, BigUint, Sign};
 use num_traits::{Signed, ToPrimitive, Zero};
 
@@ -20,56 +21,15 @@ pub enum ExactSum {
     },
 }
 
-/// One term `±sig·2^exp`, or a special.
-#[derive(Clone, Copy)]
-enum Term {
-    Nan,
-    Inf(bool),
-    Fin(bool, u64, i64),
-}
-
-fn term(v: Value) -> Term {
-    match v {
-        Value::Nan => Term::Nan,
-        Value::Inf { neg } => Term::Inf(neg),
-        Value::Zero { neg } => Term::Fin(neg, 0, 0),
-        Value::Finite { neg, sig, exp } => Term::Fin(neg, sig, exp as i64),
-    }
-}
-
-/// Product of terms as (neg, big significand, exp), or a special (Inf·0 is NaN).
-fn product(ts: &[Term]) -> Result<(bool, BigUint, i64), Term> {
-    let neg = ts.iter().fold(false, |n, t| match t {
-        Term::Inf(s) | Term::Fin(s, _, _) => n ^ s,
-        Term::Nan => n,
-    });
-    if ts.iter().any(|t| matches!(t, Term::Nan)) {
-        return Err(Term::Nan);
-    }
-    let zero = ts.iter().any(|t| matches!(t, Term::Fin(_, 0, _)));
-    if ts.iter().any(|t| matches!(t, Term::Inf(_))) {
-        return Err(if zero { Term::Nan } else { Term::Inf(neg) });
-    }
-    let mut mag = BigUint::from(1u32);
-    let mut exp = 0i64;
-    for t in ts {
-        if let Term::Fin(_, s, e) = t {
-            mag *= *s;
-            exp += e;
-        }
-    }
-    Ok((neg, mag, exp))
-}
-
 /// The exact sum of the products of `a` and `b` and `c`, for storage words of `formats`
 /// (`formats.c` for `c`), formats without block scales ([`exact_dot_scaled`] takes them).
 pub fn exact_dot(f: &Formats, a: &[u64], b: &[u64], c: u64) -> ExactSum {
-    exact_dot_scaled(f, a, b, c, &[], &[])
+    ExactSum::from(&ExactDot::of(f, a, b, c))
 }
 
 /// The exact sum of the products of `a` and `b` with their block scales (`sa`, `sb`: one per
 /// `n` elements of `formats.scale = Some((fmt, n))`) and `c`, for storage words of `formats`
-/// (`formats.c` for `c`).
+/// (`formats.c` for `c`): the core's [`ExactDot`] as one big integer.
 pub fn exact_dot_scaled(
     f: &Formats,
     a: &[u64],
@@ -78,49 +38,23 @@ pub fn exact_dot_scaled(
     sa: &[u64],
     sb: &[u64],
 ) -> ExactSum {
-    let mut finite: Vec<(bool, BigUint, i64)> = Vec::with_capacity(a.len() + 1);
-    let (mut nan, mut pos_inf, mut neg_inf) = (false, false, false);
-    let mut push = |r: Result<(bool, BigUint, i64), Term>| match r {
-        Ok(x) => finite.push(x),
-        Err(Term::Nan) => nan = true,
-        Err(Term::Inf(true)) => neg_inf = true,
-        Err(_) => pos_inf = true,
-    };
-    for (k, (&x, &y)) in a.iter().zip(b).enumerate() {
-        let mut ts = vec![term(f.a.decode(x)), term(f.b.decode(y))];
-        if let Some((sf, per)) = &f.scale {
-            ts.push(term(sf.decode(sa[k / per])));
-            ts.push(term(sf.decode(sb[k / per])));
+    ExactSum::from(&ExactDot::of_scaled(f, a, b, c, sa, sb))
+}
+
+impl From<&ExactDot> for ExactSum {
+    fn from(x: &ExactDot) -> ExactSum {
+        match x {
+            ExactDot::Nan => ExactSum::Nan,
+            ExactDot::Inf { neg } => ExactSum::Inf { neg: *neg },
+            ExactDot::Finite { neg, mag, exp, .. } => {
+                let digits = mag.iter().flat_map(|l| [*l as u32, (*l >> 32) as u32]);
+                let mag = BigUint::new(digits.collect());
+                ExactSum::Finite {
+                    value: BigInt::from_biguint(if *neg { Sign::Minus } else { Sign::Plus }, mag),
+                    exp: *exp as i64,
+                }
+            }
         }
-        push(product(&ts));
-    }
-    push(product(&[term(f.c.decode(c))]));
-    if nan || (pos_inf && neg_inf) {
-        return ExactSum::Nan;
-    }
-    if pos_inf || neg_inf {
-        return ExactSum::Inf { neg: neg_inf };
-    }
-    let lo = finite
-        .iter()
-        .filter(|t| !t.1.is_zero())
-        .map(|t| t.2)
-        .min()
-        .unwrap_or(0);
-    let mut sum = BigInt::zero();
-    for (neg, mag, exp) in finite {
-        if mag.is_zero() {
-            continue;
-        }
-        let v = BigInt::from_biguint(
-            if neg { Sign::Minus } else { Sign::Plus },
-            mag << (exp - lo) as usize,
-        );
-        sum += v;
-    }
-    ExactSum::Finite {
-        value: sum,
-        exp: lo,
     }
 }
 

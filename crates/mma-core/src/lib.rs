@@ -7,7 +7,8 @@
 //!
 //! - [`format`](mod@format): number formats as descriptors, decode and encode.
 //! - [`round`]: the single rounding routine.
-//! - [`term`], [`wide`]: exact products and exact wide sums.
+//! - [`term`], [`wide`]: exact products and exact wide sums; [`exact_dot`]: the exact value
+//!   of a whole dot product (nothing rounded), which the oracle and the command line share.
 //! - [`models`]: one module per arithmetic model (`fma`, `e_fdpa`, `t_fdpa`, ...), each a
 //!   parameterised type implementing [`model::BlockModel`].
 //! - [`trace`]: the steps a model takes, recorded by the plain models for
@@ -66,6 +67,7 @@
 
 pub mod catalog;
 pub mod drive;
+pub mod exact_dot;
 pub mod format;
 mod kernel;
 pub mod library;
@@ -97,6 +99,7 @@ pub mod internal_checks {
 pub mod wide;
 
 pub use drive::GemmIn;
+pub use exact_dot::ExactDot;
 pub use format::Format;
 pub use kernel::{Isa, Kernel, Rows, Word};
 pub use model::{BlockModel, Formats, NanStyle, Output, OutputRounding};

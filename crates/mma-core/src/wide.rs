@@ -90,6 +90,31 @@ impl BigSum {
     pub fn to_exact(&self) -> Exact {
         exact_of(self.limbs.clone(), self.lsb_exp, self.lost)
     }
+
+    /// Every bit of the sum: its sign and its magnitude in little-endian limbs without high zero
+    /// limbs (none for zero), at the anchor's weight. The accumulator must have held every term
+    /// ([`BigSum::spanning`] the terms' span): bits lost below the anchor are not in it.
+    pub fn to_sign_magnitude(&self) -> (bool, Vec<u64>) {
+        let mut mag = self.limbs.clone();
+        let neg = negate_if_negative(&mut mag);
+        let len = mag.iter().rposition(|&l| l != 0).map_or(0, |i| i + 1);
+        mag.truncate(len);
+        (neg, mag)
+    }
+}
+
+/// Turns two's-complement `limbs` into their magnitude; returns whether the value was negative.
+fn negate_if_negative(limbs: &mut [u64]) -> bool {
+    let neg = limbs.last().is_some_and(|&l| l >> 63 == 1);
+    if neg {
+        let mut carry = 1u64;
+        for l in limbs.iter_mut() {
+            let (s, c) = (!*l).overflowing_add(carry);
+            *l = s;
+            carry = c as u64;
+        }
+    }
+    neg
 }
 
 /// Adds `(-1)^neg · sig · 2^lsb` into two's-complement `limbs` whose least significant bit
@@ -161,16 +186,7 @@ fn add_to(limbs: &mut [u64], lsb_exp: i32, neg: bool, sig: u128, lsb: i32) -> bo
 fn exact_of<L: AsMut<[u64]> + AsRef<[u64]>>(mut limbs: L, lsb_exp: i32, lost: bool) -> Exact {
     let mag = limbs.as_mut();
     let n = mag.len();
-    let neg = mag[n - 1] >> 63 == 1;
-    if neg {
-        // Two's complement negation.
-        let mut carry = 1u64;
-        for l in mag.iter_mut() {
-            let (s, c) = (!*l).overflowing_add(carry);
-            *l = s;
-            carry = c as u64;
-        }
-    }
+    let neg = negate_if_negative(mag);
     let Some(top) = (0..n).rev().find(|&i| mag[i] != 0) else {
         return Exact {
             neg,

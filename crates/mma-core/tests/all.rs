@@ -3,6 +3,7 @@
 //! (docs/performance.md, "Build time"). A module per file; nextest names a test `module::test`.
 
 mod common;
+mod exact_dot;
 mod fast_paths;
 mod formats;
 mod gemm;

@@ -16,8 +16,9 @@
 //! operands' (and scales') exponents, and zero terms get `e_zero`. Bounds are per block: call
 //! [`bound_for`] with one block's operands (L = `a.len()`).
 
-use crate::exact::{self, dyadic, dyadic_sum, pow2, ExactResult};
+use crate::exact::{dyadic, dyadic_sum, pow2, signed_integer, ExactResult};
 use crate::rounding::{max_finite, quantum};
+use mma_core::exact_dot::Product;
 use mma_core::format::FP32;
 use mma_core::{Format, Formats, Rounding, Value};
 use rug::{Integer, Rational};
@@ -94,22 +95,18 @@ struct Summand {
 }
 
 /// The summand whose factors are these storage words: their product (0 where any is zero or
-/// special), and the sum of their exponents `e` of `x = s·2^e` (`1 <= |s| < 2`, subnormals at
-/// the format's `e_sub`).
-fn summand(ops: &[(Format, u64)]) -> Summand {
-    let mut values = [Value::Nan; 4];
-    for (v, (fmt, bits)) in values.iter_mut().zip(ops) {
-        *v = fmt.decode(*bits);
-    }
-    let values = &values[..ops.len()];
-    match exact::Summand::product(values) {
-        exact::Summand::Finite { m, e } => {
+/// special: [`Product::of`]), and the sum of their exponents `e` of `x = s·2^e` (`1 <= |s| < 2`,
+/// subnormals at the format's `e_sub`).
+fn summand<const N: usize>(ops: [(Format, u64); N]) -> Summand {
+    let values = ops.map(|(fmt, bits)| fmt.decode(bits));
+    match Product::of(values) {
+        Product::Finite { neg, mag, exp: e } => {
             // floor(log2 (sig · 2^exp)) of each factor, at least its format's smallest normal
             // exponent.
             let exp = ops
                 .iter()
                 .zip(values)
-                .map(|((fmt, _), v)| match *v {
+                .map(|((fmt, _), v)| match v {
                     Value::Finite { sig, exp, .. } => {
                         (exp + 63 - sig.leading_zeros() as i32).max(fmt.emin())
                     }
@@ -117,6 +114,7 @@ fn summand(ops: &[(Format, u64)]) -> Summand {
                     _ => 0,
                 })
                 .sum();
+            let m = signed_integer(neg, &mag);
             Summand {
                 value: dyadic(m.clone(), e),
                 exp: Some(exp),
@@ -136,11 +134,11 @@ fn summands(f: &Formats, a: &[u64], b: &[u64], c: u64, sa: &[u64], sb: &[u64]) -
     let mut out = Vec::with_capacity(a.len() + 1);
     for (k, (&x, &y)) in a.iter().zip(b).enumerate() {
         out.push(match f.scale {
-            Some((sf, per)) => summand(&[(f.a, x), (f.b, y), (sf, sa[k / per]), (sf, sb[k / per])]),
-            None => summand(&[(f.a, x), (f.b, y)]),
+            Some((sf, per)) => summand([(f.a, x), (f.b, y), (sf, sa[k / per]), (sf, sb[k / per])]),
+            None => summand([(f.a, x), (f.b, y)]),
         });
     }
-    out.push(summand(&[(f.c, c)]));
+    out.push(summand([(f.c, c)]));
     out
 }
 

@@ -11,11 +11,14 @@
 //! - an exact cancellation of non-zero terms is +0, and -0 in RD;
 //! - a product of zeros has the exclusive-or of the operands' signs.
 //!
-//! [`exact_dot`] computes `sum_k a_k·b_k·sa_{k/n}·sb_{k/n} + c` from raw storage words with these
-//! rules and the IEEE invalid cases (any NaN operand, `0·Inf`, `Inf − Inf`; a NaN scale gives NaN).
+//! [`exact_dot`] gives `sum_k a_k·b_k·sa_{k/n}·sb_{k/n} + c` from raw storage words with these
+//! rules and the IEEE invalid cases (any NaN operand, `0·Inf`, `Inf − Inf`; a NaN scale gives
+//! NaN): the core's exact sum ([`ExactDot`], which the command line prints without GMP) as a
+//! rational.
 //! Nothing here rounds: the only inexact step of the oracle is [`crate::correctly_rounded`].
 
-use mma_core::{Format, Formats, Value};
+use mma_core::{ExactDot, Format, Formats, Value};
+use rug::integer::Order;
 use rug::{Integer, Rational};
 
 /// An exact result: NaN, an infinity, or a finite rational with its exact-zero signs.
@@ -64,6 +67,25 @@ impl ExactResult {
                 let m = if neg { -m } else { m };
                 ExactResult::finite(dyadic(m, exp))
             }
+        }
+    }
+
+    /// The core's exact dot product as a rational, with its zero signs.
+    pub fn from_exact_dot(x: &ExactDot) -> ExactResult {
+        match x {
+            ExactDot::Nan => ExactResult::Nan,
+            ExactDot::Inf { neg } => ExactResult::Inf { neg: *neg },
+            ExactDot::Finite {
+                neg,
+                mag,
+                exp,
+                zero_neg,
+                zero_neg_rd,
+            } => ExactResult::Finite {
+                value: dyadic(signed_integer(*neg, mag), *exp),
+                zero_neg: *zero_neg,
+                zero_neg_rd: *zero_neg_rd,
+            },
         }
     }
 
@@ -189,7 +211,8 @@ pub fn pow2(exp: i32) -> Rational {
 }
 
 /// The exact sum of `m_k · 2^(e_k)`: the integers aligned at the smallest exponent and added
-/// (no rational arithmetic, whose every step reduces by a gcd); 0 for no terms.
+/// (no rational arithmetic, whose every step reduces by a gcd); 0 for no terms. The bounds
+/// sum the summands' magnitudes with it (a dot product's own sum is the core's [`ExactDot`]).
 pub fn dyadic_sum(terms: &[(Integer, i32)]) -> Rational {
     let Some(low) = terms.iter().map(|t| t.1).min() else {
         return Rational::new();
@@ -201,76 +224,23 @@ pub fn dyadic_sum(terms: &[(Integer, i32)]) -> Rational {
     dyadic(sum, low)
 }
 
-/// One summand of a dot product, `a·b` (times the block scales) or `C`, from its decoded
-/// factors: the IEEE product rules decide the specials (a NaN factor, or an infinite one with a
-/// zero one, is NaN), the sign of an infinite or zero product is the exclusive-or of the
-/// factors' signs (as [`ExactResult::mul`] gives it), and a finite non-zero product is the
-/// integer `±prod sig` at the exponent `sum exp`.
-pub(crate) enum Summand {
-    Nan,
-    Inf { neg: bool },
-    Zero { neg: bool },
-    Finite { m: Integer, e: i32 },
-}
-
-impl Summand {
-    pub(crate) fn product(factors: &[Value]) -> Summand {
-        let mut neg = false;
-        let (mut inf, mut zero) = (false, false);
-        for v in factors {
-            match *v {
-                Value::Nan => return Summand::Nan,
-                Value::Inf { neg: n } => (inf, neg) = (true, neg ^ n),
-                Value::Zero { neg: n } => (zero, neg) = (true, neg ^ n),
-                // A zero significand is +0 as a value (`from_value` makes it a finite zero).
-                Value::Finite { sig: 0, .. } => zero = true,
-                Value::Finite { neg: n, .. } => neg ^= n,
-            }
-        }
-        if inf && zero {
-            return Summand::Nan;
-        }
-        if inf {
-            return Summand::Inf { neg };
-        }
-        if zero {
-            return Summand::Zero { neg };
-        }
-        let mut m = Integer::from(1);
-        let mut e = 0i32;
-        for v in factors {
-            if let Value::Finite { sig, exp, .. } = *v {
-                m *= sig;
-                e += exp;
-            }
-        }
-        Summand::Finite {
-            m: if neg { -m } else { m },
-            e,
-        }
-    }
-}
-
 /// The exact value of `sum_k a_k·b_k + c` for the storage words of `formats` (`formats.c` for
 /// `c`), formats without scale factors ([`exact_dot_scaled`] takes them).
 ///
 /// # Panics
-/// If `a` and `b` differ in length, or `formats` has scale factors.
+/// If `a` and `b` differ in length.
 pub fn exact_dot(formats: &Formats, a: &[u64], b: &[u64], c: u64) -> ExactResult {
-    exact_dot_scaled(formats, a, b, c, &[], &[])
+    ExactResult::from_exact_dot(&ExactDot::of(formats, a, b, c))
 }
 
 /// The exact value of `sum_k a_k·b_k·scale_a[k/n]·scale_b[k/n] + c` for the storage words of
 /// `formats` (`formats.c` for `c`), where `formats.scale = Some((fmt, n))` gives the scale format
 /// and the number of elements one scale covers (without it the scales are ignored).
 ///
-/// The value is what folding [`ExactResult::mul`] and [`ExactResult::add`] over the summands
-/// in order gives ([`exact_sum`] of the products and C; the oracle's tests compare the two),
-/// computed without rational arithmetic: any NaN summand, or infinite ones of both signs, give
-/// NaN, any other infinite one gives it; otherwise the finite summands are integers at their
-/// exponents, added exactly ([`dyadic_sum`]). Zero signs as the fold gives them: summands all
-/// zero give -0 where every one is -0 (RD: where any is), a zero sum of non-zero summands
-/// +0 (RD: -0), and C alone keeps its own sign.
+/// The sum is the core's ([`ExactDot::of_scaled`]: the summands' specials by the IEEE rules,
+/// the finite ones added as integers at their exponents, the signs of exact zeros by §6.3), as
+/// a rational: what folding [`ExactResult::mul`] and [`ExactResult::add`] over the summands in
+/// order gives ([`exact_sum`] of the products and C; the oracle's tests compare the two).
 ///
 /// # Panics
 /// If `a` and `b` differ in length or a scale slice is too short for `a`.
@@ -282,59 +252,16 @@ pub fn exact_dot_scaled(
     scale_a: &[u64],
     scale_b: &[u64],
 ) -> ExactResult {
-    assert_eq!(a.len(), b.len(), "A and B lengths differ");
-    if let Some((_, per)) = formats.scale {
-        let need = a.len().div_ceil(per);
-        assert!(
-            scale_a.len() >= need && scale_b.len() >= need,
-            "{need} scale factors needed per operand"
-        );
-    }
-    let (mut nan, mut pos_inf, mut neg_inf) = (false, false, false);
-    let (mut zeros_all_neg, mut zeros_any_neg) = (true, false);
-    let mut finite: Vec<(Integer, i32)> = Vec::with_capacity(a.len() + 1);
-    let mut take = |s: Summand| match s {
-        Summand::Nan => nan = true,
-        Summand::Inf { neg } => *(if neg { &mut neg_inf } else { &mut pos_inf }) = true,
-        Summand::Zero { neg } => {
-            zeros_all_neg &= neg;
-            zeros_any_neg |= neg;
-        }
-        Summand::Finite { m, e } => finite.push((m, e)),
-    };
-    for (k, (&x, &y)) in a.iter().zip(b).enumerate() {
-        let (va, vb) = (formats.a.decode(x), formats.b.decode(y));
-        take(match &formats.scale {
-            Some((sf, per)) => {
-                let (sa, sb) = (sf.decode(scale_a[k / per]), sf.decode(scale_b[k / per]));
-                Summand::product(&[va, vb, sa, sb])
-            }
-            None => Summand::product(&[va, vb]),
-        });
-    }
-    take(Summand::product(&[formats.c.decode(c)]));
-    if nan || (pos_inf && neg_inf) {
-        return ExactResult::Nan;
-    }
-    if pos_inf || neg_inf {
-        return ExactResult::Inf { neg: neg_inf };
-    }
-    if finite.is_empty() {
-        return ExactResult::Finite {
-            value: Rational::new(),
-            zero_neg: zeros_all_neg,
-            zero_neg_rd: zeros_any_neg,
-        };
-    }
-    let value = dyadic_sum(&finite);
-    if a.is_empty() {
-        // C alone, as `from_value` gives it.
-        return ExactResult::finite(value);
-    }
-    ExactResult::Finite {
-        value,
-        zero_neg: false,
-        zero_neg_rd: true,
+    ExactResult::from_exact_dot(&ExactDot::of_scaled(formats, a, b, c, scale_a, scale_b))
+}
+
+/// `(-1)^neg · mag · 2^0` for little-endian 64-bit limbs `mag`, as an integer.
+pub(crate) fn signed_integer(neg: bool, mag: &[u64]) -> Integer {
+    let m = Integer::from_digits(mag, Order::Lsf);
+    if neg {
+        -m
+    } else {
+        m
     }
 }
 

@@ -57,9 +57,9 @@ pub use mma_core::{format, library, round, trace, unit_file};
 /// all as vendor-neutral [`catalog::Row`]s; also the row type the vendor crates share.
 pub use mma_catalog as catalog;
 pub use mma_core::{
-    DotUnit, Exact, Explanation, Format, Formats, GemmIn, Isa, Kernel, Model, NanStyle, Output,
-    OutputRounding, Overflow, RoundOpts, Rounding, ShapeError, Step, UnitFile, UnitFileError,
-    Value, Word,
+    DotUnit, Exact, ExactDot, Explanation, Format, Formats, GemmIn, Isa, Kernel, Model, NanStyle,
+    Output, OutputRounding, Overflow, RoundOpts, Rounding, ShapeError, Step, UnitFile,
+    UnitFileError, Value, Word,
 };
 
 #[cfg(feature = "nvidia")]
