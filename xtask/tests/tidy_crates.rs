@@ -1,7 +1,8 @@
 //! The rules about crates and files that `ARCHITECTURE.md` states and a machine can check:
 //! every client finds instructions through the one catalog door, no source file grows past
-//! about 800 lines, every dependency a manifest declares is used, and the core's entry points
-//! that reach every model stay out of line for the crates that call them.
+//! about 800 lines, every dependency a manifest declares is used, the core's entry points
+//! that reach every model stay out of line for the crates that call them, and the core's
+//! ground floor (values, formats, rounding) names nothing above it.
 
 mod common;
 use common::{code, declared, files, rel, root, rust_sources, ALL_DEPENDENCIES};
@@ -296,4 +297,41 @@ fn the_core_entry_points_that_reach_every_model_are_out_of_line() {
             ),
         }
     }
+}
+
+/// The core's ground floor, each file naming only the ones below it, so that no circle runs
+/// through them: `value.rs` (a decoded datum, no other module of the crate), `format.rs` (the
+/// descriptors, decode and encode of values: `value`), `round.rs` (the one rounding routine:
+/// `format` and `value`). Everything else of the crate stands on these three.
+#[test]
+fn the_core_ground_floor_names_only_what_is_below_it() {
+    let src = root().join("crates/mma-core/src");
+    let floors: [(&str, &[&str]); 3] = [
+        ("value.rs", &[]),
+        ("format.rs", &["value"]),
+        ("round.rs", &["format", "value"]),
+    ];
+    let mut bad = Vec::new();
+    for (file, below) in floors {
+        let text = fs::read_to_string(src.join(file)).unwrap();
+        for (i, l) in text.lines().enumerate() {
+            let c = code(l);
+            for prefix in ["crate::", "super::"] {
+                for (at, _) in c.match_indices(prefix) {
+                    let rest = &c[at + prefix.len()..];
+                    let module: String = rest
+                        .chars()
+                        .take_while(|ch| ch.is_alphanumeric() || *ch == '_')
+                        .collect();
+                    if !below.contains(&module.as_str()) {
+                        bad.push(format!(
+                            "crates/mma-core/src/{file}:{}: names `{prefix}{module}`, not below it",
+                            i + 1
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

@@ -284,20 +284,17 @@ impl Format {
             Value::Nan => return self.has_nan().then(|| self.default_nan()),
             Value::Inf { .. } if !self.has_inf() => return None,
             Value::Finite { neg: true, sig, .. } if sig != 0 && !self.signed => return None,
-            Value::Finite { sig, .. } if sig != 0 => {
-                // Rounding is the identity exactly where `v` is on the grid; otherwise the
-                // rounded value differs, overflows to Inf or NaN, or flushes to zero, and the
-                // comparison below refuses it.
-                let r = crate::round::convert(
-                    self,
-                    v,
-                    crate::round::Rounding::NearestEven,
-                    crate::round::RoundOpts::IEEE,
-                );
-                if !matches!(r, Value::Finite { .. }) {
+            Value::Finite { sig, exp, .. } if sig != 0 => {
+                // On the grid: the leading bit's exponent `e` within the range, and no bit below
+                // the quantum of its binade (the subnormal quantum below `emin`). What lies on
+                // a NaN's encoding (e4m3's 1.111·2^8) the comparison below refuses.
+                let e = exp + 63 - sig.leading_zeros() as i32;
+                let below = e.max(self.emin()) - self.man_bits as i32 - exp;
+                let off_grid = below > 0 && (below >= 64 || sig & ((1u64 << below) - 1) != 0);
+                if e > self.emax() || off_grid {
                     return None;
                 }
-                self.encode(r, self.default_nan())
+                self.encode(v, self.default_nan())
             }
             _ => self.encode(v, self.default_nan()),
         };

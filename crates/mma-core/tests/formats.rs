@@ -519,3 +519,56 @@ fn same_number_compares_numbers_and_from_f64_reads_doubles() {
     assert!(!Value::Nan.same_number(&Value::Nan));
     assert!(!Value::Inf { neg: true }.same_number(&Value::Inf { neg: false }));
 }
+
+/// `Value::from_f64` reads binary64's fields itself (values need no format); it must be
+/// `FP64.decode` of the same word: every special and boundary word, and 100,000 random ones.
+/// And `encode_exact`'s grid test agrees with rounding to nearest-even being the identity (its
+/// definition: a value a format holds is one that rounding leaves alone), on random f64 values
+/// narrowed to f32, f16, bf16 and e4m3 and on their neighbours a few bits off the grid.
+#[test]
+fn from_f64_is_fp64_decode_and_encode_exact_is_the_identity_of_rounding() {
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(13);
+    let edges = [
+        0,
+        1,
+        0x000f_ffff_ffff_ffff,
+        0x0010_0000_0000_0000,
+        0x7fef_ffff_ffff_ffff,
+    ];
+    let specials = [
+        0x7ff0_0000_0000_0000,
+        0x7ff8_0000_0000_0000,
+        0x7ff0_0000_0000_0001,
+    ];
+    let words = edges
+        .into_iter()
+        .chain(specials)
+        .flat_map(|w| [w, w | 1 << 63])
+        .chain((0..100_000).map(|_| rng.random::<u64>()));
+    for w in words {
+        assert_eq!(
+            Value::from_f64(f64::from_bits(w)),
+            format::FP64.decode(w),
+            "{w:#x}"
+        );
+    }
+    for f in [format::FP32, format::FP16, format::BF16, format::E4M3] {
+        for _ in 0..20_000 {
+            // A word of the format, decoded, then moved 0-3 bits off its grid.
+            let w = rng.random::<u64>() & ((1u64 << f.storage_bits) - 1);
+            let Value::Finite { neg, sig, exp } = f.decode(w) else {
+                continue;
+            };
+            let shift = rng.random_range(0..4u32);
+            let v = Value::Finite {
+                neg,
+                sig: (sig << shift) | rng.random_range(0..2u64),
+                exp: exp - shift as i32,
+            };
+            let r = convert(&f, v, Rounding::NearestEven, RoundOpts::IEEE);
+            let held = matches!(r, Value::Finite { .. }) && r.same_number(&v);
+            let want = held.then(|| f.encode(r, f.default_nan()));
+            assert_eq!(f.encode_exact(v), want, "{} {v:?}", f.name);
+        }
+    }
+}
