@@ -50,31 +50,6 @@ impl Value {
         }
     }
 
-    /// The exact value of an `f64`, the inverse of [`Value::to_f64`] (NaN of any payload is
-    /// [`Value::Nan`]): IEEE binary64's fields read here, so that values need no format
-    /// (`format.rs` decodes through this type; the formats test holds the two to each other).
-    pub fn from_f64(x: f64) -> Value {
-        let bits = x.to_bits();
-        let neg = bits >> 63 == 1;
-        let (biased, man) = ((bits >> 52) & 0x7ff, bits & ((1u64 << 52) - 1));
-        match (biased, man) {
-            (0x7ff, 0) => Value::Inf { neg },
-            (0x7ff, _) => Value::Nan,
-            (0, 0) => Value::Zero { neg },
-            // Subnormals: the quantum 2^-1074; normals: the hidden bit, bias 1023 + 52.
-            (0, _) => Value::Finite {
-                neg,
-                sig: man,
-                exp: -1074,
-            },
-            _ => Value::Finite {
-                neg,
-                sig: man | 1 << 52,
-                exp: biased as i32 - 1075,
-            },
-        }
-    }
-
     /// Whether two values are the same number: NaN is no number (never the same), zeros are the
     /// same whatever their signs, finite values compare as `sig·2^exp` exactly (however the
     /// significand is scaled), infinities by sign.

@@ -520,8 +520,8 @@ fn same_number_compares_numbers_and_from_f64_reads_doubles() {
     assert!(!Value::Inf { neg: true }.same_number(&Value::Inf { neg: false }));
 }
 
-/// `Value::from_f64` reads binary64's fields itself (values need no format); it must be
-/// `FP64.decode` of the same word: every special and boundary word, and 100,000 random ones.
+/// `Value::from_f64` (defined in `format.rs`, beside FP64, so that `value.rs` names no format)
+/// is `FP64.decode` of the same word: every special and boundary word, and 100,000 random ones.
 /// And `encode_exact`'s grid test agrees with rounding to nearest-even being the identity (its
 /// definition: a value a format holds is one that rounding leaves alone), on random f64 values
 /// narrowed to f32, f16, bf16 and e4m3 and on their neighbours a few bits off the grid.
