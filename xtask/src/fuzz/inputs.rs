@@ -1,7 +1,7 @@
 //! The input targets: case-file lines, hardware-record folders and command-line values, each
 //! mutated from real seeds and run where a panic would be caught.
 
-use super::Ctx;
+use super::ctx::Ctx;
 use rand::Rng;
 use std::path::Path;
 

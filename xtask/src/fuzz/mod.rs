@@ -17,14 +17,17 @@
 //! what reproduces it (target, seed, iteration, the input), and the run exits non-zero. A
 //! finding, once fixed, becomes a regression test next to the code it concerns.
 
+mod ctx;
 mod inputs;
 mod models;
 mod units;
 
+pub use ctx::Finding;
+use ctx::{Ctx, PANIC_AT};
+
 use anyhow::{bail, Result};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -38,64 +41,6 @@ pub struct Opts {
 }
 
 pub const TARGETS: [&str; 5] = ["models", "cases", "hw", "values", "units"];
-
-/// One problem found.
-#[derive(Debug)]
-pub struct Finding {
-    pub target: &'static str,
-    pub iteration: u64,
-    pub what: String,
-}
-
-/// The state every target gets: its random stream and where findings go.
-pub struct Ctx {
-    pub rng: Xoshiro256PlusPlus,
-    pub target: &'static str,
-    pub iteration: u64,
-    pub findings: Vec<Finding>,
-}
-
-thread_local! {
-    /// Where the panic being caught was raised (set by the hook, taken by the guard).
-    static PANIC_AT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
-}
-
-impl Ctx {
-    /// Runs `f`, recording a panic as a finding described by `input`.
-    pub fn guard<T>(&mut self, input: impl FnOnce() -> String, f: impl FnOnce() -> T) -> Option<T> {
-        match catch_unwind(AssertUnwindSafe(f)) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                let msg = e
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                let at = PANIC_AT.with(|p| std::mem::take(&mut *p.borrow_mut()));
-                self.report(format!("panic at {at}: {msg}\n    input: {}", input()));
-                None
-            }
-        }
-    }
-
-    pub fn report(&mut self, what: String) {
-        if self.findings.len() < 20 {
-            self.findings.push(Finding {
-                target: self.target,
-                iteration: self.iteration,
-                what,
-            });
-        }
-    }
-
-    pub fn coin(&mut self, p: f64) -> bool {
-        self.rng.random_bool(p)
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        self.rng.random_range(0..n.max(1))
-    }
-}
 
 /// What a run found, and how many inputs each target tried.
 pub struct Outcome {

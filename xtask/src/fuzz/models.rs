@@ -1,7 +1,7 @@
 //! The `models` target: every distinct unit of both catalogs over arbitrary operand words,
 //! per-dot kernel, lane batch and plain model compared bit for bit.
 
-use super::Ctx;
+use super::ctx::Ctx;
 use mma::{DotUnit, Format, Kernel};
 use rand::Rng;
 use std::collections::HashSet;

@@ -7,7 +7,7 @@
 //! (`DotUnit::gemm` at the file's K, equal to the instructions chained by hand) all agree
 //! bit for bit, and none panics.
 
-use super::Ctx;
+use super::ctx::Ctx;
 use mma::format::{self, Format};
 use mma::unit_file::{Param, UnitFile};
 use mma::{DotUnit, GemmIn};

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)] // each test binary uses a part
 
+pub mod module_graph;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 

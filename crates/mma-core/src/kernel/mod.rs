@@ -242,11 +242,3 @@ impl Kernel {
         self.unit.chain(a, b, c, sa, sb, |x| self.block_any(x))
     }
 }
-
-/// Zero-extends `x` into `out` (of the same length): a loop the compiler vectorises.
-#[inline(always)]
-fn widen_words<W: Copy + Into<u64>>(x: &[W], out: &mut [u64]) {
-    for (o, &w) in out.iter_mut().zip(x) {
-        *o = w.into();
-    }
-}

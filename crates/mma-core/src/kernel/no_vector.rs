@@ -16,7 +16,7 @@ use crate::models::gst_fdpa::GstFdpa;
 
 /// Zero-extends `x` into `out` (portable).
 pub(super) fn widen<W: Copy + Into<u64>>(_: &Kernel, x: &[W], out: &mut [u64]) {
-    crate::kernel::widen_words(x, out)
+    crate::kernel::words::widen_words(x, out)
 }
 
 /// No vector dot product: uninhabited.

@@ -212,7 +212,7 @@ impl<'a, W: Word> Rows<'a, W> {
         const STACK: usize = 128;
         if row.len() <= STACK {
             let mut buf = [0u64; STACK];
-            crate::kernel::widen_words(row, &mut buf[..row.len()]);
+            widen_words(row, &mut buf[..row.len()]);
             return f(&buf[..row.len()]);
         }
         let buf: Vec<u64> = row.iter().map(|&w| w.into()).collect();
@@ -230,4 +230,12 @@ pub struct GemmIn<'a> {
     pub c: &'a [u64],
     pub scale_a: &'a [u64],
     pub scale_b: &'a [u64],
+}
+
+/// Zero-extends `x` into `out` (of the same length): a loop the compiler vectorises.
+#[inline(always)]
+pub(super) fn widen_words<W: Copy + Into<u64>>(x: &[W], out: &mut [u64]) {
+    for (o, &w) in out.iter_mut().zip(x) {
+        *o = w.into();
+    }
 }

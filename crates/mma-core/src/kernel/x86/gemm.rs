@@ -354,15 +354,15 @@ pub(crate) struct GemmLanes {
 
 /// The lane path of `kern`'s unit for an `n`-column B of depth `k` (`b_cols`, column by column)
 /// and instructions of `k_step`, B decoded; `None` where the unit has no T/TR/GTR-FDPA lanes,
-/// `k_step` is not whole blocks, K is 0 (D is C), or the kernel is not planned for a vector
-/// instruction set.
-pub(crate) fn gemm_lanes(
+/// `k_step` is not whole blocks or K is 0 (D is C). Called only through `x86/mod.rs`'s
+/// `gemm_lanes`, where the kernel is planned for a vector instruction set this CPU has.
+pub(super) fn gemm_lanes(
     kern: &Kernel,
     (n, k): (usize, usize),
     k_step: usize,
     b_cols: &[u64],
 ) -> Option<GemmLanes> {
-    if !super::vector_here(kern.plan.isa) || k == 0 || b_cols.len() < n * k {
+    if k == 0 || b_cols.len() < n * k {
         return None;
     }
     let wide = kern.plan.isa == Isa::Avx512;

@@ -33,7 +33,6 @@ mod tr_late;
 mod ymm;
 mod zmm;
 
-pub(super) use gemm::gemm_lanes;
 pub(crate) use gemm::GemmLanes;
 pub(super) use per_dot::gst_v;
 
@@ -44,15 +43,10 @@ use crate::kernel::plan::{GLanes, LaneKey, StKey, VDotKey};
 use crate::kernel::scalar::sliced::LastLanes;
 use crate::kernel::{Isa, Kernel, Rows};
 use crate::model::BlockIn;
+use per_dot::VDotFn;
 use std::ops::Range;
 use ymm::Ymm;
 use zmm::Zmm;
-
-/// A whole dot product through the vector block, monomorphised for a format pair and a block
-/// length: `(kernel, a, b, c)`.
-/// # Safety
-/// Compiled for AVX2: call only on a CPU that has it (what [`VDot`] guarantees).
-type VDotFn = unsafe fn(&Kernel, &[u64], &[u64], u64) -> u64;
 
 /// Whether routines compiled for the vector instruction set `isa` may be handed out: the
 /// kernel is planned for AVX2 or AVX-512 and this CPU has it. Every [`LaneRoutine`], [`Stored`],
@@ -60,6 +54,20 @@ type VDotFn = unsafe fn(&Kernel, &[u64], &[u64], u64) -> u64;
 /// makes calling them safe.
 fn vector_here(isa: Isa) -> bool {
     matches!(isa, Isa::Avx2 | Isa::Avx512) && isa.is_supported()
+}
+
+/// The matrix driver's lanes of `kern`'s unit ([`gemm::gemm_lanes`]), where the kernel is
+/// planned for a vector instruction set this CPU has: the check that makes their routines safe
+/// to call.
+pub(super) fn gemm_lanes(
+    kern: &Kernel,
+    nk: (usize, usize),
+    k_step: usize,
+    b_cols: &[u64],
+) -> Option<GemmLanes> {
+    vector_here(kern.plan.isa)
+        .then(|| gemm::gemm_lanes(kern, nk, k_step, b_cols))
+        .flatten()
 }
 
 /// Whether this thread's SSE arithmetic is IEEE 754 as the library GEMM's binary32 steps need
@@ -139,13 +147,13 @@ pub(super) fn widen<W: Copy + Into<u64>>(k: &Kernel, x: &[W], out: &mut [u64]) {
     /// Compiled for AVX2: the CPU must have it (the kernel's `isa` says so).
     #[target_feature(enable = "avx2")]
     unsafe fn widen_avx2<W: Copy + Into<u64>>(x: &[W], out: &mut [u64]) {
-        super::widen_words(x, out)
+        super::words::widen_words(x, out)
     }
     if k.plan.isa.has_avx2() {
         // SAFETY: as in `dot`: the kernel's `isa` is supported by this CPU.
         return unsafe { widen_avx2(x, out) };
     }
-    super::widen_words(x, out)
+    super::words::widen_words(x, out)
 }
 
 /// `Kernel::block`, as [`dot`].

@@ -5,7 +5,7 @@
 //! TR-FDPA and GTR-FDPA (`vdot`, `tr_dot`) with the table of the plan's keys they are compiled for
 //! (`vdot_fn_of`), and the vector group sums of GST-FDPA (`gst_v`). Soundness: `x86/mod.rs`.
 
-use super::{simd, VDotFn};
+use super::simd;
 use crate::format::Format;
 use crate::kernel::lanes::dec;
 use crate::kernel::plan::TrParams;
@@ -20,6 +20,12 @@ use crate::model::{BlockIn, BlockModel, Formats, Output};
 use crate::models::gst_fdpa::GstFdpa;
 use crate::models::t_fdpa::TFdpa;
 use crate::unit::Model;
+
+/// A whole dot product through the vector block, monomorphised for a format pair and a block
+/// length: `(kernel, a, b, c)`.
+/// # Safety
+/// Compiled for AVX2: call only on a CPU that has it (what [`VDot`](super::VDot) guarantees).
+pub(super) type VDotFn = unsafe fn(&Kernel, &[u64], &[u64], u64) -> u64;
 
 /// Out of line, as every way into the whole model (see [`chain_any`]): a routine with the same
 /// target features that calls [`Kernel::dot`] does not take a copy of it.
