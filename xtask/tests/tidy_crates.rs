@@ -6,7 +6,7 @@
 //! other in a circle (`common/module_graph.rs` reads the arrows).
 
 mod common;
-use common::module_graph::{arrows, circles, Arrow};
+use common::module_graph::{arrows, circles, module_files, Arrow};
 use common::{code, declared, files, rel, root, rust_sources, ALL_DEPENDENCIES};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -428,7 +428,10 @@ fn no_circle_among_a_crates_files() {
     let _ = fs::remove_dir_all(&planted);
     fs::create_dir_all(planted.join("d")).unwrap();
     let write = |f: &str, text: &str| fs::write(planted.join(f), text).unwrap();
-    write("lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\npub use b::B;\n");
+    write(
+        "lib.rs",
+        "mod a;\nmod b;\nmod c;\npub(in crate) mod d;\npub use b::B;\n",
+    );
     write("a.rs", "use crate::B;\npub struct A<'a>(&'a B);\n");
     write(
         "b.rs",
@@ -444,7 +447,7 @@ fn no_circle_among_a_crates_files() {
     );
     let all = arrows(&planted.join("lib.rs"));
     let found = circles(&all);
-    let mut files: Vec<Vec<String>> = found
+    let mut planted_circles: Vec<Vec<String>> = found
         .iter()
         .map(|c| {
             let set: std::collections::BTreeSet<String> = c
@@ -455,12 +458,34 @@ fn no_circle_among_a_crates_files() {
             set.into_iter().collect()
         })
         .collect();
-    files.sort();
+    planted_circles.sort();
     fs::remove_dir_all(&planted).unwrap();
     assert_eq!(
-        files,
+        planted_circles,
         [vec!["a.rs".to_string(), "b.rs".to_string()]],
         "arrows: {all:?}"
+    );
+
+    // Every source file is read: each is a module of a crate root.
+    let mut read: Vec<PathBuf> = crate_roots()
+        .iter()
+        .flat_map(|r| module_files(r).into_values())
+        .collect();
+    read.sort();
+    let mut on_disk = Vec::new();
+    for r in crate_roots() {
+        files(r.parent().unwrap(), "rs", &mut on_disk);
+    }
+    on_disk.sort();
+    on_disk.dedup();
+    let unread: Vec<String> = on_disk
+        .iter()
+        .filter(|f| read.binary_search(f).is_err())
+        .map(|f| rel(f))
+        .collect();
+    assert!(
+        unread.is_empty(),
+        "not reached from a crate root: {unread:?}"
     );
 
     let mut used = vec![0; CIRCLE_ALLOWED.len()];

@@ -138,7 +138,7 @@ fn ident(t: Option<&(Tok, usize)>) -> Option<&str> {
 }
 
 /// A crate's source files as rustc finds them: module path (`["kernel", "lanes"]`) → file.
-fn module_files(root_file: &Path) -> BTreeMap<Vec<String>, PathBuf> {
+pub fn module_files(root_file: &Path) -> BTreeMap<Vec<String>, PathBuf> {
     let mut out = BTreeMap::new();
     let mut todo = vec![(Vec::new(), root_file.to_path_buf())];
     while let Some((module, file)) = todo.pop() {
@@ -161,10 +161,11 @@ fn module_files(root_file: &Path) -> BTreeMap<Vec<String>, PathBuf> {
                 path_attr = p.split('"').next().map(str::to_string);
                 continue;
             }
-            let decl = t
-                .trim_start_matches("pub(crate) ")
-                .trim_start_matches("pub(super) ")
-                .trim_start_matches("pub ");
+            // Any visibility: `pub`, `pub(crate)`, `pub(in crate::kernel)`.
+            let decl = match t.strip_prefix("pub(") {
+                Some(r) => r.split_once(") ").map_or(t, |(_, d)| d),
+                None => t.strip_prefix("pub ").unwrap_or(t),
+            };
             if let Some(name) = decl.strip_prefix("mod ").and_then(|r| r.strip_suffix(';')) {
                 let child = match path_attr.take() {
                     Some(p) => dir.join(p),

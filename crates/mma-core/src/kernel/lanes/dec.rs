@@ -53,10 +53,8 @@ pub fn params(f: VFmt) -> Option<(i32, i32, u8)> {
 pub type VF16 = V<5, 10, SP_IEEE>;
 pub type VBf16 = V<8, 7, SP_IEEE>;
 // The per-dot blocks of x86-64 (`x86/per_dot.rs`) decode these as types; the lanes read
-// them at run time (`Small`).
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+// them at run time (`Small`), but for ST-FDPA's fp8 pairs (`lanes::scaled_fn_of`).
 pub type VE4M3 = V<4, 3, SP_ALL_ONES>;
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub type VE5M2 = V<5, 2, SP_IEEE>;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub type VE3M2 = V<3, 2, SP_NONE>;

@@ -626,11 +626,21 @@ pub(super) fn lane_fns_of<T: Entry>(key: LaneKey) -> Option<(LaneFn, Option<Stor
 }
 
 /// The ST-FDPA lane routine compiled by the entry points `T` for a plan's key (the
-/// fp8/fp6/fp4 pairs of `kind::mxf8f6f4`, blocks of 32, formats read at run time), as
-/// [`lane_fns_of`].
+/// fp8/fp6/fp4 pairs of `kind::mxf8f6f4`, blocks of 32), as [`lane_fns_of`]. The four fp8
+/// pairs (MXFP8) have routines of their own with the decoders as types: read at run time
+/// ([`dec::Small`]) their decoders' parameters take registers that this stage, with its scale
+/// offsets, does not have to spare, and the routine ran at 0.85 of the typed one (the
+/// fp6/fp4 pairs share one routine: docs/performance.md, "Build time").
 pub(super) fn scaled_fn_of<T: Entry>(key: StKey) -> Option<LaneFn> {
+    use dec::{Small, VE4M3, VE5M2};
     use stage::FloatStage as Fs;
     let StKey { a, b, n } = key;
-    let ours = n == 32 && f8f6f4(a) && f8f6f4(b);
-    ours.then(|| T::of::<StBlock<32, Fs<dec::Small, dec::Small>>, u64>())
+    match (a, b, n) {
+        (VFmt::E4M3, VFmt::E4M3, 32) => Some(T::of::<StBlock<32, Fs<VE4M3, VE4M3>>, u64>()),
+        (VFmt::E4M3, VFmt::E5M2, 32) => Some(T::of::<StBlock<32, Fs<VE4M3, VE5M2>>, u64>()),
+        (VFmt::E5M2, VFmt::E4M3, 32) => Some(T::of::<StBlock<32, Fs<VE5M2, VE4M3>>, u64>()),
+        (VFmt::E5M2, VFmt::E5M2, 32) => Some(T::of::<StBlock<32, Fs<VE5M2, VE5M2>>, u64>()),
+        (a, b, 32) if f8f6f4(a) && f8f6f4(b) => Some(T::of::<StBlock<32, Fs<Small, Small>>, u64>()),
+        _ => None,
+    }
 }
