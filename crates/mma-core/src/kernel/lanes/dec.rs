@@ -7,8 +7,11 @@
 //!
 //! The float stage reads its formats through [`Dec16`], a decoder as a value: a [`WDec`] type
 //! (its parameters constants, one compiled routine per format pair) or [`Small`], whose
-//! parameters are read at run time, so that one routine serves the 25 fp8/fp6/fp4 pairs of
-//! `kind::f8f6f4` for each block length (and one the fp8 pairs of TR-FDPA and GTR-FDPA). The
+//! parameters are read at run time, so that one routine serves the 21 pairs of `kind::f8f6f4`
+//! with an fp6 or fp4 side for each block length (and one the fp8 pairs of TR-FDPA and
+//! GTR-FDPA). T-FDPA's and ST-FDPA's four OCP fp8 pairs keep routines with their decoders as
+//! types: [`Small`]'s parameters take vector registers those stages do not have to spare, and
+//! they ran at 0.85-0.95 of the typed routines (docs/performance.md, "Build time"). The
 //! decoding is written once, in [`Small`]: a type's [`WDec`] is [`Small`] with constant
 //! parameters, whose shifts compile to their immediate forms (docs/performance.md, "Build
 //! time", has the measurements).
@@ -53,7 +56,7 @@ pub fn params(f: VFmt) -> Option<(i32, i32, u8)> {
 pub type VF16 = V<5, 10, SP_IEEE>;
 pub type VBf16 = V<8, 7, SP_IEEE>;
 // The per-dot blocks of x86-64 (`x86/per_dot.rs`) decode these as types; the lanes read
-// them at run time (`Small`), but for ST-FDPA's fp8 pairs (`lanes::scaled_fn_of`).
+// fp6 and fp4 at run time (`Small`), and decode the fp8 pairs of T-FDPA and ST-FDPA as types.
 pub type VE4M3 = V<4, 3, SP_ALL_ONES>;
 pub type VE5M2 = V<5, 2, SP_IEEE>;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]

@@ -494,8 +494,8 @@ impl<const N: usize, S: stage::Stage> Lanes<u64> for StBlock<N, S> {
 }
 
 /// The fp8/fp6/fp4 formats of `kind::f8f6f4` and `kind::mxf8f6f4`: one T-FDPA (and ST-FDPA)
-/// routine per block length serves every pair of them, its decoders read at run time
-/// ([`dec::Small`]; 25 pairs in one routine instead of 25 routines).
+/// routine per block length serves every pair of them but the four OCP fp8 pairs, its
+/// decoders read at run time ([`dec::Small`]; 21 pairs in one routine instead of 21).
 fn f8f6f4(f: VFmt) -> bool {
     matches!(
         f,
@@ -557,8 +557,25 @@ pub(super) fn lane_fns_of<T: Entry>(key: LaneKey) -> Option<(LaneFn, Option<Stor
             type F16s = Fs<VF16, VF16>;
             type Bf16s = Fs<VBf16, VBf16>;
             use stage::Tf32Stage as Tf32s;
+            // An fp8 pair's routine for the block lengths 8, 16 and 32.
+            macro_rules! fp8 {
+                ($da:ty, $db:ty) => {
+                    match n {
+                        8 => Some(twice!(T, TFdpaBlocks, [8, Fs<$da, $db>], u8)),
+                        16 => Some(twice!(T, TFdpaBlocks, [16, Fs<$da, $db>], u8)),
+                        32 => Some(twice!(T, TFdpaBlocks, [32, Fs<$da, $db>], u8)),
+                        _ => None,
+                    }
+                };
+            }
             match (a, b, n) {
-                // Every fp8/fp6/fp4 pair (`kind::f8f6f4`), its formats read at run time.
+                // The fp8 pairs (Ada, Hopper, Blackwell, and the passes of Sliced-FDPA), their
+                // decoders as types (see `scaled_fn_of`).
+                (VFmt::E4M3, VFmt::E4M3, _) => fp8!(VE4M3, VE4M3),
+                (VFmt::E4M3, VFmt::E5M2, _) => fp8!(VE4M3, VE5M2),
+                (VFmt::E5M2, VFmt::E4M3, _) => fp8!(VE5M2, VE4M3),
+                (VFmt::E5M2, VFmt::E5M2, _) => fp8!(VE5M2, VE5M2),
+                // Every other fp8/fp6/fp4 pair (`kind::f8f6f4`), its formats read at run time.
                 (a, b, 8) if f8f6f4(a) && f8f6f4(b) => Some(twice!(T, TFdpaBlocks, [8, Any], u8)),
                 (a, b, 16) if f8f6f4(a) && f8f6f4(b) => Some(twice!(T, TFdpaBlocks, [16, Any], u8)),
                 (a, b, 32) if f8f6f4(a) && f8f6f4(b) => Some(twice!(T, TFdpaBlocks, [32, Any], u8)),
@@ -628,9 +645,9 @@ pub(super) fn lane_fns_of<T: Entry>(key: LaneKey) -> Option<(LaneFn, Option<Stor
 /// The ST-FDPA lane routine compiled by the entry points `T` for a plan's key (the
 /// fp8/fp6/fp4 pairs of `kind::mxf8f6f4`, blocks of 32), as [`lane_fns_of`]. The four fp8
 /// pairs (MXFP8) have routines of their own with the decoders as types: read at run time
-/// ([`dec::Small`]) their decoders' parameters take registers that this stage, with its scale
-/// offsets, does not have to spare, and the routine ran at 0.85 of the typed one (the
-/// fp6/fp4 pairs share one routine: docs/performance.md, "Build time").
+/// ([`dec::Small`]) their decoders' parameters take vector registers that the stage does not
+/// have to spare, and the shared routine ran at 0.85 of the typed ones; the 21 pairs with an
+/// fp6 or fp4 side share one (docs/performance.md, "Build time").
 pub(super) fn scaled_fn_of<T: Entry>(key: StKey) -> Option<LaneFn> {
     use dec::{Small, VE4M3, VE5M2};
     use stage::FloatStage as Fs;
