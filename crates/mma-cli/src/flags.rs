@@ -140,11 +140,9 @@ pub fn load_unit(path: &Path) -> Result<Target> {
         fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let file: mma::UnitFile = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a unit file", path.display()))?;
-    let unit = mma::DotUnit::try_from(&file)
-        .with_context(|| format!("{}: not a unit file", path.display()))?;
-    let k = file.k.unwrap_or(unit.block);
     let name: &'static str = Box::leak(path.display().to_string().into_boxed_str());
-    Ok(Target::of_unit(Box::leak(Box::new(unit)), k, name))
+    Target::from_unit_file(&file, name)
+        .with_context(|| format!("{}: not a unit file", path.display()))
 }
 
 /// A case-file error in the words of the command line: fields become flags (`scale_a` is

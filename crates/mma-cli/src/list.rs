@@ -55,8 +55,9 @@ fn unit_file(arch: &str, instr: &str) -> Result<bool> {
         instr,
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut file = mma::UnitFile::from(t.unit);
-    file.k = Some(t.k);
+    // With its K and its layout (fp4 in bits 5:2 of a byte, or two to a byte), so that case
+    // lines read as the catalog reads them.
+    let file = t.unit_file();
     mma_cli::outln!("{}", serde_json::to_string_pretty(&file)?);
     Ok(true)
 }

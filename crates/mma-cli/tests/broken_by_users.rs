@@ -240,7 +240,7 @@ fn gst_units_with_short_groups_in_long_blocks_run() {
             dir.path(),
             &format!("gst{g}.json"),
             &format!(
-                r#"{{"a":"e2m1","b":"e2m1","c":"f32","d":"f32","scale":"ue8m0","scale_block":32,"k":64,"L_max":64,"model":"GST-FDPA","params":{{"G":{g},"F":35,"e_zero":-139,"rho":"RZ-FP32","overflow":"inf","nan":"all-ones","neg_zero_to_pos":true}}}}"#
+                r#"{{"a":"e2m1","b":"e2m1","c":"f32","d":"f32","scale":"ue8m0","scale_block":32,"k":64,"L_max":64,"layout":"byte","model":"GST-FDPA","params":{{"G":{g},"F":35,"e_zero":-139,"rho":"RZ-FP32","overflow":"inf","nan":"all-ones","neg_zero_to_pos":true}}}}"#
             ),
         );
         // Sixty-four products 1·1, scales 1 (ue8m0 0x7f): exactly 64.

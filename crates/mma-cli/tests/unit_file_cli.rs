@@ -81,3 +81,60 @@ fn a_unit_no_gpu_has_runs_from_its_file() {
     assert_eq!(rc, 2);
     assert!(err.contains("unknown parameter \"ezero\""), "{err}");
 }
+
+/// Blackwell `kind::f8f6f4` with fp4 A and B: case files hold each e2m1 element in bits 5:2 of
+/// a byte, so 1.0 (e2m1 0b0010) is the byte `08`. The unit file `mma list --unit-file` prints
+/// says so (`"layout": "byte"`), and through it one product 1·1 (the other 31 elements zero,
+/// C = +0) is exactly 1.0: `3f800000`, as the catalog instruction gives. (The file once read
+/// bits 3:0, where `08` is 0: D was `00000000`.) A line that names another instruction is
+/// refused under `--unit`, naming both units; one that names this instruction is accepted.
+#[test]
+fn fp4_unit_files_read_case_words_as_the_catalog_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let instr = "m64n8k32.kind::f8f6f4.f32.e2m1.e2m1";
+    let (rc, text, err) = mma(&["list", "--arch", "B200", "--instr", instr, "--unit-file"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(text.contains("\"layout\": \"byte\""), "{text}");
+    let unit = dir.path().join("b200_fp4.json");
+    fs::write(&unit, &text).unwrap();
+    let u = unit.to_str().unwrap();
+    // On the command line `08` is ambiguous for e2m1 (the decimal 8, or a word): values there.
+    let a = format!("1.0,{}", ones(31, "0"));
+    let (rc, out, err) = mma(&["dot", "--unit", u, "--a", &a, "--b", &a, "--c", "00000000"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("d = 3f800000"), "{out}");
+    let (rc, out, err) = mma(&[
+        "dot", "--arch", "B200", "--instr", instr, "--a", &a, "--b", &a, "--c", "00000000",
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("d = 3f800000"), "{out}");
+    let words = |n: usize| {
+        let mut w = vec!["\"00\""; n];
+        w[0] = "\"08\"";
+        w.join(",")
+    };
+    let own = format!(
+        r#"{{"arch":"B200","instr":"{instr}","a":[{w}],"b":[{w}],"c":"00000000","d":"3f800000"}}"#,
+        w = words(32)
+    );
+    let other = format!(
+        r#"{{"arch":"H100","instr":"m64n8k32.f32.e4m3.e4m3","a":[{w}],"b":[{w}],"c":"00000000","d":"3f800000"}}"#,
+        w = words(32)
+    );
+    // The case-file word `08` (1.0 in bits 5:2), without an instruction, with its own, and
+    // with another's.
+    let bare = format!(
+        r#"{{"a":[{w}],"b":[{w}],"c":"00000000","d":"3f800000"}}"#,
+        w = words(32)
+    );
+    let cases = dir.path().join("cases.jsonl");
+    fs::write(&cases, format!("{bare}\n{own}\n{other}\n")).unwrap();
+    let (rc, out, err) = mma(&["check", "--unit", u, cases.to_str().unwrap()]);
+    assert_ne!(rc, 0, "{out}");
+    assert!(out.contains("2 passed, 1 failed"), "{out}{err}");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains(":3:") && all.contains("the line names H100 m64n8k32.f32.e4m3.e4m3"),
+        "{all}"
+    );
+}

@@ -23,6 +23,25 @@ pub enum Layout {
     PackedFp4,
 }
 
+impl Layout {
+    /// Every layout, in the order of [`Layout::name`]'s table.
+    pub const ALL: [Layout; 3] = [Layout::Plain, Layout::Byte, Layout::PackedFp4];
+
+    /// The layout's name in unit files and in Python (`"plain"`, `"byte"`, `"packed_fp4"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Plain => "plain",
+            Layout::Byte => "byte",
+            Layout::PackedFp4 => "packed_fp4",
+        }
+    }
+
+    /// The layout [`Layout::name`] spells as `name`.
+    pub fn by_name(name: &str) -> Option<Layout> {
+        Layout::ALL.into_iter().find(|l| l.name() == name)
+    }
+}
+
 /// One instruction of a vendor catalog: its names, shape and the arithmetic of one output
 /// element. `A` is the vendor's architecture type, `O` its operation (instruction class) type.
 ///

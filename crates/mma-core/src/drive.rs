@@ -236,11 +236,17 @@ pub(crate) fn run(
     Threads::new(threads, tasks).run(d, chunk, f)
 }
 
-/// Runs `f` with the `threads` it should hand the drivers: for `t > 1`, inside one pool of `t`
-/// threads made once for all of `f`'s calls (each then passes 0, the current pool), so that a
-/// call made of many driver calls does not build a pool per call.
+/// Runs `f` with the `threads` it should hand the drivers: for `t > 1`, inside one pool of
+/// `min(t, tasks)` threads made once for all of `f`'s calls (each then passes 0, the current
+/// pool), so that a call made of many driver calls does not build a pool per call, nor more
+/// threads than its driver calls have tasks (`rows`: D's rows, [`ROWS_PER_TASK`] a task).
 #[cfg(feature = "parallel")]
-pub(crate) fn with_pool<R: Send>(threads: usize, f: impl FnOnce(usize) -> R + Send) -> R {
+pub(crate) fn with_pool<R: Send>(
+    threads: usize,
+    rows: usize,
+    f: impl FnOnce(usize) -> R + Send,
+) -> R {
+    let threads = threads.min(rows.div_ceil(ROWS_PER_TASK).max(1));
     if threads > 1 {
         if let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
             return pool.install(|| f(0));
@@ -250,7 +256,11 @@ pub(crate) fn with_pool<R: Send>(threads: usize, f: impl FnOnce(usize) -> R + Se
 }
 
 #[cfg(not(feature = "parallel"))]
-pub(crate) fn with_pool<R: Send>(threads: usize, f: impl FnOnce(usize) -> R + Send) -> R {
+pub(crate) fn with_pool<R: Send>(
+    threads: usize,
+    _rows: usize,
+    f: impl FnOnce(usize) -> R + Send,
+) -> R {
     f(threads)
 }
 

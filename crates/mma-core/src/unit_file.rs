@@ -30,9 +30,18 @@
 //! `default` or `negative`: [`NanStyle`]) and `neg_zero_to_pos`. Unknown keys and fields are
 //! errors, so a misspelt parameter never falls back silently to a default.
 //!
-//! `DotUnit` implements `Serialize` and `Deserialize` through [`UnitFile`]; the `k` field is
-//! not part of a `DotUnit` (read it from [`UnitFile`] where the instruction's K matters).
+//! `DotUnit` implements `Serialize` and `Deserialize` through [`UnitFile`]; the `k` and
+//! `layout` fields are not part of a `DotUnit` (read them from [`UnitFile`] where case files
+//! matter: [`UnitFile::case_layout`]).
+//!
+//! `layout` says how a case file's A and B words hold the elements ([`Layout`]): `"plain"`
+//! (one element per storage word, the default), `"byte"` (one element per byte, fp6 in bits
+//! 5:0 and fp4 in bits 5:2, as NVIDIA's `kind::f8f6f4`) or `"packed_fp4"` (two fp4 per byte,
+//! element 2i in the high nibble, as `kind::mxf4`). A unit with fp4 A or B must name it: fp4
+//! sits in bits 3:0 of a plain word but in bits 5:2 of a byte, and guessing would read other
+//! bits than the file's author wrote. `mma list --unit-file` writes the catalog's layout.
 
+use crate::catalog::Layout;
 use crate::format::{self, Format};
 use crate::model::{Formats, NanStyle, Output, OutputRounding};
 use crate::models::e_fdpa::EFdpa;
@@ -107,6 +116,10 @@ pub struct UnitFile {
     /// The instruction's K (elements per case line); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k: Option<usize>,
+    /// How case files hold A's and B's elements ([`Layout::name`]); optional but for fp4 A or
+    /// B ([`UnitFile::case_layout`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
     #[serde(rename = "L_max")]
     pub l_max: usize,
     pub model: String,
@@ -134,6 +147,8 @@ pub enum UnitFileError {
     },
     #[error("{0}")]
     Shape(String),
+    #[error("\"layout\" {value:?}: {msg}")]
+    Layout { value: String, msg: String },
 }
 
 /// A format by the name `mma list` and the case files use (`f16`, `e4m3`, `ue8m0`), or a
@@ -272,8 +287,60 @@ impl From<&DotUnit> for UnitFile {
                 .filter(|&(_, per)| !u.block.is_multiple_of(per))
                 .map(|(_, per)| per / gcd(per, u.block) * u.block),
             l_max: u.block,
+            // The unit's arithmetic does not say how case files pack its elements: the
+            // catalog row (or the file's author) does.
+            layout: None,
             model: u.model.name().into(),
             params: p,
+        }
+    }
+}
+
+impl UnitFile {
+    /// How case files hold this unit's A and B elements: the `layout` field, checked against
+    /// the formats (`byte`: A and B of at most 8 bits; `packed_fp4`: fp4 A and B), or
+    /// [`Layout::Plain`] where the field is absent, except for fp4 A or B, which must name
+    /// their layout (see the module docs).
+    pub fn case_layout(&self) -> Result<Layout, UnitFileError> {
+        let (a, b) = (fmt(&self.a)?, fmt(&self.b)?);
+        let bad = |msg: String| UnitFileError::Layout {
+            value: self.layout.clone().unwrap_or_default(),
+            msg,
+        };
+        let fp4 = a.width() == 4 || b.width() == 4;
+        let layout = match &self.layout {
+            None if fp4 => {
+                return Err(UnitFileError::Layout {
+                    value: String::new(),
+                    msg: format!(
+                        "missing: A ({}) or B ({}) is fp4, which a case file may hold in bits 5:2 of a byte (\"byte\", as kind::f8f6f4) or two to a byte (\"packed_fp4\", as kind::mxf4); name one",
+                        a.name, b.name
+                    ),
+                })
+            }
+            None => return Ok(Layout::Plain),
+            Some(name) => Layout::by_name(name).ok_or_else(|| {
+                bad("expected \"plain\", \"byte\" or \"packed_fp4\"".to_string())
+            })?,
+        };
+        match layout {
+            Layout::Plain if fp4 => Err(bad(format!(
+                "A ({}) or B ({}) is fp4: say \"byte\" (bits 5:2 of a byte, as kind::f8f6f4) or \"packed_fp4\" (two to a byte)",
+                a.name, b.name
+            ))),
+            Layout::Byte if a.storage_bits > 8 || b.storage_bits > 8 => Err(bad(format!(
+                "one element per byte needs A and B of at most 8 bits ({} and {} are wider)",
+                a.name, b.name
+            ))),
+            Layout::PackedFp4 if a.width() != 4 || b.width() != 4 => Err(bad(format!(
+                "two elements per byte needs fp4 A and B (they are {} and {})",
+                a.name, b.name
+            ))),
+            Layout::PackedFp4 if self.k.unwrap_or(self.l_max) % 2 != 0 => Err(bad(format!(
+                "two elements per byte needs an even K (k = {})",
+                self.k.unwrap_or(self.l_max)
+            ))),
+            l => Ok(l),
         }
     }
 }

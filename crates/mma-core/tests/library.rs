@@ -420,6 +420,67 @@ fn k_zero_is_positive_zero_whatever_the_scales() {
     }
 }
 
+/// Each part's binary32 result by hand: the part's k-tiles (interleaved or contiguous), its
+/// elements in order, chains of 128 (one chain when `fast`) each a `DotUnit::gemm` over the
+/// chain's elements padded to whole instructions of 32, their results added from +0.
+fn parts_by_hand(
+    unit: &DotUnit,
+    a: &[u64],
+    b: &[u64],
+    (tile, assign): (usize, Assign),
+    parts: usize,
+    fast: bool,
+) -> Vec<u32> {
+    let fp = Fp32::new();
+    let k = a.len();
+    let tiles = k.div_ceil(tile);
+    let own: Vec<Vec<usize>> = match assign {
+        Assign::Interleaved => (0..parts)
+            .map(|p| (p..tiles).step_by(parts).collect())
+            .collect(),
+        Assign::Contiguous => {
+            let q = tiles.div_ceil(parts);
+            (0..parts)
+                .map(|p| (p * q..((p + 1) * q).min(tiles)).collect())
+                .collect()
+        }
+    };
+    let mut out = Vec::new();
+    for ts in &own {
+        let elems: Vec<usize> = ts
+            .iter()
+            .flat_map(|&t| t * tile..((t + 1) * tile).min(k))
+            .collect();
+        let window = if fast { usize::MAX } else { 128 };
+        let mut part = 0u32;
+        let mut first = true;
+        for chunk in elems.chunks(window.min(elems.len().max(1))) {
+            let mut ca: Vec<u64> = chunk.iter().map(|&i| a[i]).collect();
+            let mut cb: Vec<u64> = chunk.iter().map(|&i| b[i]).collect();
+            let padded = ca.len().div_ceil(32) * 32;
+            ca.resize(padded, 0);
+            cb.resize(padded, 0);
+            let mut d = [0u64];
+            let x = GemmIn {
+                a: &ca,
+                b_cols: &cb,
+                c: &[0],
+                scale_a: &[],
+                scale_b: &[],
+            };
+            unit.gemm((1, 1, padded), 32, &x, &mut d, 1).unwrap();
+            part = if fast && first {
+                d[0] as u32
+            } else {
+                fp.add(part, d[0] as u32)
+            };
+            first = false;
+        }
+        out.push(part);
+    }
+    out
+}
+
 /// The walk against the unit composed by hand: each part's chains as `DotUnit::gemm` calls
 /// over the part's elements (promotion windows of 128 of its own K), added in binary32.
 #[test]
@@ -444,54 +505,9 @@ fn the_walk_is_the_units_chains_composed() {
                     };
                     let got = one_dot(&unit, &recipe, &a, &b, fast, split, Scales::ONE, &FP32);
                     // By hand: the tiles of each part, its chains, the serial sum.
-                    let tiles = k.div_ceil(tile);
-                    let own: Vec<Vec<usize>> = match assign {
-                        Assign::Interleaved => (0..parts)
-                            .map(|p| (p..tiles).step_by(parts).collect())
-                            .collect(),
-                        Assign::Contiguous => {
-                            let q = tiles.div_ceil(parts);
-                            (0..parts)
-                                .map(|p| (p * q..((p + 1) * q).min(tiles)).collect())
-                                .collect()
-                        }
-                    };
-                    let mut total = None;
-                    for ts in &own {
-                        let elems: Vec<usize> = ts
-                            .iter()
-                            .flat_map(|&t| t * tile..((t + 1) * tile).min(k))
-                            .collect();
-                        let window = if fast { usize::MAX } else { 128 };
-                        let mut part = 0u32;
-                        let mut first = true;
-                        for chunk in elems.chunks(window.min(elems.len().max(1))) {
-                            let mut ca: Vec<u64> = chunk.iter().map(|&i| a[i]).collect();
-                            let mut cb: Vec<u64> = chunk.iter().map(|&i| b[i]).collect();
-                            let padded = ca.len().div_ceil(32) * 32;
-                            ca.resize(padded, 0);
-                            cb.resize(padded, 0);
-                            let mut d = [0u64];
-                            let x = GemmIn {
-                                a: &ca,
-                                b_cols: &cb,
-                                c: &[0],
-                                scale_a: &[],
-                                scale_b: &[],
-                            };
-                            unit.gemm((1, 1, padded), 32, &x, &mut d, 1).unwrap();
-                            part = if fast && first {
-                                d[0] as u32
-                            } else {
-                                fp.add(part, d[0] as u32)
-                            };
-                            first = false;
-                        }
-                        total = Some(match total {
-                            None => part,
-                            Some(t) => fp.add(t, part),
-                        });
-                    }
+                    let total = parts_by_hand(&unit, &a, &b, (tile, assign), parts, fast)
+                        .into_iter()
+                        .reduce(|t, p| fp.add(t, p));
                     let want = total.unwrap_or(0);
                     // y = fp32(acc · 1 + 0): acc itself (never -0).
                     assert_eq!(
@@ -502,4 +518,81 @@ fn the_walk_is_the_units_chains_composed() {
             }
         }
     }
+}
+
+/// The pairwise order through the walk, which adds each part as soon as the order allows
+/// (holding the running sum and one slot, whatever S): the parts by hand, added as
+/// `pairwise_by_hand` writes the tree out, for S = 2..7 on K long enough that every part has
+/// tiles, and on K that leaves some parts empty (+0).
+#[test]
+fn the_walk_adds_parts_pairwise_as_the_tree_by_hand() {
+    let unit = ada(E4M3, E4M3);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(40);
+    for (assign, tile) in [(Assign::Interleaved, 64), (Assign::Contiguous, 64)] {
+        let recipe = cublaslt(tile, assign);
+        for &k in &[128usize, 448, 1040] {
+            for parts in 2..=7 {
+                let words = |rng: &mut Xoshiro256PlusPlus| -> Vec<u64> {
+                    (0..k)
+                        .map(|_| u64::from(rng.random::<u8>() & 0x77))
+                        .collect()
+                };
+                let (a, b) = (words(&mut rng), words(&mut rng));
+                for fast in [false, true] {
+                    let split = Split {
+                        parts,
+                        order: Order::Pairwise,
+                    };
+                    let got = one_dot(&unit, &recipe, &a, &b, fast, split, Scales::ONE, &FP32);
+                    let p: Vec<f32> = parts_by_hand(&unit, &a, &b, (tile, assign), parts, fast)
+                        .into_iter()
+                        .map(f)
+                        .collect();
+                    // y = fp32(acc · 1 + 0) is acc, but for -0, which the + 0 makes +0.
+                    let want = pairwise_by_hand(&p) + 0.0;
+                    assert_eq!(
+                        got as u32,
+                        want.to_bits(),
+                        "{assign:?} K = {k} S = {parts} fast = {fast}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A k-tile far longer than K (a recipe file's `split_k.tile` of 2^24, the most a recipe may
+/// name) walks K, not the tile: the same chains as a tile of exactly K (one tile either way;
+/// the windows past K would hold padding only, whose +0 chains change no sum that starts at
+/// +0), so the same bits, without a chain per window of the tile. A larger tile is refused
+/// naming the key.
+#[test]
+fn a_tile_longer_than_k_walks_k_and_sizes_are_bounded() {
+    let unit = ada(E4M3, E4M3);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(41);
+    let k = 1040;
+    let words = |rng: &mut Xoshiro256PlusPlus| -> Vec<u64> {
+        (0..k)
+            .map(|_| u64::from(rng.random::<u8>() & 0x77))
+            .collect()
+    };
+    let (a, b) = (words(&mut rng), words(&mut rng));
+    let huge = cublaslt(mma_core::library::MAX_RECIPE_SIZE, Assign::Interleaved);
+    let exact = cublaslt(k, Assign::Interleaved);
+    for fast in [false, true] {
+        let got = one_dot(&unit, &huge, &a, &b, fast, Split::NONE, Scales::ONE, &FP32);
+        let want = one_dot(&unit, &exact, &a, &b, fast, Split::NONE, Scales::ONE, &FP32);
+        assert_eq!(got, want, "fast = {fast}");
+    }
+    let too_big = cublaslt(1 << 40, Assign::Interleaved);
+    assert_eq!(
+        too_big.check().unwrap_err().to_string(),
+        "split_k.tile = 1099511627776: expected 1 to 16777216 elements"
+    );
+    let mut promote = cublaslt(64, Assign::Interleaved);
+    promote.promote_every = Some(0);
+    assert_eq!(
+        promote.check().unwrap_err().to_string(),
+        "promote_every = 0: expected 1 to 16777216 elements"
+    );
 }

@@ -12,7 +12,7 @@
 
 use mma_catalog::{Row, Vendor};
 use mma_core::catalog::clip;
-use mma_core::{DotUnit, Format};
+use mma_core::{DotUnit, Format, UnitFile, UnitFileError};
 use serde_json::{Map, Value as Json};
 use std::fmt;
 
@@ -71,14 +71,41 @@ pub struct Target {
 
 impl Target {
     /// A unit that no catalog holds (read from a unit file) as the target of every line:
-    /// `k` elements per line, one element per word (sub-byte codes in the word's low bits).
-    pub fn of_unit(unit: &'static DotUnit, k: usize, name: &'static str) -> Target {
+    /// `k` elements per line, packed as the file's `layout` says
+    /// ([`mma_core::UnitFile::case_layout`]).
+    pub fn of_unit(
+        unit: &'static DotUnit,
+        k: usize,
+        packing: Layout,
+        name: &'static str,
+    ) -> Target {
         Target {
             unit,
             k,
-            packing: Layout::Plain,
+            packing,
             name,
         }
+    }
+
+    /// The target of a unit file's lines (`--unit FILE`): its unit, its `k` (default
+    /// `L_max`) and its checked `layout` ([`UnitFile::case_layout`]). The unit lives as long
+    /// as the process (one is read per command).
+    pub fn from_unit_file(file: &UnitFile, name: &'static str) -> Result<Target, UnitFileError> {
+        let unit = DotUnit::try_from(file)?;
+        let layout = file.case_layout()?;
+        let k = file.k.unwrap_or(unit.block);
+        Ok(Target::of_unit(Box::leak(Box::new(unit)), k, layout, name))
+    }
+
+    /// This instruction as a unit file (`mma list --unit-file`): its unit, its K, and its
+    /// layout where it is not plain, so that the file's lines read as the catalog's do.
+    pub fn unit_file(&self) -> UnitFile {
+        let mut file = UnitFile::from(self.unit);
+        file.k = Some(self.k);
+        if self.packing != Layout::Plain {
+            file.layout = Some(self.packing.name().to_string());
+        }
+        file
     }
 
     /// A catalog instruction of either vendor.
@@ -144,7 +171,8 @@ fn name_field(
 }
 
 /// Parses one line; with `fixed` (every line runs on that unit, as with `--unit FILE`) the
-/// line may omit `"arch"` and `"instr"`, and any it has are kept but not looked up.
+/// line may omit `"arch"` and `"instr"`; where it names them, [`evaluate_for`] checks that
+/// they name the same unit.
 pub fn parse_line_for(line: &str, fixed: Option<&Target>) -> Result<Case, CaseError> {
     let v: Json = serde_json::from_str(line).map_err(|e| CaseError::Json(e.to_string()))?;
     let Json::Object(fields) = v else {
@@ -378,7 +406,10 @@ pub fn evaluate(case: &Case) -> Result<(Target, u64), CaseError> {
 /// [`evaluate`] on `fixed` when given (a unit file's unit), else on the case's instruction.
 pub fn evaluate_for(case: &Case, fixed: Option<&Target>) -> Result<(Target, u64), CaseError> {
     let t = match fixed {
-        Some(t) => *t,
+        Some(t) => {
+            same_unit(case, t)?;
+            *t
+        }
         None => resolve(&case.vendor, &case.arch, case.op.as_deref(), &case.instr)?,
     };
     let o = operands(case, &t)?;
@@ -386,6 +417,49 @@ pub fn evaluate_for(case: &Case, fixed: Option<&Target>) -> Result<(Target, u64)
         t,
         t.unit.dot_scaled(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b),
     ))
+}
+
+/// With `--unit`, a line that names an instruction (`"arch"` or `"instr"`) must name one whose
+/// unit, K and layout are the unit file's: a line written for another unit is refused rather
+/// than computed silently on the file's.
+fn same_unit(case: &Case, fixed: &Target) -> Result<(), CaseError> {
+    if case.arch.is_empty() && case.instr.is_empty() {
+        return Ok(());
+    }
+    let field = if case.instr.is_empty() {
+        "instr"
+    } else {
+        "arch"
+    };
+    let named = resolve(&case.vendor, &case.arch, case.op.as_deref(), &case.instr).map_err(|e| {
+        CaseError::Field {
+            field,
+            msg: format!(
+                "the line names {} {} but runs on the unit of {} (--unit): {e}; drop \"arch\" and \"instr\" from the line, or --unit",
+                clip(&case.arch),
+                clip(&case.instr),
+                fixed.name
+            ),
+        }
+    })?;
+    if named.unit == fixed.unit && named.k == fixed.k && named.packing == fixed.packing {
+        return Ok(());
+    }
+    Err(CaseError::Field {
+        field: "instr",
+        msg: format!(
+            "the line names {} {} ({}, K = {}, layout {}), not the unit of {} (--unit: {}, K = {}, layout {}); drop \"arch\" and \"instr\" from the line, or --unit",
+            clip(&case.arch),
+            clip(&case.instr),
+            named.unit.describe(),
+            named.k,
+            named.packing.name(),
+            fixed.name,
+            fixed.unit.describe(),
+            fixed.k,
+            fixed.packing.name()
+        ),
+    })
 }
 
 /// The case's expected result `"d"`, read strictly as a word of the instruction's output

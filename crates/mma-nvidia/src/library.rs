@@ -13,8 +13,9 @@
 use crate::catalog::{Instruction, Op};
 use crate::lookup::{find_in, parse_arch};
 use mma_core::format::{self, Format};
-use mma_core::library::{GemmRecipe, LibraryGemm, Scales, Split};
+use mma_core::library::{GemmRecipe, LibraryError, LibraryGemm, Scales, Split, WalkError};
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::AtomicBool;
 use std::sync::OnceLock;
 
 /// The serde form of a platform (the files of `library/`).
@@ -116,6 +117,12 @@ pub enum CallError {
     /// The arguments do not describe a call (lengths, formats).
     #[error("{0}")]
     Invalid(String),
+    /// A buffer the call needs does not fit in memory.
+    #[error("{0}")]
+    Memory(String),
+    /// The caller's stop flag was set before the call ended.
+    #[error("stopped before the end (interrupted)")]
+    Stopped,
 }
 
 /// The shipped platform files.
@@ -259,6 +266,15 @@ pub struct ScaledMm<'a> {
     pub split: Split,
 }
 
+/// What PyTorch's checks leave of a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Checked {
+    /// A zero-size product: PyTorch returns +0 without calling the library.
+    Empty,
+    /// A call the library gets.
+    Library,
+}
+
 fn reject(reason: impl Into<String>) -> CallError {
     CallError::Rejected {
         reason: reason.into(),
@@ -270,6 +286,56 @@ impl Platform {
     /// the zero-size results, the library's rejections, then the recipe. `threads` as
     /// `DotUnit::gemm`. Returns `m×n` words of `out`.
     pub fn scaled_mm(&self, x: &ScaledMm<'_>, threads: usize) -> Result<Vec<u64>, CallError> {
+        self.scaled_mm_until(x, threads, &AtomicBool::new(false))
+    }
+
+    /// [`Platform::scaled_mm`], returning [`CallError::Stopped`] soon after `stop` is set
+    /// (by another thread: the Python package's on Ctrl-C).
+    pub fn scaled_mm_until(
+        &self,
+        x: &ScaledMm<'_>,
+        threads: usize,
+        stop: &AtomicBool,
+    ) -> Result<Vec<u64>, CallError> {
+        if self.torch_checks(x)? == Checked::Empty {
+            // PyTorch returns before calling the library: +0 everywhere.
+            let mn = x.m.checked_mul(x.n).unwrap_or(usize::MAX);
+            let mut d = Vec::new();
+            d.try_reserve_exact(mn).map_err(|_| {
+                CallError::Memory(format!(
+                    "D: {} × {} elements of 8 bytes do not fit in memory",
+                    x.m, x.n
+                ))
+            })?;
+            d.resize(mn, 0);
+            return Ok(d);
+        }
+        self.accumulate_until(x, threads, stop)
+    }
+
+    /// The checks of [`Platform::scaled_mm`], in its order, without computing anything:
+    /// `Ok(())` exactly when `scaled_mm` returns a result, else the error it returns (what
+    /// `mma gemm --explain` runs before it explains a call). The library's own checks (the
+    /// kernel for the input formats, the output format, the recipe's split, the lengths) are
+    /// those of [`Platform::accumulate`] itself: it runs on no rows of A, then on no columns
+    /// of B (each checks the other operand's length), which do every check and no work.
+    pub fn check_scaled_mm(&self, x: &ScaledMm<'_>) -> Result<(), CallError> {
+        if self.torch_checks(x)? == Checked::Empty {
+            return Ok(());
+        }
+        let no_columns = ScaledMm {
+            n: 0,
+            b_cols: &[],
+            ..*x
+        };
+        self.accumulate(&no_columns, 1)?;
+        let no_rows = ScaledMm { m: 0, a: &[], ..*x };
+        self.accumulate(&no_rows, 1).map(drop)
+    }
+
+    /// PyTorch's checks, the zero-size result and the library's rejections of
+    /// [`Platform::scaled_mm`], in its order.
+    fn torch_checks(&self, x: &ScaledMm<'_>) -> Result<Checked, CallError> {
         let fp8 = |f: &Format| *f == format::E4M3 || *f == format::E5M2;
         if !fp8(&x.fmt_a) || !fp8(&x.fmt_b) {
             return Err(reject(format!(
@@ -323,8 +389,7 @@ impl Platform {
             }
         }
         if x.m == 0 || x.n == 0 || x.k == 0 {
-            // PyTorch returns before calling the library: +0 everywhere.
-            return Ok(vec![0; x.m * x.n]);
+            return Ok(Checked::Empty);
         }
         if let Some(reason) = self.rejection(&x.fmt_a, &x.fmt_b, &x.out) {
             return Err(reject(reason));
@@ -334,12 +399,22 @@ impl Platform {
                 feature: "the bias epilogue of torch._scaled_mm".into(),
             });
         }
-        self.accumulate(x, threads)
+        Ok(Checked::Library)
     }
 
     /// The library's accumulator and epilogue without PyTorch's checks (Transformer Engine's
     /// path, or a part of a larger product): any `m`, `n`, `k`, no bias.
     pub fn accumulate(&self, x: &ScaledMm<'_>, threads: usize) -> Result<Vec<u64>, CallError> {
+        self.accumulate_until(x, threads, &AtomicBool::new(false))
+    }
+
+    /// [`Platform::accumulate`], returning [`CallError::Stopped`] soon after `stop` is set.
+    pub fn accumulate_until(
+        &self,
+        x: &ScaledMm<'_>,
+        threads: usize,
+        stop: &AtomicBool,
+    ) -> Result<Vec<u64>, CallError> {
         let ins = self.instruction(&x.fmt_a, &x.fmt_b).ok_or_else(|| {
             reject(format!(
                 "{}: no FP8 kernel for {} × {}",
@@ -355,8 +430,19 @@ impl Platform {
             fast_accum: x.fast_accum,
             split: x.split,
         };
-        ins.unit
-            .library_gemm(ins.k, &self.file.recipe, &call, x.scales, &x.out, threads)
-            .map_err(|e| CallError::Invalid(e.to_string()))
+        let r = ins.unit.library_gemm_until(
+            ins.k,
+            &self.file.recipe,
+            &call,
+            x.scales,
+            &x.out,
+            threads,
+            stop,
+        );
+        r.map_err(|e| match e {
+            LibraryError::Walk(WalkError::Stopped) => CallError::Stopped,
+            LibraryError::Walk(e @ WalkError::Memory { .. }) => CallError::Memory(e.to_string()),
+            e => CallError::Invalid(e.to_string()),
+        })
     }
 }

@@ -46,14 +46,6 @@ struct PyUnit {
     layout: Layout,
 }
 
-fn layout_name(l: Layout) -> &'static str {
-    match l {
-        Layout::Plain => "plain",
-        Layout::Byte => "byte",
-        Layout::PackedFp4 => "packed_fp4",
-    }
-}
-
 fn fmt_info<'py>(py: Python<'py>, f: &Format) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("name", f.name)?;
@@ -70,7 +62,7 @@ impl PyUnit {
     /// `"plain"`, `"byte"` (one fp6/fp4 element per byte) or `"packed_fp4"` (two per byte).
     #[getter]
     fn layout(&self) -> &'static str {
-        layout_name(self.layout)
+        self.layout.name()
     }
 
     /// The model's name as the papers write it.

@@ -8,7 +8,7 @@ use mma::format::Format;
 use mma::library::{Order, Scales, Split};
 use mma::nvidia::library::{platform, CallError, ScaledMm};
 use numpy::{IntoPyArray, PyReadonlyArray1};
-use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 
 fn format_named(what: &str, name: &str) -> PyResult<Format> {
@@ -123,21 +123,23 @@ pub fn scaled_mm<'py>(
         "accumulate" => true,
         other => return Err(PyValueError::new_err(format!("api: {other:?}"))),
     };
-    let r = py.detach(|| {
+    // Ctrl-C stops the call (run::interruptible): the engine looks at `stop` between rounds.
+    let r = run::interruptible(py, |stop| {
         if accumulate {
-            p.accumulate(&call, threads)
+            p.accumulate_until(&call, threads, stop)
         } else {
-            p.scaled_mm(&call, threads)
+            p.scaled_mm_until(&call, threads, stop)
         }
-    });
+    })?;
     match r {
         Ok(d) => Ok(d.into_pyarray(py)),
+        Err(CallError::Memory(msg)) => Err(PyMemoryError::new_err(msg)),
         Err(e) => {
             let kind = match &e {
                 CallError::Rejected { .. } => "rejected",
                 CallError::Unsupported { .. } => "unsupported",
                 CallError::SplitUnknown(_) => "split",
-                CallError::Invalid(_) => "invalid",
+                _ => "invalid",
             };
             Err(PyValueError::new_err((kind, e.to_string())))
         }

@@ -7,6 +7,8 @@
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// The most threads a call may ask for: far beyond any machine's cores, far below what makes
 /// building the pool itself the cost (4,096 threads took seconds).
@@ -95,4 +97,50 @@ pub fn chunked<T: Send, E: Send>(
         Python::attach(|py| py.check_signals()).map_err(Stop::Python)?;
     }
     Ok(())
+}
+
+/// How often [`interruptible`]'s calling thread runs Python's signal handlers.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Runs `f(stop)` on a thread of its own while the calling thread, the GIL released, waits for
+/// it and runs Python's pending signal handlers every [`SIGNAL_POLL`]: a handler's exception
+/// (Ctrl-C's `KeyboardInterrupt`) sets `stop`, which `f` looks at often (the engine's `_until`
+/// calls), and is raised once `f` has returned. For calls that run on the engine's own pool
+/// and cannot come back to the calling thread between rounds (the library GEMMs). A call that
+/// ends sooner costs one thread start and no waiting.
+pub fn interruptible<R: Send>(
+    py: Python<'_>,
+    f: impl FnOnce(&AtomicBool) -> R + Send,
+) -> PyResult<R> {
+    let stop = AtomicBool::new(false);
+    let (r, err) = py.detach(|| {
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::channel::<()>();
+            let stop = &stop;
+            let worker = scope.spawn(move || {
+                let r = f(stop);
+                let _ = tx.send(());
+                r
+            });
+            let mut err = None;
+            // Until the worker says it is done (or ends without saying so: a panic).
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(SIGNAL_POLL)
+            {
+                if err.is_none() {
+                    if let Err(e) = Python::attach(|py| py.check_signals()) {
+                        stop.store(true, Ordering::Relaxed);
+                        err = Some(e);
+                    }
+                }
+            }
+            match worker.join() {
+                Ok(r) => (r, err),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok(r),
+    }
 }

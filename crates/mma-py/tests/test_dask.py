@@ -167,6 +167,27 @@ def test_scaled_mm_rejections_same_error(a, b, kw):
     assert str(dist.value) == str(single.value)
 
 
+# Scales float32 cannot hold (by hand: 2^53 + 1 needs 54 significand bits, 2^64 - 1 needs 64,
+# 0.1 is no dyadic fraction): refused as mma.scaled_mm refuses them, never rounded.
+INEXACT_SCALES = [2**53 + 1, np.uint64(2**64 - 1), 0.1, da.from_array(np.array([0.1]))]
+
+
+@pytest.mark.parametrize("which", ["scale_a", "scale_result"])
+@pytest.mark.parametrize("value", INEXACT_SCALES, ids=repr)
+def test_inexact_scales_are_refused_as_in_one_process(which, value):
+    a, b = fp8((8, 64), 1), fp8((64, 32), 2)
+    args = dict(scale_a=ONE, scale_b=ONE, scale_result=ONE, out_dtype="float8_e4m3fn")
+    args[which] = value
+    small = dict(args)
+    if isinstance(value, da.Array):
+        small[which] = value.compute()
+    with pytest.raises(ValueError, match=f"{which}: .* is not exactly a float32") as single:
+        mma.scaled_mm(a, b, **small)
+    with pytest.raises(ValueError) as dist:
+        md.scaled_mm(da.from_array(a, chunks=(3, 7)), da.from_array(b, chunks=(5, 16)), **args)
+    assert str(dist.value) == str(single.value)
+
+
 def test_rejected_before_any_task_runs(client):
     """e4m3 x e4m3 -> e5m2 (cuBLASLt's rejection): GpuRejectsError when the graph is built;
     the inputs' tasks, which would raise, never run and the scheduler receives nothing."""

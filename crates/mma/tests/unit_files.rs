@@ -75,3 +75,104 @@ fn misspelt_missing_and_out_of_range_parameters_are_refused() {
         "blocks": 2, "model": "E-FDPA", "params": {}}"#;
     assert!(serde_json::from_str::<DotUnit>(unknown_field).is_err());
 }
+
+/// Every instruction of both catalogs, written as `mma list --unit-file` writes it
+/// (`Target::unit_file`), read back as `--unit FILE` reads it (`Target::from_unit_file`), gives
+/// the catalog's bits on every line of its mmasim vectors: the file keeps the layout (fp4 in
+/// bits 5:2 of a byte for `kind::f8f6f4`, two per byte for `kind::mxf4`), so its lines read as
+/// the catalog reads them, and a line that names its own instruction is accepted under
+/// `--unit`. (The unit files once read fp4 from bits 3:0: 1.0, `08`, was read as 0.)
+#[test]
+fn every_catalog_instructions_unit_file_gives_the_catalogs_bits_on_its_vectors() {
+    use mma::cases::{self, Layout, Target};
+    use std::collections::HashMap;
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../vectors/mmasim");
+    let mut from_file: HashMap<String, Target> = HashMap::new();
+    let (mut lines, mut by_layout) = (0usize, HashMap::<&str, usize>::new());
+    for vendor in ["nvidia", "amd"] {
+        let mut paths: Vec<_> = std::fs::read_dir(root.join(vendor))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                if cases::is_comment(line) || line.trim().is_empty() {
+                    continue;
+                }
+                let at = format!("{}:{}", path.display(), n + 1);
+                let case = cases::parse_line(line).unwrap_or_else(|e| panic!("{at}: {e}"));
+                let (t, want) = cases::evaluate(&case).unwrap_or_else(|e| panic!("{at}: {e}"));
+                let key = format!("{}/{}/{:?}/{}", case.vendor, case.arch, case.op, case.instr);
+                let fixed = from_file.entry(key).or_insert_with(|| {
+                    let json = serde_json::to_string(&t.unit_file()).unwrap();
+                    let back: UnitFile = serde_json::from_str(&json).unwrap();
+                    Target::from_unit_file(&back, "unit.json")
+                        .unwrap_or_else(|e| panic!("{at}: {json}: {e}"))
+                });
+                assert_eq!(fixed.packing, t.packing, "{at}");
+                let (_, got) = cases::evaluate_for(&case, Some(fixed))
+                    .unwrap_or_else(|e| panic!("{at}: through its unit file: {e}"));
+                assert_eq!(got, want, "{at}: through its unit file");
+                lines += 1;
+                *by_layout.entry(t.packing.name()).or_default() += 1;
+            }
+        }
+    }
+    // Every layout is exercised, fp4 in bytes and packed among them.
+    for l in Layout::ALL {
+        assert!(
+            by_layout.get(l.name()).copied().unwrap_or(0) > 0,
+            "{by_layout:?}"
+        );
+    }
+    assert!(lines > 10_000, "{lines} lines");
+}
+
+/// A unit file of fp4 elements must say how case files hold them; a layout its formats cannot
+/// have is refused, naming the key.
+#[test]
+fn fp4_unit_files_name_their_layout() {
+    use mma::cases::Target;
+    let base = r#"{"a": "e2m1", "b": "e2m1", "c": "f32", "d": "f32", "k": 32, "L_max": 32LAYOUT,
+        "model": "E-FDPA", "params": {"rho": "RZ-FP32", "overflow": "ieee", "nan": "default",
+        "neg_zero_to_pos": false}}"#;
+    let cases = [
+        (
+            "",
+            Err("\"layout\" \"\": missing: A (e2m1) or B (e2m1) is fp4"),
+        ),
+        (
+            r#", "layout": "plain""#,
+            Err("\"layout\" \"plain\": A (e2m1) or B (e2m1) is fp4"),
+        ),
+        (
+            r#", "layout": "bytes""#,
+            Err("\"layout\" \"bytes\": expected \"plain\""),
+        ),
+        (r#", "layout": "byte""#, Ok("byte")),
+        (r#", "layout": "packed_fp4""#, Ok("packed_fp4")),
+    ];
+    for (layout, want) in cases {
+        let text = base.replace("LAYOUT", layout);
+        let file: UnitFile = serde_json::from_str(&text).unwrap();
+        let got = Target::from_unit_file(&file, "u.json");
+        match (got, want) {
+            (Ok(t), Ok(name)) => assert_eq!(t.packing.name(), name),
+            (Err(e), Err(msg)) => assert!(e.to_string().starts_with(msg), "{e}"),
+            (got, want) => panic!(
+                "{layout}: {:?} but expected {want:?}",
+                got.map(|t| t.packing)
+            ),
+        }
+    }
+    // Packed fp4 needs fp4 on both sides; one element per byte, formats of at most 8 bits.
+    let f16 = base
+        .replace("\"e2m1\"", "\"f16\"")
+        .replace("LAYOUT", r#", "layout": "byte""#);
+    let file: UnitFile = serde_json::from_str(&f16).unwrap();
+    let e = Target::from_unit_file(&file, "u.json").err().unwrap();
+    assert!(e.to_string().contains("at most 8 bits"), "{e}");
+}

@@ -195,6 +195,12 @@ fn unit_file(ctx: &mut Ctx) -> UnitFile {
         scale_block,
         k,
         l_max,
+        // How case files hold A and B: mostly absent, sometimes each layout or a misspelling.
+        layout: if ctx.coin(0.7) {
+            None
+        } else {
+            Some(["plain", "byte", "packed_fp4", "bytes"][ctx.below(4)].to_string())
+        },
         model: model.into(),
         params: p,
     }
@@ -224,6 +230,13 @@ pub fn step(ctx: &mut Ctx) {
     let Some(Some((file, unit))) = read else {
         return;
     };
+    // The layout check answers (a layout or an error naming the key) and never panics.
+    if ctx
+        .guard(|| format!("layout of {text}"), || file.case_layout())
+        .is_none()
+    {
+        return;
+    }
     // What the loader accepts round-trips.
     let again = DotUnit::try_from(&UnitFile::from(&unit));
     if again.as_ref().ok() != Some(&unit) {

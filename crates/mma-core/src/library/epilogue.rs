@@ -102,9 +102,4 @@ impl Prepared {
             }
         }
     }
-
-    /// Every accumulator's output word.
-    pub fn apply_all(&self, acc: &[u32]) -> Vec<u64> {
-        acc.iter().map(|&a| self.apply(a)).collect()
-    }
 }

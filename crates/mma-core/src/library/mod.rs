@@ -48,12 +48,13 @@ pub use epilogue::{OutputFormatError, Prepared, Scales};
 pub use fp32::{Fp32, Narrow};
 pub use recipe::{
     Assign, Epilogue, Fp8Overflow, GemmRecipe, NarrowStep, Order, RecipeError, ScaleStep, Split,
-    SplitK,
+    SplitK, MAX_RECIPE_SIZE,
 };
 pub use walk::{combine_one, LibraryGemm, WalkError};
 
 use crate::format::Format;
 use crate::unit::DotUnit;
+use std::sync::atomic::AtomicBool;
 
 /// Why a library GEMM cannot run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -77,13 +78,39 @@ impl DotUnit {
         out: &Format,
         threads: usize,
     ) -> Result<Vec<u64>, LibraryError> {
+        let stop = AtomicBool::new(false);
+        self.library_gemm_until(k_step, recipe, x, scales, out, threads, &stop)
+    }
+
+    /// [`DotUnit::library_gemm`], stopping with [`WalkError::Stopped`] soon after `stop` is
+    /// set ([`DotUnit::library_accumulate_until`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn library_gemm_until(
+        &self,
+        k_step: usize,
+        recipe: &GemmRecipe,
+        x: &LibraryGemm<'_>,
+        scales: Scales,
+        out: &Format,
+        threads: usize,
+        stop: &AtomicBool,
+    ) -> Result<Vec<u64>, LibraryError> {
         let epilogue = recipe.epilogue.prepare(out, scales)?;
-        let acc = self.library_accumulate(k_step, recipe, x, threads)?;
+        let acc = self.library_accumulate_until(k_step, recipe, x, threads, stop)?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(acc.len())
+            .map_err(|_| WalkError::Memory {
+                what: "D",
+                count: acc.len(),
+                size: 8,
+            })?;
         if x.k == 0 {
             // No product: +0 in the output format, whatever the scales.
-            return Ok(vec![0; acc.len()]);
+            out.resize(acc.len(), 0);
+        } else {
+            out.extend(acc.iter().map(|&a| epilogue.apply(a)));
         }
-        Ok(epilogue.apply_all(&acc))
+        Ok(out)
     }
 }
 

@@ -135,13 +135,17 @@ impl Split {
     };
 }
 
+/// The largest k-tile and promotion window a recipe may name: far beyond any library's (64 to
+/// 256 elements), far below what would make a size computed from it overflow.
+pub const MAX_RECIPE_SIZE: usize = 1 << 24;
+
 /// Why a recipe cannot run (read from a file, or as a call uses it).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RecipeError {
-    #[error("split_k.tile must be positive")]
-    Tile,
-    #[error("promote_every must be positive")]
-    Promote,
+    #[error("split_k.tile = {0}: expected 1 to {MAX_RECIPE_SIZE} elements")]
+    Tile(usize),
+    #[error("promote_every = {0}: expected 1 to {MAX_RECIPE_SIZE} elements")]
+    Promote(usize),
     #[error("split_k.orders must name at least one order")]
     NoOrder,
     #[error("a split into {0} parts: expected 1 to 4096")]
@@ -153,11 +157,15 @@ pub enum RecipeError {
 impl GemmRecipe {
     /// Checks the recipe's own fields (a file could hold a zero tile).
     pub fn check(&self) -> Result<(), RecipeError> {
-        if self.split_k.tile == 0 {
-            return Err(RecipeError::Tile);
+        let tile = self.split_k.tile;
+        if tile == 0 || tile > MAX_RECIPE_SIZE {
+            return Err(RecipeError::Tile(tile));
         }
-        if self.promote_every == Some(0) {
-            return Err(RecipeError::Promote);
+        if let Some(p) = self
+            .promote_every
+            .filter(|&p| p == 0 || p > MAX_RECIPE_SIZE)
+        {
+            return Err(RecipeError::Promote(p));
         }
         if self.split_k.orders.is_empty() {
             return Err(RecipeError::NoOrder);

@@ -10,6 +10,11 @@ use crate::drive::GemmIn;
 use crate::format::FP32;
 use crate::kernel::host_binary32_is_ieee;
 use crate::unit::{check_lengths, DotUnit, ShapeError};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Multiply-adds of one round of a chain's product, after which the walk looks at its stop
+/// flag ([`DotUnit::library_accumulate_until`]): a fraction of a second.
+const ROUND_WORK: usize = 1 << 26;
 
 /// One call of a library GEMM: `m×n` outputs over `k`, A row-major (`m×k`), B given column
 /// by column (`n×k`: PyTorch's `mat2.t()`, or the `[N, K]` weight of a linear layer), words
@@ -37,6 +42,28 @@ pub enum WalkError {
     NotFp32 { c: &'static str, d: &'static str },
     #[error("the unit's block scaling is not part of a library GEMM recipe")]
     Scaled,
+    #[error("stopped before the end (interrupted)")]
+    Stopped,
+    #[error("{what}: {count} elements of {size} bytes do not fit in memory")]
+    Memory {
+        what: &'static str,
+        count: usize,
+        size: usize,
+    },
+}
+
+/// A zeroed vector of `n` elements, or [`WalkError::Memory`] naming `what`: every buffer whose
+/// size comes from the call is reserved this way, so that a call too large for the machine is
+/// an error, never an abort of the process.
+fn zeroed<T: Clone + Default>(n: usize, what: &'static str) -> Result<Vec<T>, WalkError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| WalkError::Memory {
+        what,
+        count: n,
+        size: std::mem::size_of::<T>(),
+    })?;
+    v.resize(n, T::default());
+    Ok(v)
 }
 
 /// Where the elements of one chain come from: ranges of K in chain order.
@@ -60,8 +87,14 @@ fn plan_chains(recipe: &GemmRecipe, k: usize, split: Split, fast: bool) -> Vec<V
     let promote = if fast { None } else { recipe.promote_every };
     own.iter()
         .map(|tiles_of_part| {
-            // The part's own K, padded: its j-th tile sits at j·tile.
-            let padded = tiles_of_part.len() * tile;
+            // The part's own K, padded: its j-th tile sits at j·tile. Windows past the part's
+            // last element hold padding only: their chains give +0, and adding +0 to the
+            // promoted sum, which starts at +0 and so is never -0, changes nothing. So the
+            // walk ends there, and its work is bounded by K, not by the tile.
+            let padded = match tiles_of_part.last() {
+                Some(&t) => (tiles_of_part.len() - 1) * tile + (((t + 1) * tile).min(k) - t * tile),
+                None => 0,
+            };
             let window = promote.unwrap_or(padded.max(1));
             let mut chains = Vec::new();
             let mut lo = 0;
@@ -91,6 +124,58 @@ fn plan_chains(recipe: &GemmRecipe, k: usize, split: Split, fast: bool) -> Vec<V
         .collect()
 }
 
+/// What computing one part needs: the call, and the two `m×n` buffers every chain reuses.
+struct Walker<'a> {
+    unit: &'a DotUnit,
+    k_step: usize,
+    x: &'a LibraryGemm<'a>,
+    promoted: bool,
+    native: bool,
+    fp: &'a Fp32,
+    words: Vec<u64>,
+    zeros: Vec<u64>,
+    threads: usize,
+    stop: &'a AtomicBool,
+}
+
+impl Walker<'_> {
+    /// One part's binary32 result into `out` (`m×n`). Fast: the part's one chain is its
+    /// result. Promoted: the chains' results added into a binary32 sum from +0, in K order.
+    fn part(&mut self, chains: &[Segments], out: &mut [u32]) -> Result<(), WalkError> {
+        let (m, n, k) = (self.x.m, self.x.n, self.x.k);
+        out.fill(0);
+        for segs in chains {
+            if self.stop.load(Ordering::Relaxed) {
+                return Err(WalkError::Stopped);
+            }
+            self.unit.chain_gemm(
+                (m, n, k),
+                self.k_step,
+                segs,
+                self.x,
+                &self.zeros,
+                &mut self.words,
+                (self.threads, self.stop),
+            )?;
+            if self.promoted {
+                self.fp.add_all(out, &self.words, self.native);
+            } else {
+                for (a, &w) in out.iter_mut().zip(&self.words) {
+                    *a = w as u32;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `acc[i] += p[i]` in binary32 (RNE), element by element.
+fn add_into(fp: &Fp32, acc: &mut [u32], p: &[u32]) {
+    for (a, &b) in acc.iter_mut().zip(p) {
+        *a = fp.add(*a, b);
+    }
+}
+
 impl DotUnit {
     /// The binary32 accumulators (`m×n`, row-major, as bits) of a library GEMM before its
     /// epilogue: the unit's chains walked as `recipe` says for this call, with the unit's
@@ -103,6 +188,20 @@ impl DotUnit {
         recipe: &GemmRecipe,
         x: &LibraryGemm<'_>,
         threads: usize,
+    ) -> Result<Vec<u32>, WalkError> {
+        self.library_accumulate_until(k_step, recipe, x, threads, &AtomicBool::new(false))
+    }
+
+    /// [`DotUnit::library_accumulate`], stopping with [`WalkError::Stopped`] soon after
+    /// `stop` is set (another thread sets it: a Ctrl-C seen by the caller's caller). The walk
+    /// looks at it between chains and between rounds of a fraction of a second within one.
+    pub fn library_accumulate_until(
+        &self,
+        k_step: usize,
+        recipe: &GemmRecipe,
+        x: &LibraryGemm<'_>,
+        threads: usize,
+        stop: &AtomicBool,
     ) -> Result<Vec<u32>, WalkError> {
         let f = &self.formats;
         if f.c != FP32 || f.d != FP32 {
@@ -126,47 +225,68 @@ impl DotUnit {
             cols: n,
         })?;
         if mn == 0 || k == 0 {
-            return Ok(vec![0; mn]);
+            return zeroed(mn, "D");
         }
-        // One pool for every chain of the call.
-        crate::drive::with_pool(threads, |threads| self.walk(k_step, recipe, x, mn, threads))
+        // One pool for every chain of the call, no larger than its rows need.
+        crate::drive::with_pool(threads, m, |threads| {
+            self.walk(k_step, recipe, x, mn, (threads, stop))
+        })
     }
 
     /// [`DotUnit::library_accumulate`] after its checks, for `mn > 0` outputs and `k > 0`.
+    /// The parts are computed one at a time and added as soon as the order allows, so that
+    /// the call holds a fixed number of `m×n` buffers whatever S is: the serial order one
+    /// running sum, the pairwise order the running sum and one slot (`P_i + P_{i+h}`).
     fn walk(
         &self,
         k_step: usize,
         recipe: &GemmRecipe,
         x: &LibraryGemm<'_>,
         mn: usize,
-        threads: usize,
+        (threads, stop): (usize, &AtomicBool),
     ) -> Result<Vec<u32>, WalkError> {
-        let (m, n, k) = (x.m, x.n, x.k);
         let fp = Fp32::new();
-        // The host adds the promoted sums where its binary32 arithmetic is IEEE on this thread.
-        let native = host_binary32_is_ieee();
-        let chains = plan_chains(recipe, k, x.split, x.fast_accum);
-        let promoted = !x.fast_accum && recipe.promote_every.is_some();
-        let mut parts: Vec<Vec<u32>> = Vec::with_capacity(chains.len());
-        let mut words = vec![0u64; mn];
-        let zeros = vec![0u64; mn];
-        for part in &chains {
-            // Fast: the part's one chain is its result. Promoted: the chains' results added
-            // into a binary32 sum from +0, in K order.
-            let mut acc = vec![0u32; mn];
-            for segs in part {
-                self.chain_gemm((m, n, k), k_step, segs, x, &zeros, &mut words, threads)?;
-                if promoted {
-                    fp.add_all(&mut acc, &words, native);
-                } else {
-                    for (a, &w) in acc.iter_mut().zip(&words) {
-                        *a = w as u32;
-                    }
-                }
+        let chains = plan_chains(recipe, x.k, x.split, x.fast_accum);
+        let mut w = Walker {
+            unit: self,
+            k_step,
+            x,
+            promoted: !x.fast_accum && recipe.promote_every.is_some(),
+            // The host adds the promoted sums where its binary32 arithmetic is IEEE on this
+            // thread.
+            native: host_binary32_is_ieee(),
+            fp: &fp,
+            words: zeroed(mn, "a chain's outputs")?,
+            zeros: zeroed(mn, "C (+0)")?,
+            threads,
+            stop,
+        };
+        let s = chains.len();
+        let mut acc = zeroed::<u32>(mn, "the split-K sum")?;
+        if s == 1 || x.split.order == Order::Serial {
+            w.part(&chains[0], &mut acc)?;
+            let mut p = zeroed::<u32>(if s > 1 { mn } else { 0 }, "a split-K part")?;
+            for part in &chains[1..] {
+                w.part(part, &mut p)?;
+                add_into(&fp, &mut acc, &p);
             }
-            parts.push(acc);
+            return Ok(acc);
         }
-        Ok(combine(&fp, parts, x.split.order))
+        // Pairwise (`combine_one`): P_{S-1}, then slot_i = P_i (+ P_{i+h} where i + h < S - 1)
+        // for i < h = ceil(S/2), each added in turn.
+        let h = s.div_ceil(2);
+        let mut slot = zeroed::<u32>(mn, "a split-K slot")?;
+        let mut p = zeroed::<u32>(mn, "a split-K part")?;
+        w.part(&chains[s - 1], &mut acc)?;
+        for i in 0..h {
+            w.part(&chains[i], &mut slot)?;
+            if i + h < s - 1 {
+                w.part(&chains[i + h], &mut p)?;
+                add_into(&fp, &mut slot, &p);
+            }
+            add_into(&fp, &mut acc, &slot);
+        }
+        Ok(acc)
     }
 
     /// One chain over the elements `segs` of K for every output, from a +0 C, into `out`
@@ -180,8 +300,20 @@ impl DotUnit {
         x: &LibraryGemm<'_>,
         zeros: &[u64],
         out: &mut [u64],
-        threads: usize,
+        (threads, stop): (usize, &AtomicBool),
     ) -> Result<(), WalkError> {
+        // In rounds of about ROUND_WORK multiply-adds, looking at `stop` after each.
+        let run = |(m, n, k): (usize, usize, usize), g: &GemmIn<'_>, out: &mut [u64]| {
+            let rows = ROUND_WORK / n.saturating_mul(k).max(1);
+            let between = |_| {
+                if stop.load(Ordering::Relaxed) {
+                    Err(WalkError::Stopped)
+                } else {
+                    Ok(())
+                }
+            };
+            self.gemm_in_rounds((m, n, k), k_step, g, out, threads, rows, between)?
+        };
         let len: usize = segs.iter().map(|(a, b)| b - a).sum();
         if len == 0 {
             out.fill(0);
@@ -197,10 +329,10 @@ impl DotUnit {
                 scale_a: &[],
                 scale_b: &[],
             };
-            return Ok(self.gemm((m, n, k), k_step, &g, out, threads)?);
+            return run((m, n, k), &g, out);
         }
-        let gather = |src: &[u64], rows: usize| -> Vec<u64> {
-            let mut v = vec![0u64; rows * padded];
+        let gather = |src: &[u64], rows: usize, what| -> Result<Vec<u64>, WalkError> {
+            let mut v = zeroed(rows.saturating_mul(padded), what)?;
             for r in 0..rows {
                 let row = &src[r * k..(r + 1) * k];
                 let dst = &mut v[r * padded..(r + 1) * padded];
@@ -210,9 +342,12 @@ impl DotUnit {
                     at += b - a;
                 }
             }
-            v
+            Ok(v)
         };
-        let (a, b) = (gather(x.a, m), gather(x.b_cols, n));
+        let (a, b) = (
+            gather(x.a, m, "A's elements of a chain")?,
+            gather(x.b_cols, n, "B's elements of a chain")?,
+        );
         let g = GemmIn {
             a: &a,
             b_cols: &b,
@@ -220,26 +355,8 @@ impl DotUnit {
             scale_a: &[],
             scale_b: &[],
         };
-        Ok(self.gemm((m, n, padded), k_step, &g, out, threads)?)
+        run((m, n, padded), &g, out)
     }
-}
-
-/// The parts' results added in `order` (binary32, RNE), element by element.
-fn combine(fp: &Fp32, mut parts: Vec<Vec<u32>>, order: Order) -> Vec<u32> {
-    let s = parts.len();
-    if s == 1 {
-        return parts.pop().unwrap_or_default();
-    }
-    let mn = parts[0].len();
-    let mut out = vec![0u32; mn];
-    let mut p = vec![0u32; s];
-    for (i, o) in out.iter_mut().enumerate() {
-        for (j, part) in parts.iter().enumerate() {
-            p[j] = part[i];
-        }
-        *o = combine_one(fp, &p, order);
-    }
-    out
 }
 
 /// `P_0 … P_{S-1}` added in `order` (see [`Order`]).

@@ -55,16 +55,28 @@ def _is_torch(x: Any) -> bool:
     return type(x).__module__.split(".")[0] == "torch"
 
 
+_ALIASES = {"f32": "float32", "fp32": "float32", "float": "float32", "bf16": "bfloat16",
+            "f16": "float16", "fp16": "float16", "half": "float16", "e4m3": "float8_e4m3fn",
+            "e4m3fn": "float8_e4m3fn", "e5m2": "float8_e5m2", "f64": "float64",
+            "fp64": "float64", "double": "float64"}
+
+
 def _dtype_name(dt: Any, what: str) -> str:
-    """A dtype (NumPy, ml_dtypes, torch, or a string) as PyTorch names it."""
+    """A dtype as PyTorch names it (``"float32"``, ``"bfloat16"``, ``"float8_e4m3fn"``), from
+    any spelling: a torch dtype, a NumPy or ml_dtypes dtype or scalar type
+    (``np.float32``, ``ml_dtypes.bfloat16``), or a name (``"bf16"``, ``"torch.float16"``).
+    Something that is no dtype at all is a TypeError naming ``what``; whether the GPU takes
+    the dtype is the caller's question."""
     if isinstance(dt, str):
         name = dt.replace("torch.", "")
-    else:
-        name = str(dt).replace("torch.", "")
-    aliases = {"f32": "float32", "fp32": "float32", "bf16": "bfloat16", "f16": "float16",
-               "fp16": "float16", "half": "float16", "e4m3": "float8_e4m3fn",
-               "e4m3fn": "float8_e4m3fn", "e5m2": "float8_e5m2"}
-    return aliases.get(name, name)
+        return _ALIASES.get(name, name)
+    if _is_torch(dt):
+        return str(dt).replace("torch.", "")
+    try:
+        return np.dtype(dt).name
+    except TypeError:
+        raise TypeError(f"{what}: {dt!r} is not a dtype (give a torch, NumPy or ml_dtypes "
+                        "dtype, or a name such as 'float32' or 'bfloat16')") from None
 
 
 def _fp8_codes(x: Any, what: str) -> Tuple[np.ndarray, str, bool]:
@@ -88,9 +100,40 @@ def _fp8_codes(x: Any, what: str) -> Tuple[np.ndarray, str, bool]:
     return x.view(np.uint8), name, False
 
 
+def _exact_float64(v: Any, what: str, shown: Any) -> float:
+    """``v`` (a Python int or float, or a NumPy scalar of any integer or floating type) as the
+    float64 that equals it exactly, or a ValueError naming ``what`` and ``shown``. Python
+    compares ints, floats and NumPy's longdouble with floats exactly, so nothing is rounded on
+    the way: the int ``2**53 + 1`` and the longdouble ``1 + 2**-60`` are refused, not read as
+    ``2**53`` and 1."""
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{what}: expected a float32 scale, got the bool {shown!r}")
+    if isinstance(v, (int, np.integer)):
+        i = int(v)
+        try:
+            f = float(i)
+        except OverflowError:
+            f = None
+        if f is None or f != i:
+            raise ValueError(f"{what}: {shown!r} is not exactly a float32 value")
+        return f
+    if isinstance(v, np.floating) and np.dtype(type(v)).itemsize > 8:
+        f = float(np.float64(v))
+        if not (np.longdouble(f) == v or (f != f and v != v)):
+            raise ValueError(f"{what}: {shown!r} is not exactly a float32 value")
+        return f
+    if isinstance(v, (float, np.floating)):
+        return float(v)
+    raise TypeError(f"{what}: expected a float32 scale (a number, or a one-element array or "
+                    f"tensor), got {type(v).__name__}")
+
+
 def _fp32_bits(x: Any, what: str) -> int:
-    """The binary32 bits of a tensor-wise scale (a float32 scalar, 0-d or one-element array or
-    tensor); row-wise scales are not modelled."""
+    """The binary32 bits of a tensor-wise scale: a float32 scalar, 0-d or one-element array or
+    tensor as it is (NaN payloads kept), or any other integer or floating scalar, array or
+    tensor whose value float32 holds exactly (else a ValueError naming ``what`` and the
+    value; the engine decides exactness, :func:`mma.encode`). Row-wise scales are not
+    modelled."""
     if _is_torch(x):
         import torch
 
@@ -100,22 +143,30 @@ def _fp32_bits(x: Any, what: str) -> int:
             raise NotModelledError(f"{what}: row-wise scales (shape {tuple(x.shape)}) are "
                                    "not modelled: no recordings decide their bits")
         return int(x.detach().to("cpu").reshape(1).view(torch.int32).item()) & 0xFFFFFFFF
-    arr = np.asarray(x)
-    if arr.dtype != np.float32:
-        if arr.dtype.kind in "fiu" and arr.size == 1:
-            with np.errstate(over="ignore", invalid="ignore"):
-                as32 = arr.astype(np.float32)
-                wide = arr.astype(np.float64)
-                same = (as32.astype(np.float64) == wide) | (np.isnan(as32) & np.isnan(wide))
-            if not same.all():
-                raise ValueError(f"{what}: {x!r} is not exactly a float32 value")
-            arr = as32
-        else:
-            raise TypeError(f"{what}: expected a float32 scalar, got {arr.dtype}")
-    if arr.size != 1:
-        raise NotModelledError(f"{what}: row-wise scales (shape {arr.shape}) are not "
-                               "modelled: no recordings decide their bits")
-    return int(arr.reshape(1).view(np.uint32)[0])
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{what}: expected a float32 scale, got the bool {x!r}")
+    if isinstance(x, (int, float, np.integer, np.floating)):
+        arr = None
+        value = _exact_float64(x, what, x)
+    else:
+        if not isinstance(x, np.ndarray):
+            raise TypeError(f"{what}: expected a float32 scalar, array or tensor, got "
+                            f"{type(x).__name__}")
+        arr = x
+        if arr.dtype.kind not in "fiu":
+            raise TypeError(f"{what}: expected a float32 scale, got an array of {arr.dtype}")
+        if arr.size != 1:
+            raise NotModelledError(f"{what}: row-wise scales (shape {arr.shape}) are not "
+                                   "modelled: no recordings decide their bits")
+        if arr.dtype == np.float32:
+            return int(arr.reshape(1).view(np.uint32)[0])
+        item = arr.reshape(1)[0]
+        value = _exact_float64(item, what, item)
+    try:
+        return int(_mma.encode("f32", np.array([value], np.float64))[0])
+    except ValueError:
+        shown = x if arr is None else arr.reshape(1)[0]
+        raise ValueError(f"{what}: {shown!r} is not exactly a float32 value") from None
 
 
 def _out_array(words: np.ndarray, name: str, shape, as_torch: bool, device: Any) -> Any:
@@ -137,6 +188,33 @@ def _out_array(words: np.ndarray, name: str, shape, as_torch: bool, device: Any)
     signed = {4: np.int32, 2: np.int16, 1: np.int8}[width]
     t = torch.from_numpy(raw.view(signed).copy()).view(t_dtype)
     return t.to(device) if device is not None else t
+
+
+def _splitk(splitk: Any) -> Tuple[int, str]:
+    """``splitk`` as (S, order): ``1``, or ``(S, "serial"|"pairwise")`` with S a positive int
+    (not a bool, a float or a string: nothing is rounded or parsed on the way)."""
+    def is_int(x: Any) -> bool:
+        return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+    if isinstance(splitk, str) and splitk == "auto":
+        raise SplitUnknownError(
+            "splitk='auto': no split-K table ships for this platform yet; give "
+            "splitk=(S, 'serial'|'pairwise') as the GPU took it (cuBLASLt's heuristic)")
+    if is_int(splitk):
+        if int(splitk) != 1:
+            raise ValueError(f"splitk={int(splitk)}: give (S, 'serial') or (S, 'pairwise'): "
+                             "the order of the parts' sum decides the bits")
+        return 1, "serial"
+    if isinstance(splitk, tuple) and len(splitk) == 2:
+        parts, order = splitk
+        if not is_int(parts):
+            raise TypeError(f"splitk: S must be an int, got {parts!r} in {splitk!r}")
+        if parts < 1 or parts > 2**32:
+            raise ValueError(f"splitk: S must be between 1 and 2**32, got {int(parts)}")
+        if not isinstance(order, str):
+            raise TypeError(f"splitk: the order must be 'serial' or 'pairwise', got {order!r}")
+        return int(parts), order
+    raise TypeError(f"splitk: expected 1, (S, 'serial'|'pairwise') or 'auto', got {splitk!r}")
 
 
 def scaled_mm(
@@ -205,22 +283,14 @@ def scaled_mm(
         raise GpuRejectsError(f"torch._scaled_mm: out_dtype {out_name} is not supported")
     bias_arg = None
     if bias is not None:
+        if not (_is_torch(bias) or isinstance(bias, np.ndarray)):
+            raise TypeError(f"bias: expected None, a NumPy array or a torch tensor, got "
+                            f"{type(bias).__name__}")
         bias_name = _dtype_name(bias.dtype, "bias")
         bias_arg = (_OUT.get(bias_name, bias_name), int(np.prod(bias.shape)))
-    if splitk == "auto":
-        raise SplitUnknownError(
-            "splitk='auto': no split-K table ships for this platform yet; give "
-            "splitk=(S, 'serial'|'pairwise') as the GPU took it (cuBLASLt's heuristic)")
-    if isinstance(splitk, (int, np.integer)) and not isinstance(splitk, bool):
-        parts, order = int(splitk), "serial"
-        if parts != 1:
-            raise ValueError(f"splitk={parts}: give (S, 'serial') or (S, 'pairwise'): the "
-                             "order of the parts' sum decides the bits")
-    elif isinstance(splitk, tuple) and len(splitk) == 2:
-        parts, order = int(splitk[0]), str(splitk[1])
-    else:
-        raise TypeError(f"splitk: expected 1, (S, 'serial'|'pairwise') or 'auto', got "
-                        f"{splitk!r}")
+    if not isinstance(use_fast_accum, (bool, np.bool_)):
+        raise TypeError(f"use_fast_accum: expected a bool, got {use_fast_accum!r}")
+    parts, order = _splitk(splitk)
     info = platform(gpu)
     if not info["verified"]:
         import warnings

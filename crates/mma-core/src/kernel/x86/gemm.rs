@@ -421,7 +421,11 @@ pub(super) fn gemm_lanes(
             col += width;
         }
     }
-    let mut data = vec![0i32; 2 * col * k];
+    // B's decoded panels double what B costs; where they do not fit, the per-dot path runs
+    // (the same bits) instead of aborting the process.
+    let mut data = Vec::new();
+    data.try_reserve_exact(2 * col * k).ok()?;
+    data.resize(2 * col * k, 0i32);
     for p in &mut panels {
         let panel = &mut data[p.at..p.at + 2 * p.width * k];
         for (e, slot) in panel.chunks_exact_mut(2 * p.width).enumerate() {
