@@ -9,7 +9,7 @@
 //!   checked against the NVIDIA catalog.
 //! - [`error_report`] (feature `oracle`): error reports of catalog instructions against the exact
 //!   oracle.
-//! - [`hw_lib`] (feature `recordings`, which the tests turn on): library-level recordings laid
+//! - `hw_lib` (feature `recordings`, which the tests turn on): library-level recordings laid
 //!   out like `shared/hw-lib` (whole `torch._scaled_mm` calls), read and checked against a GPU
 //!   library platform.
 //! - [`out`]: files the tools write, never one of their inputs and never half written.
