@@ -317,3 +317,42 @@ def test_command_line_gemm(tmp_path):
     assert r.returncode == 2 and "--a: " in r.stderr and "nothing.npy" in r.stderr, r.stderr
     r = run("--gpu", "RTX 4060", "--a", str(tmp_path / "fa.npy"), "--b", "y", "-o", "z")
     assert r.returncode == 2 and "expected uint8 e4m3 codes, got float32" in r.stderr, r.stderr
+
+
+def test_command_line_gemm_mirrors_mma_gemm(tmp_path):
+    """``python -m mma.dask gemm`` reads and writes as ``mma gemm`` does (docs/dask.md): D is
+    float32 by default (not the inputs' e4m3 codes); ``-o X`` writes X itself (not X.npy),
+    never over an input, and a failed write is an error; ``--c`` with ``--gpu`` and library
+    flags without it are refused; scales are read exactly, hex-floats included, and one
+    float32 cannot hold is refused as typed."""
+    a, b = fp8((16, 32), 31), fp8((32, 16), 32)
+    pa, pb = tmp_path / "a.npy", tmp_path / "b.npy"
+    np.save(pa, bits(a))
+    np.save(pb, bits(b))
+    run = lambda *args: subprocess.run([sys.executable, "-m", "mma.dask", "gemm", *args],  # noqa: E731
+                                       capture_output=True, text=True, timeout=300)
+    gpu = ("--gpu", "RTX 4060", "--a", str(pa), "--b", str(pb))
+    out = tmp_path / "d.out"
+    r = run(*gpu, "--scale-a", "0x1p-1", "--scale-b", "bits:40000000", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert not (tmp_path / "d.out.npy").exists()
+    d = np.load(out)
+    # By hand: 0x1p-1 is 0.5 and bits:40000000 is 2.0, the scales of the single-process call.
+    want = mma.scaled_mm(a, b, np.float32(0.5), np.float32(2.0), out_dtype="float32")
+    assert d.dtype == np.float32 and np.array_equal(d.view(np.uint32), want.view(np.uint32))
+    before = pa.read_bytes()
+    r = run(*gpu, "-o", str(pa))
+    assert r.returncode == 2 and "is the input" in r.stderr, r.stderr
+    assert pa.read_bytes() == before
+    r = run(*gpu, "-o", "/dev/full")
+    assert r.returncode == 1 and "-o /dev/full" in r.stderr, r.stderr
+    assert not os.path.exists("/dev/full.npy")
+    r = run(*gpu, "--c", str(pa), "-o", str(out))
+    assert r.returncode == 2 and "--c: a library GEMM" in r.stderr, r.stderr
+    for scale in ("0.1", "1.00000000000000000001", "0x1.000001p0"):
+        r = run(*gpu, "--scale-a", scale, "-o", str(out))
+        assert r.returncode == 2 and f"--scale-a '{scale}' is not exactly a float32" in r.stderr, \
+            r.stderr
+    r = run("--arch", "A100", "--instr", "m16n8k8.f32.tf32.tf32.f32", "--a", str(pa), "--b",
+            str(pb), "--out-dtype", "bf16", "-o", str(out))
+    assert r.returncode == 2 and "--out-dtype: library GEMM flags; they need --gpu" in r.stderr

@@ -32,6 +32,7 @@ they unpickle its tasks.
 from __future__ import annotations
 
 import functools
+import sys
 import warnings
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
@@ -590,6 +591,92 @@ def error_campaign(unit: Any, instr: Optional[str] = None, *, samples: int, seed
 
 
 # python -m mma.dask gemm ... ----------------------------------------------------------------
+def _exact_number(text: str) -> Fraction:
+    """A number as ``mma gemm`` reads a scale: a decimal (``0.5``, ``1e-3``) or a C99 hex-float
+    (``0x1.8p-3``), exactly (never rounded to a double on the way), or ``bits:HEX`` (binary32
+    bits). ValueError if it is none of these; Inf and NaN are not scales here."""
+    t = text.strip()
+    if t.lower().startswith("bits:"):
+        word = int(t[5:], 16)
+        if not 0 <= word < 2**32:
+            raise ValueError("bits: more than 32 bits")
+        v = float(np.array([word], np.uint32).view(np.float32)[0])
+        if v != v or v in (float("inf"), float("-inf")):
+            raise ValueError("bits: not a finite binary32 value")
+        return Fraction(v)
+    sign = -1 if t.startswith("-") else 1
+    body = t[1:] if t[:1] in "+-" else t
+    if body[:2].lower() == "0x":
+        mant, _, exp = body[2:].lower().partition("p")
+        if not exp:
+            raise ValueError("a hex-float needs its p exponent (0x1.8p-3)")
+        whole, _, frac = mant.partition(".")
+        if not (whole + frac) or not all(c in "0123456789abcdef" for c in whole + frac):
+            raise ValueError("not a hex-float")
+        value = Fraction(int(whole + frac, 16)) * Fraction(2) ** (int(exp) - 4 * len(frac))
+        return sign * value
+    return Fraction(t)
+
+
+def _scale_arg(text: Optional[str], flag: str, ap: Any) -> Any:
+    """A ``--scale-*`` flag as the float32 scale it names exactly (``mma gemm``'s reading), or
+    the parser's error naming the flag and the text as typed."""
+    if text is None:
+        return None
+    try:
+        exact = _exact_number(text)
+    except (ValueError, ZeroDivisionError) as e:
+        ap.error(f"{flag} {text!r}: not a number (a decimal, a hex-float such as 0x1.8p-3, or "
+                 f"bits:HEX): {e}")
+    f64 = float(exact) if abs(exact) < 2**1024 else None
+    if f64 is None or Fraction(f64) != exact or np.float64(np.float32(f64)) != f64:
+        ap.error(f"{flag} {text!r} is not exactly a float32 value: give one that is (the "
+                 "nearest float32 values are what the GPU's library would be given)")
+    return np.float32(f64)
+
+
+def _refuse_input_as_output(path: str, inputs: Sequence[Optional[str]], ap: Any) -> None:
+    import os
+
+    for i in inputs:
+        if i is not None and os.path.exists(path) and os.path.exists(i) \
+                and os.path.samefile(path, i):
+            ap.error(f"-o {path}: is the input {i}; write the output elsewhere")
+
+
+def _write_npy(path: str, array: np.ndarray, inputs: Sequence[str], ap: Any) -> None:
+    """``array`` written to ``path`` itself (no ``.npy`` appended), as ``mma gemm`` writes: a
+    regular file through a temporary file renamed over it (never half written), a device such
+    as ``/dev/stdout`` directly; never over one of the inputs; a failed write is an error."""
+    import os
+    import tempfile
+
+    _refuse_input_as_output(path, inputs, ap)
+    try:
+        if os.path.exists(path) and not os.path.isfile(path):
+            with open(path, "wb") as f:
+                np.save(f, array)
+            return
+        d = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
+                                   dir=d)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.save(f, array)
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o666 & ~umask
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+    except OSError as e:
+        print(f"python -m mma.dask: error: -o {path}: {e}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """``python -m mma.dask gemm --scheduler tcp://host:8786 ...``: ``mma gemm`` on a cluster.
     With ``--gpu``: a library GEMM of FP8 codes (``uint8`` .npy files of ``--a-format`` and
@@ -610,10 +697,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         g.add_argument(f"--{x}-bits", action="store_true", help="codes (implied with --gpu)")
         g.add_argument(f"--{x}-format", default="e4m3", choices=["e4m3", "e5m2"])
     g.add_argument("--c", help="C.npy (with --arch)")
-    g.add_argument("--scale-a", type=float, default=1.0)
-    g.add_argument("--scale-b", type=float, default=1.0)
-    g.add_argument("--scale-result", type=float)
-    g.add_argument("--out-dtype", default=None, help="float32, bf16, f16, e4m3, e5m2")
+    g.add_argument("--scale-a", default="1", help="a float32 value (decimal, hex-float, bits:HEX)")
+    g.add_argument("--scale-b", default="1")
+    g.add_argument("--scale-result")
+    g.add_argument("--out-dtype", default="f32",
+                   help="f32 (the default, as mma gemm), bf16, f16, e4m3, e5m2")
     g.add_argument("--fast-accum", action="store_true")
     g.add_argument("--split-k", type=int, default=1)
     g.add_argument("--split-order", default="serial", choices=["serial", "pairwise"])
@@ -627,6 +715,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ap.error("give --gpu, or --arch and --instr")
     if x.arch is not None and (x.a_bits or x.b_bits):
         ap.error("--a-bits, --b-bits: with --arch, A and B are float .npy files")
+    if x.gpu is not None and x.c is not None:
+        ap.error("--c: a library GEMM (--gpu) has no C; give --arch and --instr for D = A·B + C")
+    if x.gpu is None:
+        given = [f for f, v in (("--scale-a", x.scale_a != "1"), ("--scale-b", x.scale_b != "1"),
+                                ("--scale-result", x.scale_result is not None),
+                                ("--out-dtype", x.out_dtype != "f32"),
+                                ("--fast-accum", x.fast_accum), ("--split-k", x.split_k != 1),
+                                ("--split-order", x.split_order != "serial")) if v]
+        if given:
+            ap.error(f"{', '.join(given)}: library GEMM flags; they need --gpu")
+    _refuse_input_as_output(x.output, (x.a, x.b, x.c), ap)
+    scales = [_scale_arg(v, f, ap) for v, f in ((x.scale_a, "--scale-a"),
+                                                 (x.scale_b, "--scale-b"),
+                                                 (x.scale_result, "--scale-result"))]
     client = None
     if x.scheduler:
         from distributed import Client
@@ -646,7 +748,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     tile = tuple(x.tile) if x.tile else None
     if x.gpu is not None:
         split = 1 if x.split_k == 1 else (x.split_k, x.split_order)
-        s = [None if v is None else np.float64(v) for v in (x.scale_a, x.scale_b, x.scale_result)]
+        s = scales
         d = scaled_mm(load(x.a, x.a_format, "--a"), load(x.b, x.b_format, "--b"), s[0], s[1],
                       None, s[2], x.out_dtype, x.fast_accum, gpu=x.gpu, splitk=split, threads=x.threads,
                       tile=tile)
@@ -656,7 +758,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                  threads=x.threads,
                  tile=tile)
     out = d.compute()
-    np.save(x.output, _to_words(out) if _is_ml(out.dtype) else out)
+    _write_npy(x.output, _to_words(out) if _is_ml(out.dtype) else out, (x.a, x.b, x.c), ap)
     if client is not None:
         client.close()
     return 0
