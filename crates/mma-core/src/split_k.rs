@@ -85,21 +85,44 @@ impl DotUnit {
         }
         let s = self.check_gemm_lengths((m, n, k), x, d)?;
         let ss = self.scales_for(ks);
-        let slice = |src: &[u64], rows: usize, width: usize, part: usize, w: usize| -> Vec<u64> {
-            (0..rows)
-                .flat_map(|r| src[r * width + part * w..r * width + (part + 1) * w].iter())
-                .copied()
-                .collect()
+        // Every buffer is reserved fallibly: a product too large for the machine is an
+        // error, never an abort.
+        let zeroed = |len: usize, which| -> Result<Vec<u64>, ShapeError> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(len).map_err(|_| ShapeError::Memory {
+                which,
+                elements: len,
+            })?;
+            v.resize(len, 0);
+            Ok(v)
         };
-        let zeros = vec![0u64; m * n];
+        let slice = |src: &[u64], rows: usize, width: usize, part: usize, w: usize, which| {
+            let mut v = Vec::new();
+            v.try_reserve_exact(rows * w)
+                .map_err(|_| ShapeError::Memory {
+                    which,
+                    elements: rows * w,
+                })?;
+            v.extend(
+                (0..rows).flat_map(|r| src[r * width + part * w..r * width + (part + 1) * w].iter()),
+            );
+            Ok::<_, ShapeError>(v)
+        };
+        let zeros = zeroed(m * n, "C of a slice (+0)")?;
+        let mut part = zeroed(m * n, "a slice's D")?;
         d.copy_from_slice(x.c);
-        let mut part = vec![0u64; m * n];
         for p in 0..splits {
-            let (a, b) = (slice(x.a, m, k, p, ks), slice(x.b_cols, n, k, p, ks));
+            let (a, b) = (
+                slice(x.a, m, k, p, ks, "A of a slice")?,
+                slice(x.b_cols, n, k, p, ks, "B of a slice")?,
+            );
             let (sa, sb) = if s == 0 {
                 (Vec::new(), Vec::new())
             } else {
-                (slice(x.scale_a, m, s, p, ss), slice(x.scale_b, n, s, p, ss))
+                (
+                    slice(x.scale_a, m, s, p, ss, "scale_a of a slice")?,
+                    slice(x.scale_b, n, s, p, ss, "scale_b of a slice")?,
+                )
             };
             let xin = GemmIn {
                 a: &a,

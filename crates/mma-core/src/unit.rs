@@ -202,6 +202,11 @@ pub enum ShapeError {
     },
     #[error("C is {c} but D is {d}: D cannot be fed back as C")]
     Feedback { c: &'static str, d: &'static str },
+    #[error("{which}: {elements} elements of 8 bytes do not fit in memory")]
+    Memory {
+        which: &'static str,
+        elements: usize,
+    },
     #[error("{which}[{index}] = {bits:#x} is not a valid {format} encoding")]
     Encoding {
         which: &'static str,
