@@ -33,10 +33,11 @@ What is modelled, and what is assumed (read before trusting bits at library leve
   library's conversion of fp32 inputs to tf32 is not modelled: values that tf32 does not hold
   exactly raise :class:`NotModelledError` (round them to tf32 first).
 - **Not modelled:** float64, integer and complex products, FP8 products with a bias, ``addmm``
-  with ``alpha != 1`` or other ``beta``, ``out=`` arguments, and autograd: an input that
-  requires grad while grad mode is on (run under ``torch.no_grad()``). They raise
-  :class:`NotModelledError` (or run natively under ``emulate(fallback="native")``, with one
-  :class:`NativeFallbackWarning` per op).
+  with ``alpha != 1`` or other ``beta``, and autograd: an input that requires grad while grad
+  mode is on (run under ``torch.no_grad()``). They raise :class:`NotModelledError` (or run
+  natively under ``emulate(fallback="native")``, with one :class:`NativeFallbackWarning` per
+  op). Under :class:`emulate`, so does every matrix product it does not emulate (``einsum``,
+  ``baddbmm_``, ``nn.LSTM``, ``cdist``, ...: ``mma._torch_guard``), and ``torch.export``.
 
 Tensors on a GPU are copied through the host and the result copied back to their device.
 """
@@ -44,16 +45,19 @@ Tensors on a GPU are copied through the host and the result copied back to their
 from __future__ import annotations
 
 import functools
+import threading
 import time
 import warnings
 from collections import namedtuple
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
 from . import Unit, _threads, decode, encode, find
+from . import _torch_guard as _guard
+from ._torch_guard import NOT_EMULATED
 from . import platform as _platform
 from .library import GpuRejectsError, NotModelledError, SplitUnknownError
 from .library import scaled_mm as _lib_scaled_mm
@@ -598,41 +602,30 @@ def _h_linear(ctx: "emulate", input: Any, weight: Any, bias: Any = None,
     return ctx._product(input, weight.t(), bias, "linear")
 
 
-def _handlers() -> Dict[Any, Tuple[str, Any]]:
+def _h_rmatmul(ctx: "emulate", self: Any, other: Any, **kw: Any) -> Tuple[Any, Dict[str, Any]]:
+    return _h_matmul(ctx, other, self, **kw)
+
+
+#: A function the mode emulates: its op (among ``ops``), handler, and form: "" (returns the
+#: result), "out" (takes ``out=``) or "inplace" (writes its first argument, ``addmm_``).
+_Entry = namedtuple("_Entry", "op handler form")
+
+
+def _handlers() -> Dict[Any, _Entry]:
     F = torch.nn.functional
     T = torch.Tensor
-    out: Dict[Any, Tuple[str, Any]] = {torch._scaled_mm: ("scaled_mm", _h_scaled_mm),
-                                       F.linear: ("linear", _h_linear)}
-    for f in (torch.matmul, T.matmul, T.__matmul__, torch.linalg.matmul):
-        out[f] = ("matmul", _h_matmul)
-    for f in (torch.mm, T.mm):
-        out[f] = ("mm", _h_mm)
-    for f in (torch.bmm, T.bmm):
-        out[f] = ("bmm", functools.partial(_h_mm, _nd=3))
-    for f in (torch.addmm, T.addmm):
-        out[f] = ("addmm", _h_addmm)
-    return out
-
-
-#: Matrix products the mode knows and cannot emulate: they raise (or fall back) when "matmul"
-#: is among the ops, instead of running natively unnoticed.
-NOT_EMULATED = ("einsum", "baddbmm", "addbmm", "addmv", "mv", "dot", "vdot", "inner",
-                 "tensordot", "chain_matmul", "linalg.multi_dot", "linalg.vecdot",
-                 "nn.functional.bilinear", "nn.functional.scaled_dot_product_attention",
-                 "nn.functional.multi_head_attention_forward", "conv1d", "conv2d", "conv3d",
-                 "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "_addmm_activation")
-
-
-def _not_emulated() -> Dict[Any, str]:
-    out: Dict[Any, str] = {}
-    for name in NOT_EMULATED:
-        for root, prefix in ((torch, "torch."), (torch.Tensor, "Tensor.")):
-            obj: Any = root
-            for part in name.split("."):
-                obj = getattr(obj, part, None)
-            if obj is not None:
-                out[obj] = prefix + name
-    return out
+    bmm = functools.partial(_h_mm, _nd=3)
+    return {torch._scaled_mm: _Entry("scaled_mm", _h_scaled_mm, ""),
+            F.linear: _Entry("linear", _h_linear, ""),
+            torch.matmul: _Entry("matmul", _h_matmul, "out"),
+            torch.linalg.matmul: _Entry("matmul", _h_matmul, "out"),
+            T.matmul: _Entry("matmul", _h_matmul, ""),
+            T.__matmul__: _Entry("matmul", _h_matmul, ""),
+            T.__rmatmul__: _Entry("matmul", _h_rmatmul, ""),
+            torch.mm: _Entry("mm", _h_mm, "out"), T.mm: _Entry("mm", _h_mm, ""),
+            torch.bmm: _Entry("bmm", bmm, "out"), T.bmm: _Entry("bmm", bmm, ""),
+            torch.addmm: _Entry("addmm", _h_addmm, "out"), T.addmm: _Entry("addmm", _h_addmm, ""),
+            T.addmm_: _Entry("addmm", _h_addmm, "inplace")}
 
 
 _OPS = ("scaled_mm", "linear", "matmul", "mm", "bmm", "addmm")
@@ -640,26 +633,47 @@ _OPS = ("scaled_mm", "linear", "matmul", "mm", "bmm", "addmm")
 
 class emulate(TorchFunctionMode):
     """``with mma.torch.emulate(gpu="RTX 4060") as em:`` runs a model's matrix products as
-    ``gpu`` computes them.
+    ``gpu`` computes them; every other matrix product raises (or, with ``fallback="native"``,
+    runs natively with a warning and a log entry): none runs natively unnoticed.
 
     Under the mode, ``torch._scaled_mm`` is :func:`scaled_mm` (with ``splitk``), ``F.linear``
     and ``nn.Linear`` are :func:`linear`, ``torch.matmul``, ``@``, ``Tensor.matmul`` and
     ``torch.linalg.matmul`` are :func:`matmul`, and ``torch.mm``, ``torch.bmm`` and
     ``torch.addmm`` (``beta`` 0 or 1, ``alpha`` 1) are :func:`matmul` with their own shape
-    rules (FP8 operands of these raise: FP8 GEMMs go through ``torch._scaled_mm``). Every other
-    function runs natively, except the matrix products of :data:`NOT_EMULATED` (einsum,
-    baddbmm, scaled_dot_product_attention, convolutions, ...), which count as not emulated
-    when ``"matmul"`` is among ``ops``.
+    rules (FP8 operands of these raise: FP8 GEMMs go through ``torch._scaled_mm``). Their
+    ``out=`` forms and ``Tensor.addmm_`` compute the plain op and copy it into ``out``/``self``
+    under torch's rules (dtype and shape checks, resizing of ``out``). Every other function
+    runs natively, but a matrix product never does: the functions of :data:`NOT_EMULATED`
+    (einsum, baddbmm, scaled_dot_product_attention, convolutions, ...) are refused as calls,
+    and any other product (``Tensor.baddbmm_``, ``addmv_``, ``cdist``, ``cov``,
+    ``linalg.matrix_power``, ``nn.LSTM``/``nn.GRU``, ``torch.ops.aten.*``, ...) where it
+    reaches torch's dispatcher, by a ``TorchDispatchMode`` entered with this one
+    (``mma._torch_guard``: which aten ops count as matrix products, and why).
+
+    **Threads.** Torch's modes hold for the thread that enters them: a product computed on
+    another thread inside the ``with`` block (a thread pool, a data loader's thread) is NOT
+    seen, neither emulated nor refused. Enter the mode in the worker too:
+    ``with em.in_thread():`` inside it, or submit ``em.wrap(fn)`` instead of ``fn``; both
+    share ``em``'s settings, log and warnings.
+
+    **torch.compile** runs eagerly under the mode: torch's Dynamo compiles no frame while a
+    ``TorchDispatchMode`` is active, so a compiled function or module (any backend; compiled
+    before or inside the ``with`` block) runs its Python eagerly and its products are
+    emulated or refused as above (``fullgraph=True`` raises torch's error: no frame
+    compiled). Tracing that reaches the mode itself (``torch.export``) raises
+    :class:`NotModelledError`: a traced graph would hold the emulation's NumPy steps.
 
     Args:
         gpu: a :data:`GPU_TABLE` name or a library platform name.
         ops: which to emulate: ``"scaled_mm"``, ``"linear"``, ``"matmul"`` (which includes
-            ``"mm"``, ``"bmm"``, ``"addmm"``; these can also be named alone). Others run
-            natively.
+            ``"mm"``, ``"bmm"``, ``"addmm"``; these can also be named alone). The functions of
+            those left out run natively, as asked (logged with ``unit`` None); every other
+            matrix product is still refused.
         splitk: for ``torch._scaled_mm``, as :func:`mma.scaled_mm` takes it.
         log: keep a log entry per emulated call in ``em.log`` (a list of dicts: ``op``,
             ``gpu``, ``shapes``, ``dtypes``, ``unit``, ``recipe``, ``out_dtype``,
-            ``time_s``).
+            ``time_s``; a product refused at the dispatcher adds ``via``, the public
+            function it came from, where known).
         fallback: ``"raise"``: a call that cannot be emulated raises
             :class:`NotModelledError`; ``"native"``: it runs natively, with one
             :class:`NativeFallbackWarning` per op (logged with ``unit`` None). A call the GPU
@@ -695,11 +709,40 @@ class emulate(TorchFunctionMode):
         self.log: List[Dict[str, Any]] = []
         self._warned: set = set()
         self._handlers = _handlers()
-        self._blocked = _not_emulated() if "matmul" in self.ops else {}
+        self._blocked = _guard.not_emulated()
+        self._local = threading.local()  # this thread's guards (one per entry)
 
     def __enter__(self) -> "emulate":
         super().__enter__()
+        try:
+            guard = _guard.Guard(self._refused)
+            guard.__enter__()
+        except BaseException:
+            super().__exit__(None, None, None)
+            raise
+        self._local.__dict__.setdefault("guards", []).append(guard)
         return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        try:
+            self._local.guards.pop().__exit__(exc_type, exc, tb)
+        finally:
+            super().__exit__(exc_type, exc, tb)
+
+    def in_thread(self) -> "emulate":
+        """``with em.in_thread():`` inside a worker thread runs its products under ``em``
+        (torch's modes hold for the thread that enters them): the same settings, log and
+        warnings. It is ``em`` itself: ``with em:`` there is the same."""
+        return self
+
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn`` run under ``em`` on whichever thread calls it (for ``pool.submit``,
+        ``threading.Thread(target=...)``)."""
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return fn(*args, **kwargs)
+        return run
 
     def _product(self, a: Any, b: Any, add: Any, op: str) -> Tuple[Any, Dict[str, Any]]:
         g = _GPUS.get(_key(self.gpu))
@@ -709,29 +752,70 @@ class emulate(TorchFunctionMode):
         return _product(g, a, b, add, instr=None, allow_tf32=self.allow_tf32, splitk=1,
                         threads=self.threads, op=op, registry=self._warned, depth=6)
 
+    def _native(self, op: str, why: Exception, func: Any, args: Any, kwargs: Dict[str, Any],
+                t0: float, **extra: Any) -> Any:
+        """``fallback="native"``: one warning per op, the native call, its log entry."""
+        _warn_once(self._warned, ("native", op), f"mma.torch.emulate: {op} ran natively "
+                   f"(fallback='native'): {why}", NativeFallbackWarning, 4)
+        with _guard.allowed():
+            out = func(*args, **kwargs)
+        if self.keep_log:
+            first = next(iter(_guard._tensors((out,), {})), None)
+            info = {"recipe": f"native (fallback): {why}", **extra,
+                    "out_dtype": None if first is None else str(first.dtype)}
+            _record(self.log, op, self.gpu, _guard._tensors(args, kwargs), info, t0)
+        return out
+
+    def _refused(self, op: str, via: Optional[str], func: Any, args: Any,
+                 kwargs: Dict[str, Any]) -> Any:
+        """A matrix product reached the dispatcher outside the emulation (the guard)."""
+        t0 = time.perf_counter()
+        e = NotModelledError(f"{op}{f' (called by {via})' if via else ''}: a matrix product "
+                             "mma.torch.emulate does not emulate reached torch's dispatcher; "
+                             "refused rather than computed natively")
+        if self.fallback == "raise":
+            raise e
+        return self._native(op, e, func, args, kwargs, t0, via=via)
+
     def __torch_function__(self, func: Any, types: Any, args: Any = (),
                            kwargs: Any = None) -> Any:
         kwargs = kwargs or {}
+        if torch.compiler.is_compiling():
+            raise NotModelledError(f"{_guard.public_name(func)}: tracing (torch.export, "
+                                   "torch.compile) is not supported under mma.torch.emulate; "
+                                   "run the model eagerly under the mode")
         hit = self._handlers.get(func)
-        if hit is None or hit[0] not in self.ops:
-            blocked = self._blocked.get(func)
-            if blocked is None:
+        if hit is not None and hit.op not in self.ops:  # left out of ops: native, as asked
+            t0 = time.perf_counter()
+            with _guard.allowed():
+                out = func(*args, **kwargs)
+            if self.keep_log:
+                info = {"recipe": f"native ({hit.op} is not among ops)",
+                        "out_dtype": str(out.dtype)}
+                _record(self.log, hit.op, self.gpu, _guard._tensors(args, kwargs), info, t0)
+            return out
+        op = hit.op if hit is not None else self._blocked.get(func)
+        if op is None:
+            with _guard.via(func):
                 return func(*args, **kwargs)
-            op, handler = blocked, None
-        else:
-            op, handler = hit
         t0 = time.perf_counter()
         try:
-            if handler is None:
+            if hit is None:
                 raise NotModelledError(f"{op}: a matrix product mma.torch does not emulate")
-            out, info = handler(self, *args, **kwargs)
+            kw = dict(kwargs)
+            target = kw.pop("out", None) if hit.form == "out" else \
+                (args[0] if hit.form == "inplace" else None)
+            if target is None:
+                out, info = hit.handler(self, *args, **kw)
+            else:
+                out, info = _guard.into(op, func, args, kwargs, target,
+                                        lambda: hit.handler(self, *args, **kw))
         except (NotModelledError, SplitUnknownError) as e:
             if self.fallback == "raise":
                 raise
-            _warn_once(self._warned, ("native", op), f"mma.torch.emulate: {op} ran natively "
-                       f"(fallback='native'): {e}", NativeFallbackWarning, 3)
-            out = func(*args, **kwargs)
-            info = {"recipe": f"native (fallback): {e}", "out_dtype": str(out.dtype)}
+            return self._native(op, e, func, args, kwargs, t0)
         if self.keep_log:
             _record(self.log, op, self.gpu, list(args) + list(kwargs.values()), info, t0)
         return out
+
+
