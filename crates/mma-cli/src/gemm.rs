@@ -47,18 +47,18 @@ pub struct GemmCmd {
     /// A library GEMM on the platform of this file (the schema of the shipped platforms).
     #[arg(long, conflicts_with_all = ["arch", "instr", "vendor", "op", "unit", "c", "c_bits", "scale_bits", "report"])]
     pub recipe: Option<PathBuf>,
-    /// The library (with --gpu or --recipe): cublaslt.
-    #[arg(long, default_value = "cublaslt")]
-    pub library: String,
-    /// FP8 format of A (library GEMMs): e4m3 or e5m2.
-    #[arg(long, default_value = "e4m3")]
-    pub a_format: String,
-    /// FP8 format of B (library GEMMs).
-    #[arg(long, default_value = "e4m3")]
-    pub b_format: String,
-    /// Output dtype (library GEMMs): f32, bf16, f16, e4m3 or e5m2.
-    #[arg(long, default_value = "f32")]
-    pub out_dtype: String,
+    /// The library (with --gpu or --recipe): cublaslt (the default).
+    #[arg(long)]
+    pub library: Option<String>,
+    /// FP8 format of A (library GEMMs): e4m3 (the default) or e5m2.
+    #[arg(long)]
+    pub a_format: Option<String>,
+    /// FP8 format of B (library GEMMs): e4m3 (the default) or e5m2.
+    #[arg(long)]
+    pub b_format: Option<String>,
+    /// Output dtype (library GEMMs): f32 (the default), bf16, f16, e4m3 or e5m2.
+    #[arg(long)]
+    pub out_dtype: Option<String>,
     /// scale_result, a binary32 value multiplying FP8 outputs (library GEMMs).
     #[arg(long, allow_hyphen_values = true)]
     pub scale_result: Option<String>,
@@ -122,18 +122,18 @@ impl GemmCmd {
             return crate::gemm_library::run(&crate::gemm_library::LibraryArgs {
                 gpu: g.gpu.as_deref(),
                 recipe: g.recipe.as_deref(),
-                library: &g.library,
+                library: g.library.as_deref().unwrap_or("cublaslt"),
                 a: &g.a,
                 b: &g.b,
                 output: g.output.as_deref(),
-                a_format: &g.a_format,
-                b_format: &g.b_format,
+                a_format: g.a_format.as_deref().unwrap_or("e4m3"),
+                b_format: g.b_format.as_deref().unwrap_or("e4m3"),
                 a_bits: g.a_bits,
                 b_bits: g.b_bits,
                 scale_a: g.scale_a.as_deref().unwrap_or("1"),
                 scale_b: g.scale_b.as_deref().unwrap_or("1"),
                 scale_result: g.scale_result.as_deref(),
-                out_dtype: &g.out_dtype,
+                out_dtype: g.out_dtype.as_deref().unwrap_or("f32"),
                 split_k: g.split_k as usize,
                 split_order: g.split_order.as_deref(),
                 fast_accum: g.fast_accum,
@@ -141,9 +141,7 @@ impl GemmCmd {
                 threads: g.threads.map_or(0, usize::from),
             });
         }
-        if g.explain {
-            bail!("--explain explains library GEMMs: give --gpu NAME or --recipe FILE");
-        }
+        g.refuse_library_flags()?;
         let Some(output) = g.output.clone() else {
             bail!("-o: give the file to write D to");
         };
@@ -168,6 +166,43 @@ impl GemmCmd {
                 report: if g.report { Report::Yes } else { Report::No },
             },
         )
+    }
+}
+
+impl GemmCmd {
+    /// The instruction's product (no --gpu, no --recipe) takes none of the library GEMM's
+    /// flags: one given there is an error naming it, never silently dropped (D is the
+    /// instruction's D format, walked as the instruction's K says).
+    fn refuse_library_flags(&self) -> Result<()> {
+        let given = [
+            ("--library", self.library.is_some()),
+            ("--a-format", self.a_format.is_some()),
+            ("--b-format", self.b_format.is_some()),
+            ("--out-dtype", self.out_dtype.is_some()),
+            ("--scale-result", self.scale_result.is_some()),
+            ("--split-order", self.split_order.is_some()),
+            ("--fast-accum", self.fast_accum),
+            ("--explain", self.explain),
+        ];
+        let named: Vec<&str> = given
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(flag, _)| *flag)
+            .collect();
+        match named.as_slice() {
+            [] => Ok(()),
+            [one] => bail!(
+                "{one} is a flag of library GEMMs: it needs --gpu NAME (or --recipe FILE); \
+                 an instruction's product (--arch/--instr, --unit) writes D in the \
+                 instruction's D format"
+            ),
+            more => bail!(
+                "{} are flags of library GEMMs: they need --gpu NAME (or --recipe FILE); \
+                 an instruction's product (--arch/--instr, --unit) writes D in the \
+                 instruction's D format",
+                more.join(", ")
+            ),
+        }
     }
 }
 
@@ -279,7 +314,16 @@ pub fn gemm(target: DotTarget, x: &GemmArgs) -> Result<bool> {
             }
             c.words
         }
-        None => vec![0; m * n],
+        None => {
+            // +0 everywhere, reserved fallibly as D is below: a product too large for the
+            // machine is an error naming the buffer, never an abort.
+            let mut c = Vec::new();
+            c.try_reserve_exact(m.saturating_mul(n)).map_err(|_| {
+                anyhow::anyhow!("C (+0): {m}×{n} elements (8 bytes each) do not fit in memory")
+            })?;
+            c.resize(m * n, 0u64);
+            c
+        }
     };
     let b_cols = b.words;
     let s = u.scales_for(k);
@@ -318,7 +362,7 @@ pub fn gemm(target: DotTarget, x: &GemmArgs) -> Result<bool> {
     });
     // One pool for the whole product (not one per progress chunk), never more threads than
     // tasks of eight rows; the drivers run inside it (threads 0: the current pool).
-    let nt = x.threads.min(m.div_ceil(8).max(1));
+    let nt = mma_cli::gemm_threads(x.threads, m);
     let pool = match nt {
         0 | 1 => None,
         nt => rayon::ThreadPoolBuilder::new().num_threads(nt).build().ok(),

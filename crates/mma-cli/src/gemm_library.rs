@@ -34,20 +34,66 @@ pub struct LibraryArgs<'a> {
 }
 
 /// A binary32 value given on the command line (a decimal, a hex-float, inf, nan, or
-/// `bits:HEX`), exactly.
+/// `bits:HEX`), exactly: a value that binary32 cannot hold is refused with its two
+/// neighbours, written so that either can be given instead (the scales are float32 tensors:
+/// there is nothing to round to but those).
 fn fp32_value(flag: &str, text: &str) -> Result<u32> {
+    use mma_cli::operand::{encode_word, parse_number, Number, OperandError};
     let w = text.trim();
     if let Some(h) = w.strip_prefix("bits:") {
         let h = h.strip_prefix("0x").unwrap_or(h);
         return u32::from_str_radix(h, 16)
             .map_err(|_| anyhow!("{flag}: {w:?} is not bits:HEX of a binary32 value"));
     }
-    let n = mma_cli::operand::parse_number(w)
+    let n = parse_number(w)
         .map_err(|e| anyhow!("{flag}: {e}"))?
         .ok_or_else(|| anyhow!("{flag}: {w:?} is not a number"))?;
-    let bits = mma_cli::operand::encode(&mma::format::FP32, &n, None)
-        .map_err(|e| anyhow!("{flag}: {e}"))?;
-    Ok(bits as u32)
+    match encode_word(&mma::format::FP32, &n, None, w) {
+        Ok(bits) => Ok(bits as u32),
+        Err(OperandError::Inexact { .. }) => {
+            let Number::Finite {
+                neg,
+                mag,
+                exp2,
+                exp10,
+            } = &n
+            else {
+                unreachable!("only finite numbers are inexact")
+            };
+            let x = mma_cli::decimal::to_exact(*neg, mag, *exp2, *exp10);
+            let near = |mode| {
+                let v = mma::round::round(&mma::format::FP32, x, mode, mma::RoundOpts::IEEE);
+                exactly(v)
+            };
+            bail!(
+                "{flag}: {w:?} is not a binary32 (float32) value; give one exactly, such as its neighbours {} or {}",
+                near(mma::Rounding::Down),
+                near(mma::Rounding::Up)
+            )
+        }
+        Err(e) => bail!("{flag}: {e}"),
+    }
+}
+
+/// A binary32 value as a hex-float (which the value flags read exactly), with its exact
+/// decimal where that is short.
+fn exactly(v: mma::Value) -> String {
+    use num_bigint::BigUint;
+    match v {
+        mma::Value::Finite { neg, sig, exp } => {
+            let mag = BigUint::from(sig);
+            let hex = mma_cli::decimal::hex_float(neg, &mag, i64::from(exp));
+            let dec = mma_cli::decimal::exact_decimal(neg, &mag, i64::from(exp));
+            if dec.len() <= 40 {
+                format!("{hex} (= {dec})")
+            } else {
+                hex
+            }
+        }
+        mma::Value::Zero { neg } => if neg { "-0" } else { "0" }.into(),
+        mma::Value::Inf { neg } => if neg { "-inf" } else { "inf" }.into(),
+        mma::Value::Nan => "nan".into(),
+    }
 }
 
 /// An FP8 input format or an output dtype by the names PyTorch or the project use.
@@ -116,24 +162,16 @@ pub fn run(x: &LibraryArgs<'_>) -> Result<bool> {
             b.cols
         );
     }
-    if x.explain {
-        let ins = p.instruction(&fa, &fb);
-        println_plan(&p, ins, (m, n, k), x.fast_accum, split, &out, scales)?;
-        if x.output.is_none() {
-            return Ok(true);
-        }
-    }
-    let Some(output) = x.output else {
-        bail!("-o: give the file to write D to (or --explain alone for the plan)");
-    };
     let inputs: Vec<&Path> = vec![x.a, x.b];
-    for i in &inputs {
-        if mma_io::out::same_file(output, i) {
-            bail!(
-                "-o: {} is the same file as the input {}: write D elsewhere",
-                output.display(),
-                i.display()
-            );
+    if let Some(output) = x.output {
+        for i in &inputs {
+            if mma_io::out::same_file(output, i) {
+                bail!(
+                    "-o: {} is the same file as the input {}: write D elsewhere",
+                    output.display(),
+                    i.display()
+                );
+            }
         }
     }
     let call = ScaledMm {
@@ -150,12 +188,28 @@ pub fn run(x: &LibraryArgs<'_>) -> Result<bool> {
         fast_accum: x.fast_accum,
         split,
     };
-    let d = p.scaled_mm(&call, x.threads).map_err(|e| match e {
+    let refused = |e: CallError| match e {
         CallError::Rejected { reason } => {
             anyhow!("{}: the GPU rejects this call: {reason}", p.file.name)
         }
         other => anyhow!("{}: {other}", p.file.name),
-    })?;
+    };
+    // The run's own checks, whether or not it runs: --explain never explains a call that the
+    // run refuses.
+    p.check_scaled_mm(&call).map_err(refused)?;
+    if x.explain {
+        let ins = p.instruction(&fa, &fb);
+        println_plan(&p, ins, (m, n, k), x.fast_accum, split, &out, scales)?;
+        if x.output.is_none() {
+            return Ok(true);
+        }
+    }
+    let Some(output) = x.output else {
+        bail!("-o: give the file to write D to (or --explain alone for the plan)");
+    };
+    let d = p
+        .scaled_mm(&call, mma_cli::gemm_threads(x.threads, m))
+        .map_err(refused)?;
     let dm = Matrix {
         rows: m,
         cols: n,

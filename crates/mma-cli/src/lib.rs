@@ -23,6 +23,19 @@ pub mod npy;
 pub mod operand;
 pub mod values;
 
+/// The threads a GEMM of `rows` rows of D asks for when the user asks for `requested`
+/// (`--threads`): never more than its pieces of work, the drivers' tasks of eight rows (a
+/// pool of 1024 threads for two tasks costs a second to start); 0, no `--threads`, stays 0
+/// (rayon's global pool).
+///
+/// ```
+/// assert_eq!(mma_cli::gemm_threads(1024, 16), 2);
+/// assert_eq!(mma_cli::gemm_threads(0, 16), 0);
+/// ```
+pub fn gemm_threads(requested: usize, rows: usize) -> usize {
+    requested.min(rows.div_ceil(8).max(1))
+}
+
 /// `println!` that turns a failed write to standard output (a full disk, a closed file) into
 /// an error of the enclosing function (`mma_io::out::OutError`, which the tool reports and
 /// exits 1 for) instead of a panic. A reader that went away ends the process quietly through

@@ -10,6 +10,7 @@ mod common;
 mod dot_values;
 mod error_report_file;
 mod explain_compare;
+mod gemm_checks;
 mod gemm_cli;
 mod gemm_library_cli;
 mod gemm_memory;

@@ -58,6 +58,48 @@ fn eval_keeps_one_output_line_per_input_line_whatever_the_bytes() {
     assert!(refused["error"].as_str().unwrap().contains("UTF-8"));
 }
 
+/// Comments that are not valid UTF-8 ("# caf\xe9", Latin-1; "// \xff\xfe") reach standard
+/// output as the bytes they were, from a file and from standard input (`-`), never as U+FFFD
+/// (EF BF BD): the output is three lines, the first and the last the comments' bytes, the
+/// case between them with its d (17.0 = 0x41880000, see `good`). The raw bytes of stdout are
+/// compared (the shared helper decodes them lossily, which would hide the difference).
+#[test]
+fn eval_copies_comment_bytes_to_standard_output_unchanged() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    let mut bytes = b"# caf\xe9\n".to_vec();
+    bytes.extend_from_slice(good(r#""3f800000""#, r#""00000000""#).as_bytes());
+    bytes.extend_from_slice(b"\r\n// \xff\xfe\r\n");
+    fs::write(&input, &bytes).unwrap();
+    let check = |out: &[u8]| {
+        let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').collect();
+        assert_eq!(lines.len(), 4, "three lines and the final newline");
+        assert_eq!(lines[0], b"# caf\xe9");
+        let v: serde_json::Value = serde_json::from_slice(lines[1]).unwrap();
+        assert_eq!(v["d"], "41880000");
+        assert_eq!(lines[2], b"// \xff\xfe");
+        assert_eq!(lines[3], b"");
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_mma"))
+        .args(["eval", input.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", out);
+    check(&out.stdout);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mma"))
+        .args(["eval", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", out);
+    check(&out.stdout);
+}
+
 #[test]
 fn a_line_too_long_to_keep_costs_only_that_line() {
     let dir = tempfile::tempdir().unwrap();

@@ -8,6 +8,7 @@
 //! name)`. Code written against one vendor's catalog reads the other's the same way. The core
 //! knows no vendor: the type parameters carry the vendor's names.
 
+use crate::format::Format;
 use crate::unit::DotUnit;
 
 /// How the elements of A and B sit in the bytes of a register or a case file.
@@ -39,6 +40,29 @@ impl Layout {
     /// The layout [`Layout::name`] spells as `name`.
     pub fn by_name(name: &str) -> Option<Layout> {
         Layout::ALL.into_iter().find(|l| l.name() == name)
+    }
+
+    /// Whether case lines of this layout can hold A and B of formats `a` and `b`, `k` elements
+    /// each: one element per byte needs formats of at most 8 bits, two per byte fp4 on both
+    /// sides and an even K, and fp4 must not be plain (bits 3:0 of a word, where the catalogs'
+    /// case files hold it in bits 5:2 of a byte or two to a byte). The reason where not.
+    pub fn check(self, a: &Format, b: &Format, k: usize) -> Result<(), String> {
+        let (fa, fb) = (a.name, b.name);
+        match self {
+            Layout::Plain if a.width() == 4 || b.width() == 4 => Err(format!(
+                "A ({fa}) or B ({fb}) is fp4: say \"byte\" (bits 5:2 of a byte, as kind::f8f6f4) or \"packed_fp4\" (two to a byte)"
+            )),
+            Layout::Byte if a.storage_bits > 8 || b.storage_bits > 8 => Err(format!(
+                "one element per byte needs A and B of at most 8 bits ({fa} and {fb} are wider)"
+            )),
+            Layout::PackedFp4 if a.width() != 4 || b.width() != 4 => Err(format!(
+                "two elements per byte needs fp4 A and B (they are {fa} and {fb})"
+            )),
+            Layout::PackedFp4 if !k.is_multiple_of(2) => Err(format!(
+                "two elements per byte needs an even K (k = {k})"
+            )),
+            _ => Ok(()),
+        }
     }
 }
 

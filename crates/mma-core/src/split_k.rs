@@ -104,7 +104,8 @@ impl DotUnit {
                     elements: rows * w,
                 })?;
             v.extend(
-                (0..rows).flat_map(|r| src[r * width + part * w..r * width + (part + 1) * w].iter()),
+                (0..rows)
+                    .flat_map(|r| src[r * width + part * w..r * width + (part + 1) * w].iter()),
             );
             Ok::<_, ShapeError>(v)
         };

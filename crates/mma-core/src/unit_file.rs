@@ -307,40 +307,22 @@ impl UnitFile {
             value: self.layout.clone().unwrap_or_default(),
             msg,
         };
-        let fp4 = a.width() == 4 || b.width() == 4;
-        let layout = match &self.layout {
-            None if fp4 => {
-                return Err(UnitFileError::Layout {
-                    value: String::new(),
-                    msg: format!(
-                        "missing: A ({}) or B ({}) is fp4, which a case file may hold in bits 5:2 of a byte (\"byte\", as kind::f8f6f4) or two to a byte (\"packed_fp4\", as kind::mxf4); name one",
-                        a.name, b.name
-                    ),
-                })
+        match &self.layout {
+            None if a.width() == 4 || b.width() == 4 => Err(UnitFileError::Layout {
+                value: String::new(),
+                msg: format!(
+                    "missing: A ({}) or B ({}) is fp4, which a case file may hold in bits 5:2 of a byte (\"byte\", as kind::f8f6f4) or two to a byte (\"packed_fp4\", as kind::mxf4); name one",
+                    a.name, b.name
+                ),
+            }),
+            None => Ok(Layout::Plain),
+            Some(name) => {
+                let l = Layout::by_name(name).ok_or_else(|| {
+                    bad("expected \"plain\", \"byte\" or \"packed_fp4\"".to_string())
+                })?;
+                l.check(&a, &b, self.k.unwrap_or(self.l_max)).map_err(bad)?;
+                Ok(l)
             }
-            None => return Ok(Layout::Plain),
-            Some(name) => Layout::by_name(name).ok_or_else(|| {
-                bad("expected \"plain\", \"byte\" or \"packed_fp4\"".to_string())
-            })?,
-        };
-        match layout {
-            Layout::Plain if fp4 => Err(bad(format!(
-                "A ({}) or B ({}) is fp4: say \"byte\" (bits 5:2 of a byte, as kind::f8f6f4) or \"packed_fp4\" (two to a byte)",
-                a.name, b.name
-            ))),
-            Layout::Byte if a.storage_bits > 8 || b.storage_bits > 8 => Err(bad(format!(
-                "one element per byte needs A and B of at most 8 bits ({} and {} are wider)",
-                a.name, b.name
-            ))),
-            Layout::PackedFp4 if a.width() != 4 || b.width() != 4 => Err(bad(format!(
-                "two elements per byte needs fp4 A and B (they are {} and {})",
-                a.name, b.name
-            ))),
-            Layout::PackedFp4 if self.k.unwrap_or(self.l_max) % 2 != 0 => Err(bad(format!(
-                "two elements per byte needs an even K (k = {})",
-                self.k.unwrap_or(self.l_max)
-            ))),
-            l => Ok(l),
         }
     }
 }

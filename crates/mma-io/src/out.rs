@@ -7,7 +7,9 @@
 //! write (a full disk), an error in the middle of a command or an interrupted run leaves the
 //! old file as it was and no temporary file behind (it is removed when dropped). An existing
 //! target that is a symbolic link is written through: the file it points to is replaced. An
-//! existing file that is not a regular file (`/dev/null`, a pipe) is written in place.
+//! existing file that is not a regular file (`/dev/null`, a pipe) is written in place. A new
+//! file gets the mode an ordinary create gives (0666 less the umask), a replaced file keeps
+//! its mode.
 //!
 //! Standard output has no such guarantee; [`stdout_error`] names it in the error of a failed
 //! write, so that the tools can report it (and exit 1) instead of panicking.
@@ -117,11 +119,18 @@ impl OutFile {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let tmp = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".tmp")
-            .tempfile_in(&dir)
-            .map_err(io_err)?;
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        // The mode an ordinary create gives (0666 less the umask; the kernel applies the
+        // umask to the mode asked for), not the temporary file's private 0600: the renamed
+        // file is the command's output. A file that is replaced keeps its own (`commit`).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let tmp = builder.tempfile_in(&dir).map_err(io_err)?;
         Ok(OutFile {
             target,
             shown,
@@ -227,6 +236,31 @@ mod tests {
             );
         }
         assert_eq!(std::fs::read_to_string(&p).expect("read"), "{}\n");
+    }
+
+    /// A new output has the mode of a file made by `File::create` in the same folder under
+    /// the same umask (0666 less the umask: 0644 under the usual 022), not the temporary
+    /// file's 0600; a replaced file keeps its mode (0640 set by hand stays 0640, whatever
+    /// the umask).
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_has_the_mode_of_an_ordinary_create() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o7777;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let plain = dir.path().join("plain.txt");
+        std::fs::File::create(&plain).expect("create");
+        let p = dir.path().join("new.txt");
+        let mut f = OutFile::create(&p, &[]).expect("create");
+        f.write_all(b"new").expect("write");
+        f.commit().expect("commit");
+        assert_eq!(mode(&p), mode(&plain));
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+        let mut g = OutFile::create(&p, &[]).expect("create");
+        g.write_all(b"newer").expect("write");
+        g.commit().expect("commit");
+        assert_eq!(mode(&p), 0o640);
+        assert_eq!(std::fs::read_to_string(&p).expect("read"), "newer");
     }
 
     #[cfg(unix)]

@@ -299,7 +299,7 @@ impl Platform {
     ) -> Result<Vec<u64>, CallError> {
         if self.torch_checks(x)? == Checked::Empty {
             // PyTorch returns before calling the library: +0 everywhere.
-            let mn = x.m.checked_mul(x.n).unwrap_or(usize::MAX);
+            let mn = x.m.saturating_mul(x.n);
             let mut d = Vec::new();
             d.try_reserve_exact(mn).map_err(|_| {
                 CallError::Memory(format!(
