@@ -80,7 +80,8 @@ fn gemm_holds_eight_bytes_per_element() {
 
 /// A `.npy` of `rows × cols` words of `descr` (`<u1`, `<u2`), each `word`.
 fn npy_words(path: &Path, descr: &str, rows: usize, cols: usize, word: u16) {
-    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+    let mut h =
+        format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
     while !(10 + h.len() + 1).is_multiple_of(64) {
         h.push(' ');
     }
@@ -112,11 +113,19 @@ fn a_product_too_large_for_memory_is_an_error_not_an_abort() {
     npy_words(&p("b8.npy"), "<u1", k, n, 0x38);
     let s = |name: &str| p(name).to_str().unwrap().to_string();
     let runs: [Vec<String>; 2] = [
-        ["gemm", "--arch", "H100", "--instr", "m64n8k16.f32.f16.f16", "--a-bits", "--b-bits"]
-            .map(String::from)
-            .into_iter()
-            .chain(["--a".into(), s("a16.npy"), "--b".into(), s("b16.npy")])
-            .collect(),
+        [
+            "gemm",
+            "--arch",
+            "H100",
+            "--instr",
+            "m64n8k16.f32.f16.f16",
+            "--a-bits",
+            "--b-bits",
+        ]
+        .map(String::from)
+        .into_iter()
+        .chain(["--a".into(), s("a16.npy"), "--b".into(), s("b16.npy")])
+        .collect(),
         ["gemm", "--gpu", "RTX 4060", "--a-bits", "--b-bits"]
             .map(String::from)
             .into_iter()
