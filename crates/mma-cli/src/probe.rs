@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use mma::{Format, Formats};
 use mma_io::out::OutFile;
 use mma_probe::emit::{random_iter, targeted, Spec};
-use mma_probe::infer::{fit_is, Fit, Inference};
+use mma_probe::infer::{first_fits, Fit, Inference};
 use mma_probe::records::{self, Record, RecordSet};
 use mma_probe::report::{self, FitGroup};
 use serde_json::{json, Map, Value as Json};
@@ -338,12 +338,15 @@ pub fn archs(set: &RecordSet, fits: &[Fit]) -> Vec<String> {
             out.push(name);
         }
     };
-    for i in mma::catalog::instructions() {
-        if i.k < set.k || i.unit.formats != set.formats {
-            continue;
-        }
-        if let Some(f) = fits.iter().find(|f| fit_is(f, i.unit, &set.formats, set.k)) {
-            add(i.arch.to_string(), f);
+    let ins: Vec<_> = mma::catalog::instructions()
+        .filter(|i| i.k >= set.k && i.unit.formats == set.formats)
+        .collect();
+    // One pass over the fits for all of them: few records leave hundreds of thousands.
+    let units: Vec<mma::DotUnit> = ins.iter().map(|i| *i.unit).collect();
+    let first = first_fits(fits, &units, &set.formats, set.k);
+    for (i, j) in ins.iter().zip(first) {
+        if let Some(j) = j {
+            add(i.arch.to_string(), &fits[j]);
         }
     }
     out
@@ -377,6 +380,7 @@ pub fn set_json(set: &RecordSet, inf: &Inference, archs: &[String]) -> Json {
         "d_format": f.d.name,
         "k": set.k,
         "records": inf.records,
+        "combinations": inf.fits.len(),
         "fits": report::group(&inf.fits).iter().map(group_json).collect::<Vec<_>>(),
         "archs": archs,
     });
@@ -486,17 +490,28 @@ fn infer(o: &InferCmd) -> Result<bool> {
     Ok(any_fit)
 }
 
+/// Below this many records `mma infer` says that they decide little: `mma probe emit` writes
+/// hundreds to thousands of targeted probes, and on the sets of `shared/hw` one record left
+/// 5,000 to 100,000 parameter combinations, ten records 72 to 12,000, all 2,500 of them 72 to
+/// 8,092 (the conventions and zero exponents no record can tell apart, and more).
+const FEW_RECORDS: usize = 100;
+
+/// `1 record`, `2 records`.
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
 fn print_text(set: &RecordSet, inf: &Inference, archs: &[String]) -> Result<()> {
     let f = &set.formats;
     mma_cli::outln!(
-        "{}: {}.{} -> {} (C {}), K = {}, {} records",
+        "{}: {}.{} -> {} (C {}), K = {}, {}",
         set.source,
         f.a.name,
         f.b.name,
         f.d.name,
         f.c.name,
         set.k,
-        inf.records
+        count(inf.records, "record")
     );
     if inf.fits.is_empty() {
         mma_cli::outln!("  no candidate explains every record; the best:");
@@ -511,8 +526,24 @@ fn print_text(set: &RecordSet, inf: &Inference, archs: &[String]) -> Result<()> 
             );
         }
     } else {
-        mma_cli::outln!("  fits explaining every record:");
-        for g in report::group(&inf.fits) {
+        let groups = report::group(&inf.fits);
+        let (n, r) = (inf.fits.len(), inf.records);
+        let open = format!(
+            "{} in {}",
+            count(n, "parameter combination"),
+            count(groups.len(), "group")
+        );
+        if r < FEW_RECORDS {
+            mma_cli::outln!(
+                "  {} {} little: {open} {} open; the targeted probes of `mma probe emit` and \
+                 the inputs of `mma infer --suggest` tell them apart",
+                count(r, "record"),
+                if r == 1 { "decides" } else { "decide" },
+                if n == 1 { "remains" } else { "remain" },
+            );
+        }
+        mma_cli::outln!("  fits explaining every record ({open}):");
+        for g in groups {
             mma_cli::outln!("    {}", report::describe(&g));
         }
     }

@@ -9,18 +9,7 @@ use std::path::Path;
 
 /// A `.npy` of `rows × cols` uint16 words, all 0x3C00 (f16 1.0).
 fn ones_f16_bits(path: &Path, rows: usize, cols: usize) {
-    let mut h = format!("{{'descr': '<u2', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
-    while !(10 + h.len() + 1).is_multiple_of(64) {
-        h.push(' ');
-    }
-    h.push('\n');
-    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-    bytes.extend_from_slice(&(h.len() as u16).to_le_bytes());
-    bytes.extend_from_slice(h.as_bytes());
-    for _ in 0..rows * cols {
-        bytes.extend_from_slice(&0x3C00u16.to_le_bytes());
-    }
-    fs::write(path, bytes).unwrap();
+    npy_words(path, "<u2", rows, cols, 0x3C00);
 }
 
 #[test]

@@ -38,6 +38,7 @@ use mma_core::model::{BlockIn, BlockModel};
 use mma_core::term::Term;
 use mma_core::{DotUnit, Format, Formats, Model, NanStyle, Value};
 use rayon::prelude::*;
+use std::collections::HashMap;
 
 /// The NaN bits the records show where the device returned NaN.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -456,10 +457,14 @@ pub fn infer_groups(set: &RecordSet, grid: Vec<Group>) -> Inference {
         runs.iter()
             .flat_map(|run| run.group.members.iter().zip(&run.states))
     };
-    let fits: Vec<Fit> = all()
-        .filter(|(_, st)| st.alive)
-        .map(|(cand, st)| fit_of(*cand, st.nan, n, Vec::new()))
-        .collect();
+    // Allocated once at its size: one record leaves most of the grid, and a growing vector
+    // held up to twice its size and copied it at each step.
+    let mut fits: Vec<Fit> = Vec::with_capacity(runs.iter().map(|run| run.alive).sum());
+    fits.extend(
+        all()
+            .filter(|(_, st)| st.alive)
+            .map(|(cand, st)| fit_of(*cand, st.nan, n, Vec::new())),
+    );
     let best = if fits.is_empty() {
         let mut lasted: Vec<(&Candidate, &State)> = all().collect();
         lasted.sort_by_key(|(_, st)| std::cmp::Reverse(st.first_miss));
@@ -570,4 +575,49 @@ pub fn fit_is(fit: &Fit, unit: &DotUnit, formats: &Formats, k: usize) -> bool {
         NanSeen::Bits(_) => None,
     };
     normalized(&fit.unit, k, open_nan) == normalized(unit, k, open_nan)
+}
+
+/// For each of `units`, the position of the first fit `f` with `fit_is(f, unit, formats, k)`:
+/// one pass over the fits, each looked up by its normalised unit among the units' (the
+/// command line asks it for the catalog instructions of a set's formats, and few records leave
+/// hundreds of thousands of fits, which a search per instruction went through again and
+/// again).
+pub fn first_fits(
+    fits: &[Fit],
+    units: &[DotUnit],
+    formats: &Formats,
+    k: usize,
+) -> Vec<Option<usize>> {
+    // A fit whose NaN style the records leave open compares with the all-ones style on both
+    // sides ([`fit_is`]): a unit is looked for under both keys.
+    let nan = |open: bool| open.then_some(NanStyle::AllOnes);
+    let mut wanted: HashMap<(bool, DotUnit), Vec<usize>> = HashMap::new();
+    for (j, u) in units.iter().enumerate() {
+        if u.formats != *formats {
+            continue;
+        }
+        for open in [true, false] {
+            wanted
+                .entry((open, normalized(u, k, nan(open))))
+                .or_default()
+                .push(j);
+        }
+    }
+    let mut first = vec![None; units.len()];
+    let mut left = units.iter().filter(|u| u.formats == *formats).count();
+    for (i, fit) in fits.iter().enumerate() {
+        if left == 0 {
+            break;
+        }
+        let open = matches!(fit.nan, NanSeen::Unseen | NanSeen::Varied);
+        if let Some(js) = wanted.get(&(open, normalized(&fit.unit, k, nan(open)))) {
+            for &j in js {
+                if first[j].is_none() {
+                    first[j] = Some(i);
+                    left -= 1;
+                }
+            }
+        }
+    }
+    first
 }

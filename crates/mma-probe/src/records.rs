@@ -134,6 +134,24 @@ pub fn line_formats(m: &Map<String, Json>) -> Result<Formats, RecordError> {
     })
 }
 
+/// A line's `k`, where it has one, must be the operands' length: a `k` that says otherwise
+/// (a typing slip, or an absurd `10^18`) is an error, not a field to ignore.
+fn check_k(m: &Map<String, Json>, n: usize) -> Result<(), RecordError> {
+    let Some(k) = m.get("k") else {
+        return Ok(());
+    };
+    let bad = |msg: String| RecordError::Field { field: "k", msg };
+    match k.as_u64() {
+        Some(k) if k == n as u64 => Ok(()),
+        Some(k) => Err(bad(format!(
+            "{k}, but a and b have {n} elements (k is the operands' length)"
+        ))),
+        None => Err(bad(format!(
+            "{k} is not a number of elements (a and b have {n})"
+        ))),
+    }
+}
+
 /// Reads the operands (and `d`, when present) of a line of the given formats.
 pub fn read_line(
     m: &Map<String, Json>,
@@ -142,12 +160,19 @@ pub fn read_line(
 ) -> Result<(Record, bool), RecordError> {
     let a = words(m, "a", &f.a)?;
     let b = words(m, "b", &f.b)?;
-    if a.len() != b.len() || a.is_empty() {
+    if a.is_empty() {
+        return Err(RecordError::Field {
+            field: "a",
+            msg: "no elements: K = 0 is not a dot product (A and B need K >= 1 elements)".into(),
+        });
+    }
+    if a.len() != b.len() {
         return Err(RecordError::Field {
             field: "b",
             msg: format!("{} elements, but a has {}", b.len(), a.len()),
         });
     }
+    check_k(m, a.len())?;
     let c = word("c", text(m, "c")?, &f.c)?;
     let (scale_a, scale_b) = match &f.scale {
         Some((s, n)) => {

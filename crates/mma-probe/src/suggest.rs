@@ -1,13 +1,17 @@
 //! Inputs that separate fits: when several fits explain every record, candidate inputs (the
 //! targeted probes and random records of [`crate::emit`] under fresh seeds) are evaluated on
-//! every fit, and those on which the fits give different results are kept, the inputs that
-//! split the fits into the most classes first: the closed loop's next probe.
+//! every fit (at most [`MAX_FITS`] of them, spread over the list), and those on which the fits
+//! give different results are kept, the inputs that split the fits into the most classes
+//! first: the closed loop's next probe.
 
 use crate::emit::{random, targeted, Spec};
 use crate::grid::Candidate;
 use crate::infer::{evaluate_prepared, Fit, Prepared};
 use crate::records::{Record, RecordSet};
 use rayon::prelude::*;
+
+/// At most this many fits are evaluated on each input (see [`separating`]).
+pub const MAX_FITS: usize = 2048;
 
 /// Up to `want` inputs (records without a meaningful `d`) on which `fits` disagree, drawn
 /// from `tries` random records and the targeted probes of the set's formats and K.
@@ -21,8 +25,14 @@ pub fn separating(set: &RecordSet, fits: &[Fit], want: usize, tries: usize) -> V
     };
     let mut pool = targeted(&spec);
     pool.extend(random(&spec, tries, 0x5eed_0000 + set.records.len() as u64));
+    // Every fit on every input costs inputs × fits evaluations: the 100,000 fits of one record
+    // would take about ten minutes (issue 56). Beyond `MAX_FITS`, fits spread evenly over the
+    // list stand for the rest: an input on which some fits disagree is one on which the fits
+    // disagree, so every input kept still separates; only the ranking sees fewer classes.
+    let stride = fits.len().div_ceil(MAX_FITS);
     let cands: Vec<Candidate> = fits
         .iter()
+        .step_by(stride)
         .map(|f| Candidate {
             unit: f.unit,
             c: f.c,
