@@ -22,8 +22,8 @@ import zipfile
 from pathlib import Path
 
 MACHINE = {"x86_64": 62, "aarch64": 183}
-PYTHON_FILES = ["mma/__init__.py", "mma/library.py", "mma/torch.py", "mma/_torch_guard.py", "mma/dask.py",
-                "mma/compat.py"]
+PYTHON_FILES = ["mma/__init__.py", "mma/_threads.py", "mma/library.py", "mma/torch.py",
+                "mma/_torch_guard.py", "mma/dask.py", "mma/compat.py"]
 MAX_GLIBC = (2, 17)
 
 

@@ -16,6 +16,15 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from . import _mma
+from ._threads import MAX_THREADS
+from ._threads import threads_arg as _threads
+from .library import (
+    GpuRejectsError,
+    NotModelledError,
+    SplitUnknownError,
+    platform,
+    scaled_mm,
+)
 
 __all__ = ["Unit", "find", "catalog", "decode", "encode", "formats", "scaled_mm", "platform",
            "GpuRejectsError", "NotModelledError", "SplitUnknownError", "MAX_THREADS"]
@@ -23,20 +32,6 @@ __all__ = ["Unit", "find", "catalog", "decode", "encode", "formats", "scaled_mm"
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 _SINT = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 _FLOAT = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
-
-
-#: The most threads a call may ask for (more would spend the call building the pool).
-MAX_THREADS = 1024
-
-
-def _threads(threads: Optional[int]) -> int:
-    if threads is None:
-        return 0
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
-        raise TypeError(f"threads: expected None or a positive int, got {threads!r}")
-    if threads < 1 or threads > MAX_THREADS:
-        raise ValueError(f"threads: expected None or 1 to {MAX_THREADS}, got {threads}")
-    return int(threads)
 
 
 class Unit:
@@ -533,11 +528,3 @@ def encode(fmt: str, values: Any) -> np.ndarray:
         v = np.asarray(raw, dtype=np.float64)
     return _mma.encode(fmt, np.ascontiguousarray(v.reshape(-1))).reshape(v.shape)
 
-
-from .library import (  # noqa: E402  (needs _threads above)
-    GpuRejectsError,
-    NotModelledError,
-    SplitUnknownError,
-    platform,
-    scaled_mm,
-)

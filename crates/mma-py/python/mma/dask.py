@@ -43,7 +43,7 @@ import numpy as np
 
 import mma
 
-from . import _threads
+from ._threads import threads_arg as _threads
 from .library import GpuRejectsError  # noqa: F401  (re-exported for callers' except clauses)
 
 __all__ = ["scaled_mm", "gemm", "error_campaign", "register_serializer", "main"]

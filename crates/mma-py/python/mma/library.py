@@ -14,6 +14,7 @@ from typing import Any, Optional, Tuple, Union
 import numpy as np
 
 from . import _mma
+from ._threads import threads_arg as _threads
 
 __all__ = [
     "scaled_mm",
@@ -264,8 +265,6 @@ def scaled_mm(
         SplitUnknownError: ``splitk="auto"``.
         TypeError, ValueError: arguments that are not tensors or arrays of these kinds.
     """
-    from . import _threads
-
     t = _threads(threads)
     codes_a, fa, torch_a = _fp8_codes(a, "mat1")
     codes_b, fb, _ = _fp8_codes(b, "mat2")

@@ -55,7 +55,8 @@ import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import Unit, _threads, decode, encode, find
+from . import Unit, decode, encode, find
+from ._threads import threads_arg as _threads
 from . import _torch_guard as _guard
 from ._torch_guard import NOT_EMULATED
 from . import platform as _platform
