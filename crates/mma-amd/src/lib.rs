@@ -3,7 +3,8 @@
 //! [`catalog`] lists every MFMA instruction of mmasim 2.1.1's lists for the three
 //! architectures, each with its shape, block count (`_Nb`) and a [`mma_core::DotUnit`] that
 //! computes one output element bit-exactly; [`find`] looks instructions up by mmasim suffix,
-//! ISA mnemonic or compiler builtin.
+//! ISA mnemonic or compiler builtin. [`gpus`] names the instruction each AMD GPU's libraries
+//! are taken to issue per dtype (data, `library/gpus.txt`).
 //!
 //! # Example
 //!
@@ -86,6 +87,7 @@
 mod arch;
 mod catalog;
 mod differences;
+pub mod gpus;
 mod lookup;
 mod op;
 

@@ -5,6 +5,7 @@
 
 mod differences;
 mod fast_catalog;
+mod gpus;
 mod hand_derived;
 mod lookup;
 mod mmasim_corpus;

@@ -14,6 +14,8 @@
 //!   architecture (name, target or product), operation and instruction name (any spelling
 //!   the vendor catalog accepts).
 //! - [`select`]: the rows of a vendor and an architecture, both optional, as listings show.
+//! - [`gpus`], [`find_gpu`]: GPU products (`H100`, `MI300X`) and the instruction their
+//!   libraries are taken to issue per dtype, from the vendor crates' GPU tables.
 //! - [`CatalogError`]: every failure, with the argument it is about ([`CatalogError::field`]).
 //!
 //! ```
@@ -31,6 +33,9 @@
 //! is an error naming the feature when asked for, never an empty answer.
 
 use mma_core::DotUnit;
+
+mod gpus;
+pub use gpus::{find_gpu, gpus, Gpu};
 
 /// The row type the vendor crates share, its operand layouts and the clipping of user text in
 /// messages: `mma_core::catalog`'s, here so that one path names everything about catalogs.
@@ -281,6 +286,10 @@ pub enum CatalogError {
     UnknownArch(String),
     #[error("{arch:?} is not among the {vendor} architectures")]
     OtherVendor { arch: String, vendor: Vendor },
+    #[error("unknown GPU {input:?}; known: {known}")]
+    UnknownGpu { input: String, known: String },
+    #[error("{gpu}: {format:?} is not one of its FP8 formats")]
+    UnknownGpuFormat { gpu: &'static str, format: String },
     /// NVIDIA's catalog's answer (its message lists the closest names).
     #[cfg(feature = "nvidia")]
     #[error(transparent)]
@@ -304,11 +313,12 @@ macro_rules! vendor_field {
 }
 
 impl CatalogError {
-    /// The argument the error is about: `vendor`, `arch`, `op` or `instr`.
+    /// The argument the error is about: `vendor`, `arch`, `op`, `instr` or `gpu`.
     pub fn field(&self) -> &'static str {
         match self {
             CatalogError::UnknownVendor(_) | CatalogError::NotBuilt(_) => "vendor",
             CatalogError::UnknownArch(_) | CatalogError::OtherVendor { .. } => "arch",
+            CatalogError::UnknownGpu { .. } | CatalogError::UnknownGpuFormat { .. } => "gpu",
             #[cfg(feature = "nvidia")]
             CatalogError::Nvidia(e) => vendor_field!(e, mma_nvidia),
             #[cfg(feature = "amd")]

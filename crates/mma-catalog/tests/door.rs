@@ -145,3 +145,59 @@ fn select_lists_a_vendor_and_an_architecture_or_says_why_not() {
         "{e}"
     );
 }
+
+/// GPUs through the door: found by any name in any spelling; each dtype column resolves to
+/// the vendor catalog's instruction (by hand from the tables: an A100's bf16 is Ampere's
+/// `m16n8k16.f32.bf16.bf16.f32`, an H100's f16 Hopper's `wgmma` m64n8k16, an MI300X's e4m3fnuz
+/// × e5m2fnuz CDNA3's `f32_32x32x16_fp8_bf8`, and a V100 has no bf16); an unknown GPU names the
+/// known ones.
+#[test]
+fn gpus_by_name_and_their_instructions() {
+    use mma_catalog::{find_gpu, gpus};
+    let a100 = find_gpu("a-100").unwrap();
+    assert_eq!((a100.name(), a100.vendor), ("A100", Vendor::Nvidia));
+    let row = a100.instruction("bf16", None).unwrap().unwrap();
+    assert_eq!(
+        (row.arch, row.op, row.name),
+        ("Ampere", "MMA", "m16n8k16.f32.bf16.bf16.f32")
+    );
+    let h100 = find_gpu("H100 SXM").unwrap();
+    let row = h100.instruction("f16", None).unwrap().unwrap();
+    assert_eq!(
+        (row.arch, row.op, row.name),
+        ("Hopper", "WGMMA", "m64n8k16.f32.f16.f16")
+    );
+    let mi = find_gpu("mi300x").unwrap();
+    let row = mi
+        .instruction("fp8", Some(("e4m3fnuz", "e5m2fnuz")))
+        .unwrap()
+        .unwrap();
+    assert_eq!((row.arch, row.name), ("CDNA3", "f32_32x32x16_fp8_bf8"));
+    assert!(find_gpu("V100")
+        .unwrap()
+        .instruction("bf16", None)
+        .unwrap()
+        .is_none());
+    let err = find_gpu("H900").unwrap_err();
+    assert_eq!(err.field(), "gpu");
+    assert!(
+        err.to_string()
+            .starts_with("unknown GPU \"H900\"; known: V100, T4, A100"),
+        "{err}"
+    );
+    let err = mi.instruction("fp8", Some(("e4m3", "e4m3"))).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "MI300X: \"e4m3\" is not one of its FP8 formats"
+    );
+    // Every GPU of both tables, NVIDIA's first; every platform named is a GPU's platform.
+    let all = gpus();
+    assert_eq!(all[0].name(), "V100");
+    assert!(all.iter().any(|g| g.name() == "MI100"));
+    assert_eq!(
+        all.iter()
+            .filter_map(|g| g.row.platform.as_deref())
+            .collect::<Vec<_>>(),
+        ["RTX 4060", "H100 PCIe"]
+    );
+}

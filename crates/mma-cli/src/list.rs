@@ -29,10 +29,17 @@ pub struct ListCmd {
     /// Print the unit of --arch and --instr as a unit file (JSON).
     #[arg(long, requires_all = ["arch", "instr"])]
     pub unit_file: bool,
+    /// List the GPU products instead: per GPU, the instruction its libraries are taken to
+    /// issue per input dtype, its library platform and the evidence (with --json, an array).
+    #[arg(long, conflicts_with_all = ["arch", "filter", "instr", "unit_file"])]
+    pub gpus: bool,
 }
 
 impl ListCmd {
     pub fn run(self) -> Result<bool> {
+        if self.gpus {
+            return gpus(self.vendor, self.json);
+        }
         match (&self.arch, &self.instr) {
             (Some(arch), Some(instr)) if self.unit_file => unit_file(arch, instr),
             (arch, _) => list(
@@ -170,6 +177,60 @@ fn list(
     // other failed write (a full disk) is an error.
     for row in std::iter::once(header.map(String::from)).chain(rows) {
         writeln!(out, "{}", row.join("\t")).map_err(stdout_error)?;
+    }
+    out.flush().map_err(stdout_error)?;
+    Ok(true)
+}
+
+/// `mma list --gpus`: the GPU tables of the vendor crates (`mma::catalog::gpus`), one GPU per
+/// line (names, vendor, architecture, the instruction per dtype, platform, evidence).
+fn gpus(vendor: Option<Vendor>, json: bool) -> Result<bool> {
+    let cols = mma::gpu_table::GPU_COLUMNS;
+    let rows: Vec<_> = mma::catalog::gpus()
+        .into_iter()
+        .filter(|g| vendor.is_none_or(|v| v.catalog() == g.vendor))
+        .collect();
+    if json {
+        let items: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|g| {
+                let instr: serde_json::Map<String, serde_json::Value> = cols
+                    .iter()
+                    .zip(&g.row.instr)
+                    .map(|(c, i)| ((*c).to_string(), serde_json::json!(i)))
+                    .collect();
+                serde_json::json!({
+                    "names": g.row.names, "vendor": g.vendor.name(), "arch": g.row.arch,
+                    "instr": instr, "platform": g.row.platform, "evidence": g.row.evidence,
+                })
+            })
+            .collect();
+        mma_cli::outln!("{}", serde_json::Value::Array(items));
+        return Ok(true);
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let header: Vec<String> = ["names", "vendor", "arch"]
+        .into_iter()
+        .chain(cols)
+        .chain(["platform", "evidence"])
+        .map(String::from)
+        .collect();
+    writeln!(out, "{}", header.join("\t")).map_err(stdout_error)?;
+    for g in rows {
+        let mut cells = vec![
+            g.row.names.join(", "),
+            g.vendor.name().into(),
+            g.row.arch.clone(),
+        ];
+        cells.extend(
+            g.row
+                .instr
+                .iter()
+                .map(|i| i.as_deref().unwrap_or("-").to_string()),
+        );
+        cells.push(g.row.platform.as_deref().unwrap_or("-").into());
+        cells.push(g.row.evidence.clone());
+        writeln!(out, "{}", cells.join("\t")).map_err(stdout_error)?;
     }
     out.flush().map_err(stdout_error)?;
     Ok(true)

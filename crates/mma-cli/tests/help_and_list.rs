@@ -211,3 +211,59 @@ fn the_documented_dot_examples_print_what_the_documents_say() {
         "the README's dot example was not found (found {in_readme})"
     );
 }
+
+/// `mma list --gpus`: the vendor crates' GPU tables, one GPU per line under a header (by hand
+/// from `crates/mma-nvidia/library/gpus.txt`: the A100 row's bf16 instruction, the RTX 4060's
+/// platform); `--vendor amd` only AMD's; `--json` an array with the same fields. `mma gemm
+/// --gpu` takes a GPU of the table whose FP8 GEMMs a platform models, and refuses one without,
+/// saying so.
+#[test]
+fn list_gpus_and_gemm_by_gpu_name() {
+    let (rc, out, err) = mma(&["list", "--gpus"]);
+    assert_eq!(rc, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "names\tvendor\tarch\tf16\tbf16\ttf32\tf32\tfp8\tplatform\tevidence"
+    );
+    let a100 = lines.iter().find(|l| l.starts_with("A100, A10")).unwrap();
+    assert!(a100.contains("\tAmpere\tm16n8k16.f32.f16.f16.f32\tm16n8k16.f32.bf16.bf16.f32\t"));
+    let rtx = lines.iter().find(|l| l.starts_with("RTX 4060\t")).unwrap();
+    assert!(
+        rtx.contains("\tRTX 4060\tfp8: the RTX 4060 platform's recordings"),
+        "{rtx}"
+    );
+    let (rc, out, _) = mma(&["list", "--gpus", "--vendor", "amd"]);
+    assert_eq!(rc, 0);
+    assert_eq!(out.lines().count(), 1 + 3, "{out}");
+    assert!(
+        out.lines().skip(1).all(|l| l.contains("\tamd\tCDNA")),
+        "{out}"
+    );
+    let (rc, out, _) = mma(&["list", "--gpus", "--json"]);
+    assert_eq!(rc, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mi = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["names"][0] == "MI300X")
+        .unwrap();
+    assert_eq!(mi["instr"]["fp8"], "f32_32x32x16_{a}_{b}");
+    assert!(mi["platform"].is_null());
+    // A GPU with a platform (H100 PCIe answers as itself), one without (H100 SXM).
+    let (rc, out, err) = mma(&[
+        "gemm", "--gpu", "H100 SXM", "--a", "a", "--b", "b", "-o", "d",
+    ]);
+    assert_eq!(rc, 2, "{out}");
+    assert!(
+        err.contains("--gpu: H100 (nvidia Hopper) has no library platform"),
+        "{err}"
+    );
+    let (rc, _, err) = mma(&["gemm", "--gpu", "H900", "--a", "a", "--b", "b", "-o", "d"]);
+    assert_eq!(rc, 2);
+    assert!(
+        err.contains("--gpu: unknown GPU library platform \"H900\""),
+        "{err}"
+    );
+}

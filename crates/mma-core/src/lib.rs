@@ -15,6 +15,7 @@
 //!   [`DotUnit::explain`].
 //! - [`unit_file`]: units as data (serde), for units no catalog holds.
 //! - [`catalog`](mod@catalog): the row type every vendor catalog is a list of.
+//! - [`gpu_table`]: GPU products as data (which instruction a GPU's libraries issue per dtype).
 //! - [`drive`]: the drivers built from one unit's dot products: [`DotUnit::mma`],
 //!   [`DotUnit::gemm`], [`Kernel::dots_threaded`]; [`split_k`]: split-K and its IEEE
 //!   reduction in D's format; [`library`]: what a GPU library's GEMM returns (promotion,
@@ -69,6 +70,7 @@ pub mod catalog;
 pub mod drive;
 pub mod exact_dot;
 pub mod format;
+pub mod gpu_table;
 mod kernel;
 pub mod library;
 pub mod model;

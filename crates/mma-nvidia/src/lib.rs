@@ -6,6 +6,7 @@
 //! - [`catalog`](mod@catalog): the instruction tables; [`catalog()`](fn@catalog) lists them,
 //!   [`find`] looks one up by any of the names users write (mmasim's short form, PTX
 //!   spellings) on an architecture given by name, PTX target or product.
+//! - [`gpus`]: NVIDIA GPUs as data: which instruction their libraries issue per dtype.
 //! - [`library`]: GPU library platforms (cuBLASLt on the RTX 4060 and the H100 PCIe) as data:
 //!   the instruction their FP8 GEMMs issue, their K walk and epilogue, their rejections.
 //!
@@ -65,6 +66,7 @@
 pub mod arch;
 pub mod catalog;
 mod fp8_mma;
+pub mod gpus;
 pub mod library;
 mod lookup;
 mod op;

@@ -50,7 +50,7 @@
 // routines, the steps of a trace, the unit-file schema, the library GEMMs and the catalog row.
 // The building blocks behind them (model steps, wide sums, term alignment, the batch rows) stay
 // in `mma-core`, where the vendor crates plug in.
-pub use mma_core::{format, library, round, trace, unit_file};
+pub use mma_core::{format, gpu_table, library, round, trace, unit_file};
 
 /// The one door to the vendor catalogs (`mma-catalog`): [`catalog::find`] an instruction by
 /// vendor (optional), architecture, operation and name, [`catalog::instructions`] lists them
