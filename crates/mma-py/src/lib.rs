@@ -518,5 +518,6 @@ fn _mma(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(amd_known_difference, m)?)?;
     m.add_function(wrap_pyfunction!(library::scaled_mm, m)?)?;
     m.add_function(wrap_pyfunction!(library::platform_info, m)?)?;
+    m.add_function(wrap_pyfunction!(library::gpu_table, m)?)?;
     Ok(())
 }

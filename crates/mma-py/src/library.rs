@@ -39,6 +39,31 @@ pub fn platform_info(py: Python<'_>, gpu: &str) -> PyResult<Py<PyAny>> {
     Ok(d.into_any().unbind())
 }
 
+/// Every GPU of the engine's GPU tables (`mma::catalog::gpus`, the vendor crates' data), in
+/// table order: `names`, `vendor`, `arch`, `instr` (dtype column -> the table's cell or None),
+/// `platform` (or None), `evidence`, and `fp8` (the vendor's FP8 format names and their
+/// spellings in instruction names).
+#[pyfunction]
+pub fn gpu_table(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    let out = pyo3::types::PyList::empty(py);
+    for g in mma::catalog::gpus() {
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("names", &g.row.names)?;
+        d.set_item("vendor", g.vendor.name())?;
+        d.set_item("arch", &g.row.arch)?;
+        let instr = pyo3::types::PyDict::new(py);
+        for (col, cell) in mma::gpu_table::GPU_COLUMNS.iter().zip(&g.row.instr) {
+            instr.set_item(*col, cell.as_deref())?;
+        }
+        d.set_item("instr", instr)?;
+        d.set_item("platform", g.row.platform.as_deref())?;
+        d.set_item("evidence", &g.row.evidence)?;
+        d.set_item("fp8", g.fp8_spellings().to_vec())?;
+        out.append(d)?;
+    }
+    Ok(out.into_any().unbind())
+}
+
 /// One call: `Ok(words)` (`m×n`, the output's storage width as uint64), or
 /// `ValueError((kind, message))` with kind `rejected`, `unsupported`, `split` or `invalid`.
 #[pyfunction]

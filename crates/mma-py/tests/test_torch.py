@@ -97,3 +97,50 @@ def test_compat_call_is_dpa_on_rows_and_columns():
         op.dpa(A.float(), B.T, C[:, 0])
     with pytest.raises(KeyError):
         mmasim.nv_ptx.WGMMA("Ampere", "m64n8k16.f32.f16.f16")
+
+
+def test_gpu_table_comes_from_the_engine_with_the_same_answers():
+    """``mma.torch.gpus()`` reads the engine's GPU tables (the vendor crates' data): every name
+    of the former Python table is still there, with the same row (copied here from that
+    table, `git show df7fb3e:crates/mma-py/python/mma/torch.py`), and every instruction cell
+    is a unit ``mma.find`` gives."""
+    import mma.torch as mt
+
+    before = {
+        "V100": ("nvidia", "Volta", {"f16": "m8n8k4.f32.f16.f16.f32", "bf16": None,
+                                     "tf32": None, "f32": None, "fp8": None}, None),
+        "A10": ("nvidia", "Ampere", {"f16": "m16n8k16.f32.f16.f16.f32",
+                                     "bf16": "m16n8k16.f32.bf16.bf16.f32",
+                                     "tf32": "m16n8k8.f32.tf32.tf32.f32", "f32": None,
+                                     "fp8": None}, None),
+        "H100 PCIe": ("nvidia", "Hopper", {"f16": "WGMMA:m64n8k16.f32.f16.f16",
+                                           "bf16": "WGMMA:m64n8k16.f32.bf16.bf16",
+                                           "tf32": "WGMMA:m64n8k8.f32.tf32.tf32", "f32": None,
+                                           "fp8": "WGMMA:m64n8k32.f32.{a}.{b}"}, "H100 PCIe"),
+        "GB200": ("nvidia", "Blackwell", {"f16": "m128n8k16.kind::f16.f32.f16.f16",
+                                          "bf16": "m128n8k16.kind::f16.f32.bf16.bf16",
+                                          "tf32": "m128n8k8.kind::tf32.f32.tf32.tf32",
+                                          "f32": None,
+                                          "fp8": "m128n8k32.kind::f8f6f4.f32.{a}.{b}"}, None),
+        "MI250X": ("amd", "CDNA2", {"f16": "f32_32x32x8f16", "bf16": "f32_32x32x8bf16_1k",
+                                    "tf32": None, "f32": "f32_32x32x2f32", "fp8": None}, None),
+        "MI325X": ("amd", "CDNA3", {"f16": "f32_32x32x8_f16", "bf16": "f32_32x32x8_bf16",
+                                    "tf32": "f32_32x32x4_xf32", "f32": "f32_32x32x2_f32",
+                                    "fp8": "f32_32x32x16_{a}_{b}"}, None),
+    }
+    names = ["V100", "T4", "A100", "A10", "RTX 3090", "RTX 4060", "L4", "L40S", "RTX 4090",
+             "H100", "H100 SXM", "H200", "H100 PCIe", "B200", "B300", "GB200", "RTX 5090",
+             "RTX PRO 6000", "MI100", "MI210", "MI250", "MI250X", "MI300X", "MI300A", "MI325X"]
+    assert [g["name"] for g in mt.gpus()] == names
+    for name, (vendor, arch, instr, plat) in before.items():
+        assert mt.gpu_info(name) == {"name": name, "vendor": vendor, "arch": arch,
+                                     "instr": instr, "platform": plat}
+    spell = {"nvidia": "e4m3", "amd": "fp8"}
+    for g in mt.gpus():
+        for col, cell in g["instr"].items():
+            if cell is None:
+                continue
+            op, _, name = cell.rpartition(":") if ":" in cell.split(".")[0] else ("", "", cell)
+            name = name.replace("{a}", spell[g["vendor"]]).replace("{b}", spell[g["vendor"]])
+            assert mma.find(g["arch"], name, g["vendor"], op=op or None) is not None
+    assert "H100, H100 SXM, H200 | nvidia | Hopper | WGMMA:m64n8k16.f32.f16.f16" in mt.GPU_TABLE

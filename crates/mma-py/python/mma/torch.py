@@ -55,7 +55,7 @@ import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import Unit, decode, encode, find
+from . import Unit, _mma, decode, encode, find
 from ._threads import threads_arg as _threads
 from . import _torch_guard as _guard
 from ._torch_guard import NOT_EMULATED
@@ -76,27 +76,6 @@ class NoRecipeWarning(UserWarning):
 class NativeFallbackWarning(UserWarning):
     """``emulate(fallback="native")`` ran an op natively because it cannot be emulated."""
 
-
-#: One GPU per line: names (comma-separated), vendor, catalog architecture, then the catalog
-#: instruction a library kernel is taken to issue per input dtype ("-": none), then the
-#: library platform of its FP8 recipe ("-": none). ``{a}``/``{b}``: the FP8 formats of A and
-#: B as the vendor spells them; ``OP:`` before a name picks the NVIDIA operation. Which
-#: instruction a library issues is an assumption (unverified) except on a platform.
-GPU_TABLE = """
-# names                  | vendor | arch          | f16                             | bf16                              | tf32                              | f32             | fp8                                    | platform
-V100                     | nvidia | Volta         | m8n8k4.f32.f16.f16.f32          | -                                 | -                                 | -               | -                                      | -
-T4                       | nvidia | Turing        | m16n8k8.f32.f16.f16.f32         | -                                 | -                                 | -               | -                                      | -
-A100, A10, RTX 3090      | nvidia | Ampere        | m16n8k16.f32.f16.f16.f32        | m16n8k16.f32.bf16.bf16.f32        | m16n8k8.f32.tf32.tf32.f32         | -               | -                                      | -
-RTX 4060                 | nvidia | Ada Lovelace  | m16n8k16.f32.f16.f16.f32        | m16n8k16.f32.bf16.bf16.f32        | m16n8k8.f32.tf32.tf32.f32         | -               | m16n8k32.f32.{a}.{b}.f32               | RTX 4060
-L4, L40S, RTX 4090       | nvidia | Ada Lovelace  | m16n8k16.f32.f16.f16.f32        | m16n8k16.f32.bf16.bf16.f32        | m16n8k8.f32.tf32.tf32.f32         | -               | m16n8k32.f32.{a}.{b}.f32               | -
-H100, H100 SXM, H200     | nvidia | Hopper        | WGMMA:m64n8k16.f32.f16.f16      | WGMMA:m64n8k16.f32.bf16.bf16      | WGMMA:m64n8k8.f32.tf32.tf32       | -               | WGMMA:m64n8k32.f32.{a}.{b}             | -
-H100 PCIe                | nvidia | Hopper        | WGMMA:m64n8k16.f32.f16.f16      | WGMMA:m64n8k16.f32.bf16.bf16      | WGMMA:m64n8k8.f32.tf32.tf32       | -               | WGMMA:m64n8k32.f32.{a}.{b}             | H100 PCIe
-B200, B300, GB200        | nvidia | Blackwell     | m128n8k16.kind::f16.f32.f16.f16 | m128n8k16.kind::f16.f32.bf16.bf16 | m128n8k8.kind::tf32.f32.tf32.tf32 | -               | m128n8k32.kind::f8f6f4.f32.{a}.{b}     | -
-RTX 5090, RTX PRO 6000   | nvidia | RTX Blackwell | m16n8k16.f32.f16.f16.f32        | m16n8k16.f32.bf16.bf16.f32        | m16n8k8.f32.tf32.tf32.f32         | -               | m16n8k32.kind::f8f6f4.f32.{a}.{b}.f32  | -
-MI100                    | amd    | CDNA1         | f32_32x32x8f16                  | f32_32x32x4bf16                   | -                                 | f32_32x32x2f32  | -                                      | -
-MI210, MI250, MI250X     | amd    | CDNA2         | f32_32x32x8f16                  | f32_32x32x8bf16_1k                | -                                 | f32_32x32x2f32  | -                                      | -
-MI300X, MI300A, MI325X   | amd    | CDNA3         | f32_32x32x8_f16                 | f32_32x32x8_bf16                  | f32_32x32x4_xf32                  | f32_32x32x2_f32 | f32_32x32x16_{a}_{b}                   | -
-"""
 
 _COLS = ("f16", "bf16", "tf32", "f32", "fp8")
 #: torch FP8 dtype -> (the vendor's spelling in instruction names, the mma format name).
@@ -121,21 +100,36 @@ def _key(name: str) -> str:
 _Gpu = namedtuple("_Gpu", "name vendor arch instr platform")
 
 
-def _parse_table(text: str) -> Dict[str, _Gpu]:
+def _engine_gpus() -> Dict[str, _Gpu]:
+    """The engine's GPU tables (the vendor crates' data, ``mma::catalog::gpus``), one entry
+    per name."""
     out: Dict[str, _Gpu] = {}
-    for line in text.strip().splitlines():
-        cells = [c.strip() for c in line.split("|")]
-        if line.startswith("#") or len(cells) != 4 + len(_COLS):
-            assert line.startswith("#"), f"GPU_TABLE: expected {4 + len(_COLS)} cells: {line}"
-            continue
-        names, vendor, arch, *instrs, plat = cells
-        instr = {c: (None if v == "-" else v) for c, v in zip(_COLS, instrs)}
-        for n in names.split(","):
-            out[_key(n)] = _Gpu(n.strip(), vendor, arch, instr, None if plat == "-" else plat)
+    for row in _mma.gpu_table():
+        for n in row["names"]:
+            out[_key(n)] = _Gpu(n, row["vendor"], row["arch"], dict(row["instr"]),
+                                row["platform"])
     return out
 
 
-_GPUS = _parse_table(GPU_TABLE)
+def _render(rows: List[Dict[str, Any]]) -> str:
+    """The engine's GPU tables as text, one GPU per line (what :data:`GPU_TABLE` shows)."""
+    lines = ["# names | vendor | arch | " + " | ".join(_COLS) + " | platform | evidence"]
+    for r in rows:
+        cells = [", ".join(r["names"]), r["vendor"], r["arch"]]
+        cells += [r["instr"][c] or "-" for c in _COLS] + [r["platform"] or "-", r["evidence"]]
+        lines.append(" | ".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+_GPUS = _engine_gpus()
+
+#: The engine's GPU tables as text, one GPU per line: names, vendor, catalog architecture,
+#: the catalog instruction a library kernel is taken to issue per input dtype ("-": none),
+#: the library platform of its FP8 recipe ("-": none) and the row's evidence. ``{a}``/``{b}``:
+#: the FP8 formats of A and B as the vendor spells them; ``OP:`` before a name picks the
+#: NVIDIA operation. The data live in the vendor crates (``library/gpus.txt``); this text is
+#: made from them, for reading.
+GPU_TABLE = _render(_mma.gpu_table())
 
 
 def gpus() -> List[Dict[str, Any]]:
