@@ -98,3 +98,31 @@ pub fn find_gpu(name: &str) -> Result<Gpu, CatalogError> {
             known: all.iter().map(|g| g.name()).collect::<Vec<_>>().join(", "),
         })
 }
+
+/// The library platform `name` names: a platform by its name or an alias (`RTX 4060`,
+/// `H100 PCIe`), or a GPU of the tables whose row names one. A GPU without a platform, or a
+/// name that is neither, is an error saying which (never another GPU's recipe).
+#[cfg(feature = "nvidia")]
+pub fn library_platform(
+    name: &str,
+) -> Result<&'static mma_nvidia::library::Platform, mma_nvidia::library::PlatformError> {
+    use mma_nvidia::library::{platform, platforms, PlatformError};
+    let unknown = match platform(name) {
+        Ok(p) => return Ok(p),
+        Err(e) => e,
+    };
+    let Ok(g) = find_gpu(name) else {
+        return Err(unknown);
+    };
+    match &g.row.platform {
+        Some(p) => platform(p),
+        None => Err(PlatformError::NoPlatform {
+            gpu: format!("{} ({} {})", g.name(), g.vendor, g.row.arch),
+            known: platforms()
+                .iter()
+                .map(|p| p.file.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+    }
+}

@@ -36,6 +36,8 @@ use mma_core::DotUnit;
 
 mod gpus;
 pub use gpus::{find_gpu, gpus, Gpu};
+#[cfg(feature = "nvidia")]
+pub use gpus::library_platform;
 
 /// The row type the vendor crates share, its operand layouts and the clipping of user text in
 /// messages: `mma_core::catalog`'s, here so that one path names everything about catalogs.

@@ -5,7 +5,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use mma::library::{describe_plan, Order, Scales, Split};
-use mma::nvidia::library::{platform, CallError, Platform, ScaledMm};
+use mma::nvidia::library::{CallError, Platform, ScaledMm};
 use mma::Format;
 use mma_cli::npy::{self, Input, Matrix};
 use std::path::Path;
@@ -101,39 +101,16 @@ fn format_named(flag: &str, name: &str) -> Result<Format> {
     mma::format::by_name(name).ok_or_else(|| anyhow!("{flag}: unknown format {name:?}"))
 }
 
-/// The platform `--gpu` names: a platform by name or alias, or a GPU of the GPU tables
-/// (`mma list --gpus`) whose FP8 GEMMs a platform models (`H100 PCIe`); a GPU without one is an
-/// error saying so, never another GPU's recipe.
-fn gpu_platform(name: &str) -> Result<&'static Platform> {
-    match platform(name) {
-        Ok(p) => Ok(p),
-        Err(e) => match mma::catalog::find_gpu(name) {
-            Ok(g) => match &g.row.platform {
-                Some(p) => platform(p).map_err(|e| anyhow!("--gpu: {e}")),
-                None => bail!(
-                    "--gpu: {} ({} {}) has no library platform: no recipe of its libraries is known (platforms: {})",
-                    g.name(),
-                    g.vendor,
-                    g.row.arch,
-                    mma::nvidia::library::platforms()
-                        .iter()
-                        .map(|p| p.file.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            },
-            Err(_) => bail!("--gpu: {e}"),
-        },
-    }
-}
-
 /// The platform of `--gpu` or `--recipe`.
 fn load_platform(x: &LibraryArgs<'_>) -> Result<Platform> {
     if !x.library.eq_ignore_ascii_case("cublaslt") {
         bail!("--library: {:?} is not modelled (cublaslt is)", x.library);
     }
     match (x.gpu, x.recipe) {
-        (Some(g), None) => Ok(gpu_platform(g)?.clone()),
+        // A platform, or a GPU of the tables whose FP8 GEMMs one models (`mma list --gpus`).
+        (Some(g), None) => Ok(mma::catalog::library_platform(g)
+            .map_err(|e| anyhow!("--gpu: {e}"))?
+            .clone()),
         (None, Some(p)) => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("--recipe: cannot read {}", p.display()))?;

@@ -99,6 +99,10 @@ pub enum PlatformError {
     Recipe(String),
     #[error("unknown GPU library platform {name:?}; known: {known}")]
     Unknown { name: String, known: String },
+    #[error(
+        "{gpu} has no library platform: no recipe of its libraries is known (platforms: {known})"
+    )]
+    NoPlatform { gpu: String, known: String },
 }
 
 /// Why a call cannot be evaluated: the GPU's library (or PyTorch) rejects it, the project does

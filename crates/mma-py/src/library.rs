@@ -4,9 +4,10 @@
 //! classes.
 
 use crate::run;
+use mma::catalog::library_platform as platform;
 use mma::format::Format;
 use mma::library::{Order, Scales, Split};
-use mma::nvidia::library::{platform, CallError, ScaledMm};
+use mma::nvidia::library::{CallError, ScaledMm};
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::exceptions::{PyKeyError, PyMemoryError, PyValueError};
 use pyo3::prelude::*;
