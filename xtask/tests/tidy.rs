@@ -1,9 +1,9 @@
 //! What `ARCHITECTURE.md` promises and a machine can check: where `unsafe` may appear and that
 //! each use carries its safety argument, that the core knows no vendor, that the vendor crates
 //! and the core build without GMP/MPFR, that no test is skipped by attribute, that the
-//! repository holds no machine paths, that the paths and links the documents cite exist, that
-//! the README links every page of `docs/`, that the kernel is layered, that the inference runs
-//! the plain model only, and that the lane layer's functions are inlined into their entry
+//! repository holds no machine paths, that the paths, links and code the documents cite exist,
+//! that the README links every page of `docs/`, that the kernel is layered, that the inference
+//! runs the plain model only, and that the lane layer's functions are inlined into their entry
 //! points while no routine compiled per key takes a copy of the whole model. The rules about
 //! crates and files are in `tidy_crates.rs`.
 
@@ -11,11 +11,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{code, declared, files, rel, root, rust_sources};
+use common::citations::{checked_pages, Defined, CITED_AS_ABSENT};
+use common::{code, declared, documents, files, rel, root, rust_sources, ROOTS};
 
 /// Files allowed to hold `unsafe` (ARCHITECTURE.md, "Invariants"): the architecture leaves of
 /// the kernel (x86-64 and AArch64 vector routines), the wrappers that hold their routines
-/// (`lanes/mod.rs`), the CLI's SIGPIPE reset and its native FMA baseline.
+/// (`lanes/mod.rs`), the CLI's SIGPIPE reset (`main.rs`) and its bench's thread clock, native
+/// FMA baseline and `matrixmultiply::sgemm` reference (`bench.rs`).
 const UNSAFE_ALLOWED: &[&str] = &[
     "crates/mma-core/src/kernel/x86/",
     "crates/mma-core/src/kernel/aarch64/",
@@ -334,25 +336,6 @@ fn text_files() -> Vec<PathBuf> {
     v
 }
 
-/// The documents: the root's Markdown files and every page of `docs/`, as paths relative to
-/// the root.
-fn documents() -> Vec<String> {
-    let mut v: Vec<String> = [
-        "README.md",
-        "CONTRIBUTING.md",
-        "ARCHITECTURE.md",
-        "CHANGELOG.md",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let mut pages = Vec::new();
-    files(&root().join("docs"), "md", &mut pages);
-    pages.sort();
-    v.extend(pages.iter().map(|p| rel(p)));
-    v
-}
-
 /// The pages the README's documentation list promises; each must exist and be linked.
 const DOC_PAGES: &[&str] = &[
     "docs/cli.md",
@@ -385,15 +368,6 @@ fn no_machine_paths() {
 
 #[test]
 fn cited_paths_exist() {
-    let prefixes = [
-        "crates/",
-        "xtask/",
-        "vectors/",
-        "snapshots/",
-        "docs/",
-        ".ci/",
-        ".cargo/",
-    ];
     let mut bad = Vec::new();
     let docs = documents();
     for doc in ["README.md", "CONTRIBUTING.md", "ARCHITECTURE.md"] {
@@ -420,7 +394,7 @@ fn cited_paths_exist() {
         for (i, l) in t.lines().enumerate() {
             for piece in l.split(['`', '(', ')', ' ']) {
                 let piece = piece.trim_end_matches([',', '.', ':', ';']);
-                if !prefixes.iter().any(|p| piece.starts_with(p)) {
+                if !ROOTS.iter().any(|p| piece.starts_with(p)) {
                     continue;
                 }
                 // Globs and placeholders are not paths.
@@ -437,6 +411,46 @@ fn cited_paths_exist() {
     assert!(
         bad.is_empty(),
         "cited paths that do not exist:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// The code the documents and the crates' pages cite in backticks exists (`common/citations.rs`
+/// reads it): a module file or folder without a root prefix (`lanes/e_fdpa_sum3.rs`) ends some
+/// file's path, and a Rust path (`model::Decoded::fill`) names, segment by segment, what the
+/// sources define. Not the changelog's: history, what it cites was true when written.
+#[test]
+fn cited_code_exists() {
+    // The check itself, on a planted source and document.
+    let src = "pub struct Decoded;\nimpl Decoded {\n    fn fill() {}\n}\n";
+    let planted = Defined::read(&[("crates/c/src/model.rs".into(), src.into())], &[]);
+    let doc = "`src/model.rs`: `model::Decoded::fill()`, `crate::Decoded`\n\
+               `x/model.rs` `model::Decoded::finite` `Bogus::x` `crate::bogus`";
+    let want = [
+        "d.md:2: `x/model.rs` is no file or folder",
+        "d.md:2: `model::Decoded::finite`: `Decoded` has no `finite`",
+        "d.md:2: `Bogus::x`: `Bogus` is no module, type or trait",
+        "d.md:2: `crate::bogus`: no module holds `bogus`",
+    ];
+    assert_eq!(planted.offenders("d.md", doc, ROOTS), want);
+    let defined = Defined::of_workspace();
+    assert_eq!(defined.why_not("model::Decoded::fill"), None);
+    assert!(defined.why_not("model::Decoded::finite").is_some());
+    assert!(defined.why_not("Kernel::dots_bogus").is_some());
+    let mut bad = Vec::new();
+    for doc in checked_pages() {
+        let t = fs::read_to_string(root().join(&doc)).unwrap();
+        bad.extend(defined.offenders(&doc, &t, ROOTS));
+    }
+    for a in CITED_AS_ABSENT
+        .iter()
+        .filter(|a| defined.why_not(a).is_none())
+    {
+        bad.push(format!("`{a}` is cited as absent but exists"));
+    }
+    assert!(
+        bad.is_empty(),
+        "cited code that does not exist:\n{}",
         bad.join("\n")
     );
 }

@@ -2,7 +2,7 @@
 //! the AMD models (FTZ-MulAdd, TR-FDPA, GTR-FDPA) inputs built for their corner cases:
 //! cancellations, large exponent spreads, products near `2^128`, C near the drop threshold.
 //! (The whole AMD catalog is checked the same way in mma-amd's `fast_catalog` test; the decode
-//! tables and the direct rounding are tested inside the crate, `src/kernel/tests.rs`.)
+//! tables and the direct rounding are tested inside the crate, `src/kernel/checks.rs`.)
 
 use mma_core::format::{self, Format, Specials};
 use mma_core::model::NanStyle;
@@ -524,7 +524,7 @@ fn efdpa_fast_matches_plain() {
 /// lost p (p below half of its last place, 2^(m-53)) is the tie itself,
 /// which alone would round to even, 2^m: right for p < 0 by chance, wrong for p > 0. Swept
 /// over m, p's exponent and sign, lanes against the plain model: without the bound (every sum
-/// taken as exact) the far cases with p > 0 fail. The blocks of two (`x86/e_fdpa_sum3.rs`)
+/// taken as exact) the far cases with p > 0 fail. The blocks of two (`lanes/e_fdpa_sum3.rs`)
 /// take the half-ulp product and p as an `f32` sum rounded to odd, which keeps it off the
 /// tie: without that rounding the cases with p > 0 fail there, and the cases with p < 0
 /// check the other direction of its step.

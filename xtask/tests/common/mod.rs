@@ -2,6 +2,7 @@
 
 #![allow(dead_code)] // each test binary uses a part
 
+pub mod citations;
 pub mod module_graph;
 
 use std::fs;
@@ -34,6 +35,59 @@ pub fn rust_sources() -> Vec<PathBuf> {
     files(&root().join("crates"), "rs", &mut v);
     files(&root().join("xtask"), "rs", &mut v);
     v.sort();
+    v
+}
+
+/// Every file of the repository (target/ and hidden folders excluded), as paths relative to
+/// the root.
+pub fn all_paths() -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            if name == "target" || name.starts_with('.') {
+                continue;
+            }
+            if e.path().is_dir() {
+                walk(&e.path(), out);
+            } else {
+                out.push(rel(&e.path()));
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(&root(), &mut v);
+    v.sort();
+    v
+}
+
+/// The folders of the root that a path the documents cite starts with (the tidy test
+/// `cited_paths_exist` checks those paths; `cited_code_exists` the rest).
+pub const ROOTS: &[&str] = &[
+    "crates/",
+    "xtask/",
+    "vectors/",
+    "snapshots/",
+    "docs/",
+    ".ci/",
+    ".cargo/",
+];
+
+/// The documents: the root's Markdown files and every page of `docs/`, as paths relative to
+/// the root.
+pub fn documents() -> Vec<String> {
+    let mut v: Vec<String> = [
+        "README.md",
+        "CONTRIBUTING.md",
+        "ARCHITECTURE.md",
+        "CHANGELOG.md",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut pages = Vec::new();
+    files(&root().join("docs"), "md", &mut pages);
+    pages.sort();
+    v.extend(pages.iter().map(|p| rel(p)));
     v
 }
 

@@ -24,7 +24,7 @@
 //!    which the native addition gives (and the conversion to fp16 keeps); the model encodes
 //!    Inf in fp16 and fp32 D as IEEE does.
 //!
-//! `kernel/tests.rs` compares this with `LastAdd` and the plain model's `add_c_last` on every
+//! `kernel/checks.rs` compares this with `LastAdd` and the plain model's `add_c_last` on every
 //! fp16 word (Inf and NaN included) against a set of partners and on random fp32 pairs.
 
 use std::arch::x86_64::*;
