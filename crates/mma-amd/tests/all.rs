@@ -5,7 +5,6 @@
 
 mod differences;
 mod fast_catalog;
-mod gpus;
 mod hand_derived;
 mod lookup;
 mod mmasim_corpus;

@@ -201,3 +201,61 @@ fn gpus_by_name_and_their_instructions() {
         ["RTX 4060", "H100 PCIe"]
     );
 }
+
+/// Every GPU of both vendors' tables (`library/gpus.txt`): each dtype cell names an
+/// instruction of the vendor's catalog on the row's architecture (the `fp8` cell for every pair
+/// of the vendor's FP8 formats), each platform exists and issues, for every FP8 pair, the row's
+/// instruction, and no name belongs to two rows.
+#[test]
+fn every_gpu_row_names_catalog_instructions_and_platforms() {
+    use mma_catalog::gpus;
+    use mma_core::gpu_table::{gpu_key, GPU_COLUMNS};
+    let all = gpus();
+    let mut names = std::collections::HashSet::new();
+    let mut cells = 0;
+    for g in &all {
+        for n in &g.row.names {
+            assert!(names.insert(gpu_key(n)), "{n} twice");
+        }
+        assert!(!g.row.evidence.is_empty(), "{}", g.name());
+        let platform = g.row.platform.as_ref().map(|p| {
+            assert_eq!(
+                g.vendor,
+                Vendor::Nvidia,
+                "{}: platforms are NVIDIA's",
+                g.name()
+            );
+            mma_nvidia::library::platform(p).unwrap_or_else(|e| panic!("{}: {e}", g.name()))
+        });
+        for col in GPU_COLUMNS {
+            let pairs: Vec<Option<(&str, &str)>> = if col == "fp8" {
+                let f = g.fp8_spellings();
+                f.iter()
+                    .flat_map(|a| f.iter().map(move |b| Some((a.0, b.0))))
+                    .collect()
+            } else {
+                vec![None]
+            };
+            for pair in pairs {
+                let Some(row) = g
+                    .instruction(col, pair)
+                    .unwrap_or_else(|e| panic!("{} {col} {pair:?}: {e}", g.name()))
+                else {
+                    continue;
+                };
+                assert_eq!(row.arch, g.row.arch.as_str(), "{} {col}", g.name());
+                cells += 1;
+                if let (Some(p), Some((a, b))) = (platform, pair) {
+                    let fmt = |f: &str| mma_core::format::by_name(f).unwrap();
+                    let issued = p.instruction(&fmt(a), &fmt(b)).unwrap();
+                    assert_eq!(&issued.unit, row.unit, "{}: {a} x {b}", g.name());
+                }
+            }
+        }
+    }
+    assert!(
+        all.len() >= 12 && cells > 40,
+        "{} GPUs, {cells} cells",
+        all.len()
+    );
+}

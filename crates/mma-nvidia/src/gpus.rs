@@ -1,7 +1,8 @@
 //! NVIDIA GPUs as data (`library/gpus.txt`, the schema of [`mma_core::gpu_table`]): for each
 //! product, the catalog instruction its libraries' kernels are taken to issue per input dtype,
-//! the library platform of its FP8 recipe, and the row's evidence. The crate's tests check
-//! that every cell names an instruction of this catalog.
+//! the library platform of its FP8 recipe, and the row's evidence. The catalog door's test
+//! (`crates/mma-catalog/tests/door.rs`) checks that every cell names an instruction of this
+//! catalog.
 
 use mma_core::gpu_table::{parse_gpu_table, GpuRow};
 use std::sync::OnceLock;
