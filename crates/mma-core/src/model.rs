@@ -76,6 +76,22 @@ pub struct Output {
 }
 
 impl Output {
+    /// The fused paths' conventions: round to `fmt` with `mode`, Inf on overflow also when the
+    /// rounding truncates, the all-ones NaN, and -0 returned as +0 where `neg_zero_to_pos`
+    /// (the NVIDIA fused models of the first paper; the hardware records agree). One
+    /// constructor for the catalogs, the inference's grid and the kernel checks.
+    pub const fn fused(fmt: Format, mode: Rounding, neg_zero_to_pos: bool) -> Output {
+        Output {
+            rho: OutputRounding {
+                fmt,
+                mode,
+                opts: RoundOpts::INF_ON_OVERFLOW,
+            },
+            nan: NanStyle::AllOnes,
+            neg_zero_to_pos,
+        }
+    }
+
     /// Encodes a special or already rounded value in the destination format.
     #[inline]
     pub fn encode(&self, d: &Format, v: Value) -> u64 {

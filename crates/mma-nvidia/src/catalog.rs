@@ -14,26 +14,11 @@ use mma_core::format::{self, Format};
 use mma_core::models::gst_fdpa::GstFdpa;
 use mma_core::models::st_fdpa::StFdpa;
 use mma_core::{
-    models::fma::Fma, models::t_fdpa::TFdpa, DotUnit, Formats, Model, NanStyle, Output,
-    OutputRounding, RoundOpts, Rounding,
+    models::fma::Fma, models::t_fdpa::TFdpa, DotUnit, Formats, Model, NanStyle, Output, Rounding,
 };
 
 fn fmt_of(name: &str) -> Format {
     format::by_name(name).unwrap_or_else(|| panic!("catalog table names unknown format {name}"))
-}
-
-/// The NVIDIA output conventions: canonical NaN 0x7FFFFFFF/0x7FFF, -0 returned as +0, Inf on
-/// overflow also when truncating (the first paper's NVIDIA models; the hardware records agree).
-fn nv_output(fmt: Format, mode: Rounding) -> Output {
-    Output {
-        rho: OutputRounding {
-            fmt,
-            mode,
-            opts: RoundOpts::INF_ON_OVERFLOW,
-        },
-        nan: NanStyle::AllOnes,
-        neg_zero_to_pos: true,
-    }
 }
 
 /// Storage bits one element of `fmt` takes in A when counting `L_max` bytes.
@@ -82,11 +67,11 @@ fn unit(
     let e_zero = if f16_out { ez16 } else { ez32 };
     let out = |narrow: bool| {
         if f16_out {
-            nv_output(format::FP16, Rounding::NearestEven)
+            Output::fused(format::FP16, Rounding::NearestEven, true)
         } else if narrow {
-            nv_output(format::E8M13, Rounding::TowardZero)
+            Output::fused(format::E8M13, Rounding::TowardZero, true)
         } else {
-            nv_output(format::FP32, Rounding::TowardZero)
+            Output::fused(format::FP32, Rounding::TowardZero, true)
         }
     };
     let model = match path {

@@ -29,22 +29,10 @@ use mma_core::catalog::Layout;
 use mma_core::format::{self, Format};
 use mma_core::models::sliced_fdpa::SlicedFdpa;
 use mma_core::models::t_fdpa::TFdpa;
-use mma_core::{DotUnit, Formats, Model, NanStyle, Output, OutputRounding, RoundOpts, Rounding};
+use mma_core::{DotUnit, Formats, Model, Output, Rounding};
 
 const HOPPER_NOTE: &str = "not in mmasim: fixed by the H100 records of shared/hw";
 const BLACKWELL_NOTE: &str = "not in mmasim: fixed by the B200 records of shared/hw";
-
-fn output(fmt: Format, mode: Rounding) -> Output {
-    Output {
-        rho: OutputRounding {
-            fmt,
-            mode,
-            opts: RoundOpts::INF_ON_OVERFLOW,
-        },
-        nan: NanStyle::AllOnes,
-        neg_zero_to_pos: true,
-    }
-}
 
 fn unit(arch: Arch, k: usize, d: Format, a: Format, b: Format) -> DotUnit {
     let formats = Formats {
@@ -59,7 +47,7 @@ fn unit(arch: Arch, k: usize, d: Format, a: Format, b: Format) -> DotUnit {
         Model::TFdpa(TFdpa {
             f: 13,
             e_zero: ez32,
-            out: output(format::E8M13, Rounding::TowardZero),
+            out: Output::fused(format::E8M13, Rounding::TowardZero, true),
         })
     } else {
         // Each pass is the architecture's own f16 HMMA step with this output: RNE to fp16, or
@@ -74,7 +62,7 @@ fn unit(arch: Arch, k: usize, d: Format, a: Format, b: Format) -> DotUnit {
             pass: TFdpa {
                 f: arch.f(),
                 e_zero,
-                out: output(d, pass_mode),
+                out: Output::fused(d, pass_mode, true),
             },
             group: 2,
             passes: 2,

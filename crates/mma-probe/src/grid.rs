@@ -40,9 +40,7 @@ use mma_core::models::sliced_fdpa::SlicedFdpa;
 use mma_core::models::st_fdpa::StFdpa;
 use mma_core::models::t_fdpa::TFdpa;
 use mma_core::models::tr_fdpa::TrFdpa;
-use mma_core::{
-    DotUnit, Formats, Model, NanStyle, Output, OutputRounding, Overflow, RoundOpts, Rounding,
-};
+use mma_core::{DotUnit, Formats, Model, NanStyle, Output, Overflow, Rounding};
 
 /// Where C enters: as given, or not at all (the records match C = +0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -103,18 +101,6 @@ const MODES: [Rounding; 4] = [
     Rounding::Up,
 ];
 
-fn out(fmt: Format, mode: Rounding) -> Output {
-    Output {
-        rho: OutputRounding {
-            fmt,
-            mode,
-            opts: RoundOpts::INF_ON_OVERFLOW,
-        },
-        nan: NanStyle::AllOnes,
-        neg_zero_to_pos: false,
-    }
-}
-
 /// The rounding targets worth trying for output format `d`.
 fn rhos(d: &Format) -> Vec<Output> {
     let mut fmts = vec![*d];
@@ -122,7 +108,7 @@ fn rhos(d: &Format) -> Vec<Output> {
         fmts.push(format::E8M13);
     }
     fmts.iter()
-        .flat_map(|f| MODES.map(|m| out(*f, m)))
+        .flat_map(|f| MODES.map(|m| Output::fused(*f, m, false)))
         .collect()
 }
 

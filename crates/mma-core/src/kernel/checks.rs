@@ -8,22 +8,10 @@
 use super::round::{reference, FastRound};
 use super::table::{self, Bf16Dec, Dec, F16Dec, Table8, Tf32Dec};
 use crate::format::{self, Format};
-use crate::model::{NanStyle, Output, OutputRounding};
-use crate::{RoundOpts, Rounding, Value};
+use crate::model::{NanStyle, Output};
+use crate::{Rounding, Value};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-
-fn nv_out(fmt: Format, mode: Rounding, neg_zero_to_pos: bool) -> Output {
-    Output {
-        rho: OutputRounding {
-            fmt,
-            mode,
-            opts: RoundOpts::INF_ON_OVERFLOW,
-        },
-        nan: NanStyle::AllOnes,
-        neg_zero_to_pos,
-    }
-}
 
 pub fn tables_match_decode() {
     for fmt in format::ALL {
@@ -90,7 +78,7 @@ pub fn fast_round_matches_round_encode() {
     ];
     for (rho, d, mode) in cases {
         for nz in [true, false] {
-            let out = nv_out(rho, mode, nz);
+            let out = Output::fused(rho, mode, nz);
             let fr = FastRound::new(&out, &d).expect("fast rounding");
             for i in 0..200_000 {
                 let bits = rng.random_range(1..58);
@@ -144,7 +132,7 @@ pub fn sliced_last_add_matches_add_c_last() {
                 pass: TFdpa {
                     f: 25,
                     e_zero: -21,
-                    out: nv_out(d, pass_mode, nz),
+                    out: Output::fused(d, pass_mode, nz),
                 },
                 group: 2,
                 passes: 2,
