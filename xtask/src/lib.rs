@@ -1,5 +1,5 @@
 //! `cargo xtask vectors`: runs the feature-probe vector files (`vectors/*.jsonl`) through every
-//! applicable instruction family and keeps the results as insta snapshots in `xtask/snapshots/`.
+//! applicable instruction family and keeps the results as insta snapshots in `snapshots/`.
 //!
 //! - [`families`]: the catalog grouped into families that differ only in M or N.
 //! - [`vectors`]: reading vector files and running a vector on a family.
@@ -37,10 +37,11 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The folder of the snapshots, beside this crate's sources: cargo-insta looks for pending
-/// snapshots inside package folders only.
+/// The folder of the snapshots, `snapshots/` at the repository root where the design puts
+/// them (insta is told the folder with `Settings::set_snapshot_path`; `cargo insta review
+/// --workspace-root .` reviews pending snapshots there).
 pub fn snapshot_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots")
+    repo_root().join("snapshots")
 }
 
 /// One snapshot: what insta calls the expression (which vector file on which family) and the

@@ -7,9 +7,9 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: cargo xtask vectors
        cargo xtask fuzz [--seconds S] [--seed N] [models|cases|hw|values|units ...]
   vectors  run vectors/*.jsonl on every applicable instruction family and rewrite
-           xtask/snapshots/ (adds, updates, deletes; removes any pending .snap.new).
+           snapshots/ (adds, updates, deletes; removes any pending .snap.new).
            To check without writing: cargo test -p xtask --test snapshots; to review
-           changes one by one: cargo insta test -p xtask --review (cargo-insta)
+           changes one by one: cargo insta review --workspace-root . (cargo-insta)
   fuzz     bounded random testing (default 60 s), see xtask/src/fuzz";
 
 fn main() -> ExitCode {
@@ -48,7 +48,7 @@ fn vectors() -> Result<ExitCode> {
     let want = xtask::generate(&root)?;
     let (written, deleted) = xtask::write(&xtask::snapshot_dir(), &want)?;
     println!(
-        "{} snapshots; {written} written, {deleted} removed (review with `git diff xtask/snapshots/`)",
+        "{} snapshots; {written} written, {deleted} removed (review with `git diff snapshots/`)",
         want.len()
     );
     Ok(ExitCode::SUCCESS)

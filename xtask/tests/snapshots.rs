@@ -1,4 +1,4 @@
-//! The snapshots in `xtask/snapshots/` are what `cargo xtask vectors` generates from the vector
+//! The snapshots in `snapshots/` are what `cargo xtask vectors` generates from the vector
 //! files right now, compared through insta: none missing, none differing, none extra.
 
 use std::collections::BTreeMap;
@@ -8,11 +8,11 @@ use xtask::{check, generate, repo_root, snapshot_dir, write, Snapshot};
 fn snapshots_are_current() {
     let want = generate(&repo_root()).expect("vector files read and run");
     assert!(want.len() > 500, "{} snapshots generated", want.len());
-    let problems = check(&snapshot_dir(), &want).expect("xtask/snapshots/ readable");
+    let problems = check(&snapshot_dir(), &want).expect("snapshots/ readable");
     assert!(
         problems.is_empty(),
-        "snapshots differ from the vector files:\n{}\nreview with `cargo insta review` \
-         (cargo-insta), or regenerate with `cargo xtask vectors` and read `git diff xtask/snapshots/`",
+        "snapshots differ from the vector files:\n{}\nreview with `cargo insta review --workspace-root .` \
+         (cargo-insta), or regenerate with `cargo xtask vectors` and read `git diff snapshots/`",
         problems.join("\n")
     );
 }
