@@ -236,6 +236,16 @@ pub(crate) fn run(
     Threads::new(threads, tasks).run(d, chunk, f)
 }
 
+/// A zeroed vector of `n` elements, or `None` where it does not fit in memory: the one fallible
+/// allocation of the core's drivers (the library walk, split-K), each of which names the buffer
+/// in its own error.
+pub(crate) fn try_zeroed<T: Clone + Default>(n: usize) -> Option<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    v.resize(n, T::default());
+    Some(v)
+}
+
 /// Runs `f` with the `threads` it should hand the drivers: for `t > 1`, inside one pool of
 /// `min(t, tasks)` threads made once for all of `f`'s calls (each then passes 0, the current
 /// pool), so that a call made of many driver calls does not build a pool per call, nor more

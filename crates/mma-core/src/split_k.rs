@@ -87,14 +87,11 @@ impl DotUnit {
         let ss = self.scales_for(ks);
         // Every buffer is reserved fallibly: a product too large for the machine is an
         // error, never an abort.
-        let zeroed = |len: usize, which| -> Result<Vec<u64>, ShapeError> {
-            let mut v = Vec::new();
-            v.try_reserve_exact(len).map_err(|_| ShapeError::Memory {
+        let zeroed = |len: usize, which| {
+            crate::drive::try_zeroed::<u64>(len).ok_or(ShapeError::Memory {
                 which,
                 elements: len,
-            })?;
-            v.resize(len, 0);
-            Ok(v)
+            })
         };
         let slice = |src: &[u64], rows: usize, width: usize, part: usize, w: usize, which| {
             let mut v = Vec::new();

@@ -10,15 +10,7 @@ use mma_core::models::t_fdpa::TFdpa;
 use mma_core::{DotUnit, Formats, Model, NanStyle, Output, OutputRounding, RoundOpts, Rounding};
 
 fn nv_out(fmt: Format, mode: Rounding) -> Output {
-    Output {
-        rho: OutputRounding {
-            fmt,
-            mode,
-            opts: RoundOpts::INF_ON_OVERFLOW,
-        },
-        nan: NanStyle::AllOnes,
-        neg_zero_to_pos: true,
-    }
+    Output::fused(fmt, mode, true)
 }
 
 fn formats(a: Format, d: Format) -> Formats {

@@ -97,18 +97,16 @@ impl DotUnit {
     ) -> Result<Vec<u64>, LibraryError> {
         let epilogue = recipe.epilogue.prepare(out, scales)?;
         let acc = self.library_accumulate_until(k_step, recipe, x, threads, stop)?;
-        let mut out = Vec::new();
-        out.try_reserve_exact(acc.len())
-            .map_err(|_| WalkError::Memory {
-                what: "D",
-                count: acc.len(),
-                size: 8,
-            })?;
-        if x.k == 0 {
-            // No product: +0 in the output format, whatever the scales.
-            out.resize(acc.len(), 0);
-        } else {
-            out.extend(acc.iter().map(|&a| epilogue.apply(a)));
+        let mut out = crate::drive::try_zeroed::<u64>(acc.len()).ok_or(WalkError::Memory {
+            what: "D",
+            count: acc.len(),
+            size: 8,
+        })?;
+        // K = 0: no product, +0 in the output format whatever the scales.
+        if x.k != 0 {
+            for (o, &a) in out.iter_mut().zip(&acc) {
+                *o = epilogue.apply(a);
+            }
         }
         Ok(out)
     }

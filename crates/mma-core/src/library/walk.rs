@@ -56,14 +56,11 @@ pub enum WalkError {
 /// size comes from the call is reserved this way, so that a call too large for the machine is
 /// an error, never an abort of the process.
 fn zeroed<T: Clone + Default>(n: usize, what: &'static str) -> Result<Vec<T>, WalkError> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| WalkError::Memory {
+    crate::drive::try_zeroed(n).ok_or(WalkError::Memory {
         what,
         count: n,
         size: std::mem::size_of::<T>(),
-    })?;
-    v.resize(n, T::default());
-    Ok(v)
+    })
 }
 
 /// Where the elements of one chain come from: ranges of K in chain order.

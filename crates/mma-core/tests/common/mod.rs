@@ -11,15 +11,7 @@ use rand::Rng;
 
 /// An NVIDIA-style output: rounding `mode` to `fmt`, overflow to Inf, the all-ones NaN.
 pub fn nv_out(fmt: Format, mode: Rounding, neg_zero_to_pos: bool) -> Output {
-    Output {
-        rho: OutputRounding {
-            fmt,
-            mode,
-            opts: RoundOpts::INF_ON_OVERFLOW,
-        },
-        nan: NanStyle::AllOnes,
-        neg_zero_to_pos,
-    }
+    Output::fused(fmt, mode, neg_zero_to_pos)
 }
 
 /// The AMD output: RNE to fp32 with IEEE subnormals and overflow, the default quiet NaN.
