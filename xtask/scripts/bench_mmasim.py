@@ -210,8 +210,21 @@ class Bench:
         if key not in self.runs:
             cmd = [self.o.mma, "bench", "--json", "--seconds", str(self.o.seconds),
                    "--dots", str(self.o.dots), "--filter", filt] + (["--all"] if all_units else [])
-            docs = [json.loads(subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True,
-                                              text=True).stdout) for _ in range(self.o.repeat)]
+            docs = []
+            for _ in range(self.o.repeat):
+                p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+                # Without --all, `mma bench` times one instruction per class and exits 2 when
+                # none of those matches the filter (the caller then asks --all): no rows, not
+                # a failure. Any other failure stops the run with mma's own message.
+                if p.returncode == 2 and "no benchmarked instruction contains" in p.stderr:
+                    break
+                if p.returncode != 0:
+                    raise SystemExit(f"{' '.join(cmd)} failed (exit {p.returncode}): "
+                                     f"{p.stderr.strip()}")
+                docs.append(json.loads(p.stdout))
+            if not docs:
+                self.runs[key] = {}
+                return self.runs[key]
             rows = {}
             for d in docs[0]["dots"]:
                 if not d.get("available"):

@@ -8,8 +8,9 @@ const USAGE: &str = "usage: cargo xtask vectors
        cargo xtask fuzz [--seconds S] [--seed N] [models|cases|hw|values|units ...]
   vectors  run vectors/*.jsonl on every applicable instruction family and rewrite
            snapshots/ (adds, updates, deletes; removes any pending .snap.new).
+           insta writes each changed one (INSTA_UPDATE=force: every one anew).
            To check without writing: cargo test -p xtask --test snapshots; to review
-           changes one by one: cargo insta review --workspace-root . (cargo-insta)
+           the changes: git diff snapshots/
   fuzz     bounded random testing (default 60 s), see xtask/src/fuzz";
 
 fn main() -> ExitCode {
@@ -37,6 +38,17 @@ fn real_main() -> Result<ExitCode> {
 
 /// `cargo xtask vectors`: regenerates the snapshots.
 fn vectors() -> Result<ExitCode> {
+    // insta writes the snapshots: in place, for every one that is missing or differs
+    // (`INSTA_UPDATE=always`; `force`, if asked for, also rewrites the current ones in insta's
+    // header form of the day), never as a pending `.snap.new` and also under `CI`. insta reads its
+    // configuration at its first assertion, so this comes before any, and before any thread.
+    if std::env::var("INSTA_UPDATE").as_deref() != Ok("force") {
+        std::env::set_var("INSTA_UPDATE", "always");
+    }
+    // One line per written snapshot, not its whole diff: `git diff snapshots/` shows them.
+    if std::env::var_os("INSTA_OUTPUT").is_none() {
+        std::env::set_var("INSTA_OUTPUT", "minimal");
+    }
     let root = xtask::repo_root();
     for file in xtask::vectors::load_all(&root)? {
         for v in &file.vectors {

@@ -62,9 +62,7 @@ impl Vendor {
 
     /// The vendor named `s`, in any case.
     pub fn parse(s: &str) -> Result<Vendor, CatalogError> {
-        Vendor::ALL
-            .into_iter()
-            .find(|v| v.name().eq_ignore_ascii_case(s.trim()))
+        mma_core::catalog_names::by_name(&Vendor::ALL, Vendor::name, s.trim())
             .ok_or_else(|| CatalogError::UnknownVendor(clip(s)))
     }
 

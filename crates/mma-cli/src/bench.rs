@@ -2,10 +2,10 @@
 //! fp64 instructions, fp32 otherwise) on the same random inputs, and the threaded matrix driver.
 
 use anyhow::{bail, Result};
+use mma::codec::words;
 use mma::GemmIn;
 use mma::{format, DotUnit, Format, Value};
 use mma::{Kernel, Word};
-use mma_cli::values;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::json;
@@ -72,11 +72,11 @@ pub struct BenchCmd {
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
     /// Seconds spent measuring each instruction and each baseline (0 < S <= 3600).
-    #[arg(long, default_value_t = 1.0, value_parser = values::seconds)]
+    #[arg(long, default_value_t = 1.0, value_parser = words::seconds)]
     pub seconds: f64,
     /// Also time SIZE×SIZE×SIZE matrix products (Hopper bf16 and e4m3, CDNA3 fp16), 1
     /// thread vs --threads, against a native single-thread f32 GEMM (matrixmultiply).
-    #[arg(long, value_name = "SIZE", value_parser = values::gemm_size)]
+    #[arg(long, value_name = "SIZE", value_parser = words::gemm_size)]
     pub gemm: Option<usize>,
     /// Only instructions whose name contains this text.
     #[arg(long)]
@@ -88,7 +88,7 @@ pub struct BenchCmd {
     /// Dot products per pass, with A and B in their storage width (u8/u16/u32/u64 words,
     /// as a NumPy caller passes them); the default cycles 4096 in cache. Large batches
     /// (2^20) measure the streaming rate.
-    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = values::bench_dots)]
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = words::bench_dots)]
     pub dots: usize,
 }
 

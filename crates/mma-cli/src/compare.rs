@@ -139,14 +139,9 @@ fn pick(all: &[Entry], vendor: &str, arch: &str, fam: &str, k: usize) -> Option<
         .copied()
 }
 
-/// Elements given in `--a` for a packing.
+/// Elements given in `--a` for a packing (a packed byte holds two).
 fn count(a: &str, packing: Layout) -> usize {
-    let words = mma_cli::values::word_list(a).len();
-    if packing == Layout::PackedFp4 {
-        words * 2
-    } else {
-        words
-    }
+    mma::codec::words::word_list(a).len() * packing.per_word()
 }
 
 fn run(e: Entry, x: &OperandFlags) -> Result<Run> {
@@ -154,7 +149,9 @@ fn run(e: Entry, x: &OperandFlags) -> Result<Run> {
     let k = count(&x.a, t.packing);
     let whole = Target { k, ..t };
     let case = dot_case(&DotTarget::Unit(&whole), x)?;
-    let o = cases::operands(&case, &whole)
+    let o = case
+        .given
+        .operands(&whole)
         .map_err(|err| anyhow!("{} {}: {}", e.arch, t.name, crate::flags::in_flags(err)))?;
     let u = t.unit;
     let f = &u.formats;
@@ -193,8 +190,8 @@ fn run(e: Entry, x: &OperandFlags) -> Result<Run> {
             explanation.d
         );
     }
-    let ex = mma_cli::exact::exact_dot_scaled(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
-    let ulps = mma_cli::exact::ulp_error(&f.d, d, &ex);
+    let ex = mma::codec::exact::exact_dot_scaled(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    let ulps = mma::codec::exact::ulp_error(&f.d, d, &ex);
     Ok(Run {
         vendor: e.vendor,
         arch: e.arch,
@@ -361,9 +358,9 @@ fn compare(fam: &str, archs: Archs, x: &OperandFlags, json: bool) -> Result<bool
             ..first.target
         };
         let case = dot_case(&DotTarget::Unit(&whole), x)?;
-        cases::operands(&case, &whole).map_err(|e| anyhow!("{e}"))?
+        case.given.operands(&whole).map_err(|e| anyhow!("{e}"))?
     };
-    let ex = mma_cli::exact::exact_dot_scaled(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    let ex = mma::codec::exact::exact_dot_scaled(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     // Pairs whose results differ: each distinct result against the first architecture's.
     let mut parts = Vec::new();
     for r in &runs[1..] {

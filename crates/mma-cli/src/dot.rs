@@ -1,11 +1,11 @@
 //! `mma dot`: one dot product from the command line, operands as people write them (see
-//! `mma_cli::operand`), D in hex and decimal with the exact result and the error in ulps.
+//! `mma::codec::operand`), D in hex and decimal with the exact result and the error in ulps.
 
 use anyhow::{anyhow, bail, Result};
-use mma::cases::{self, Layout, Target};
+use mma::cases::{self, Layout, Target, Word};
+use mma::codec::operand::{self, Operand};
+use mma::codec::{self, decimal, exact};
 use mma::{Format, Rounding};
-use mma_cli::operand::{self, Operand};
-use mma_cli::{decimal, exact};
 
 use crate::flags::{in_flags, DotTarget, OperandFlags, TargetFlags};
 
@@ -51,88 +51,88 @@ struct Slot {
 }
 
 impl Slot {
-    /// Hex digits of one case-file word of this operand.
-    fn digits(&self) -> usize {
-        match self.packing {
-            Layout::Plain => self.fmt.hex_digits(),
-            Layout::Byte | Layout::PackedFp4 => 2,
-        }
-    }
-
-    /// The element a case-file word gives, when it gives exactly one.
+    /// The element a case-file word gives, when it gives exactly one: the layout's
+    /// ([`Layout::element`]); a packed byte holds two elements, and only zero reads the same
+    /// as a single 0.
     fn legacy(&self, raw: u64) -> Option<u64> {
-        let w = self.fmt.width();
         match self.packing {
-            Layout::Plain => Some(raw).filter(|&r| self.fmt.is_valid_encoding(r)),
-            Layout::Byte if w == 4 => Some(raw >> 2).filter(|_| raw & !0x3c == 0),
-            Layout::Byte if w == 6 => Some(raw).filter(|&r| r >> 6 == 0),
-            Layout::Byte => Some(raw),
-            // A packed byte holds two elements: only zero reads the same as a single 0.
             Layout::PackedFp4 => Some(0).filter(|_| raw == 0),
+            _ => self.packing.element(&self.fmt, raw),
         }
     }
 
-    /// One element's code as a case-file word.
-    fn word(&self, code: u64) -> String {
-        match self.packing {
-            Layout::Plain => cases::hex(code, &self.fmt),
-            Layout::Byte if self.fmt.width() == 4 => format!("{:02x}", code << 2),
-            _ => format!("{code:02x}"),
-        }
-    }
-
-    /// The case-file words of a comma-separated list of operands.
-    fn words(&self, list: &str) -> Result<Vec<String>> {
-        let mut raw = Vec::new();
-        let mut codes = Vec::new();
-        for (i, w) in mma_cli::values::word_list(list).iter().enumerate() {
+    /// The words of a comma-separated list of operands: case-file words as typed (read
+    /// strictly by `mma::cases`), every other operand as its element's storage word.
+    fn words(&self, list: &str) -> Result<Vec<Word>> {
+        let mut out = Vec::new();
+        let (mut texts, mut elements) = (false, false);
+        let digits = self.packing.hex_digits(&self.fmt);
+        for (i, w) in codec::words::word_list(list).iter().enumerate() {
             let at = |e: operand::OperandError| anyhow!("{}: element {}: {e}", self.flag, i + 1);
-            match operand::classify(w, &self.fmt, self.digits(), |r| self.legacy(r), self.round)
+            let word = match operand::classify(w, &self.fmt, digits, |r| self.legacy(r), self.round)
                 .map_err(at)?
             {
-                Operand::Word(s) => raw.push(s),
-                Operand::Bits(b) => codes.push(self.word(b)),
+                Operand::Word(s) => Word::Text(s),
+                Operand::Bits(b) => Word::Element(b),
                 Operand::Number(n) => {
-                    let b = operand::encode_word(&self.fmt, &n, self.round, w).map_err(at)?;
-                    codes.push(self.word(b));
+                    Word::Element(operand::encode_word(&self.fmt, &n, self.round, w).map_err(at)?)
                 }
-            }
-            if self.packing == Layout::PackedFp4 {
-                if !raw.is_empty() && !codes.is_empty() {
-                    bail!(
-                        "{}: element {}: give either packed bytes (two fp4 per hex byte, as in case files) or one value per element, not both",
-                        self.flag,
-                        i + 1
-                    );
-                }
-            } else {
-                raw.append(&mut codes);
-            }
-        }
-        if self.packing == Layout::PackedFp4 && !codes.is_empty() {
-            if codes.len() % 2 == 1 {
+            };
+            texts |= matches!(word, Word::Text(_));
+            elements |= matches!(word, Word::Element(_));
+            if self.packing == Layout::PackedFp4 && texts && elements {
                 bail!(
-                    "{}: {} elements; packed fp4 takes an even number",
+                    "{}: element {}: give either packed bytes (two fp4 per hex byte, as in case files) or one value per element, not both",
                     self.flag,
-                    codes.len()
+                    i + 1
                 );
             }
-            return Ok(codes
-                .chunks(2)
-                .map(|p| {
-                    let hi = u64::from_str_radix(&p[0], 16).unwrap_or_default();
-                    let lo = u64::from_str_radix(&p[1], 16).unwrap_or_default();
-                    format!("{:02x}", hi << 4 | lo)
-                })
-                .collect());
+            out.push(word);
         }
-        Ok(raw)
+        if self.packing == Layout::PackedFp4 && elements && out.len() % 2 == 1 {
+            bail!(
+                "{}: {} elements; packed fp4 takes an even number",
+                self.flag,
+                out.len()
+            );
+        }
+        Ok(out)
     }
 }
 
-/// The case line of the command line's operands for `target` (resolved as `t`): every operand
-/// read as people write it (`mma_cli::operand`) and written as case-file words.
-fn case_line(target: &DotTarget, t: &Target, x: &OperandFlags) -> Result<String> {
+/// One dot product as the command line gives it: the instruction (resolved), the operands'
+/// words, and the names of the line `--json` writes.
+pub struct DotCase {
+    pub target: Target,
+    pub given: cases::Given,
+    /// The architecture as given (empty with `--unit`).
+    pub arch: String,
+    /// `vendor`, `arch`, `op` and `instr` of a catalog instruction, as a case line has them.
+    names: serde_json::Map<String, serde_json::Value>,
+}
+
+impl DotCase {
+    /// The operands, read and checked as a case line's; errors in the words of the flags.
+    pub fn operands(&self) -> Result<cases::Operands> {
+        self.given
+            .operands(&self.target)
+            .map_err(|e| anyhow!("{}", in_flags(e)))
+    }
+
+    /// The case line of these operands (the names, then the operands' words).
+    fn fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = self.names.clone();
+        for (k, v) in self.given.fields(&self.target) {
+            m.insert(k.into(), v);
+        }
+        m
+    }
+}
+
+/// The operands of `mma dot`, `mma explain` and `mma compare` for `target`: every operand read
+/// as people write it (`mma::codec::operand`).
+pub fn dot_case(target: &DotTarget, x: &OperandFlags) -> Result<DotCase> {
+    let t = target.resolve()?;
     let f = &t.unit.formats;
     let slot = |flag, fmt, packing| Slot {
         flag,
@@ -140,8 +140,8 @@ fn case_line(target: &DotTarget, t: &Target, x: &OperandFlags) -> Result<String>
         packing,
         round: x.round,
     };
-    let list = |ws: Vec<String>| serde_json::Value::from(ws);
-    let mut m = serde_json::Map::new();
+    let mut names = serde_json::Map::new();
+    let mut arch_given = String::new();
     if let DotTarget::Catalog {
         vendor,
         arch,
@@ -149,64 +149,62 @@ fn case_line(target: &DotTarget, t: &Target, x: &OperandFlags) -> Result<String>
         instr,
     } = *target
     {
-        m.insert("vendor".into(), vendor.into());
-        m.insert("arch".into(), arch.into());
+        names.insert("vendor".into(), vendor.into());
+        names.insert("arch".into(), arch.into());
         if let Some(op) = op {
-            m.insert("op".into(), op.into());
+            names.insert("op".into(), op.into());
         }
-        m.insert("instr".into(), instr.into());
+        names.insert("instr".into(), instr.into());
+        arch_given = arch.to_string();
     }
-    m.insert("a".into(), list(slot("--a", f.a, t.packing).words(&x.a)?));
-    m.insert("b".into(), list(slot("--b", f.b, t.packing).words(&x.b)?));
-    let c = slot("--c", f.c, Layout::Plain).words(&x.c)?;
+    let a = slot("--a", f.a, t.packing).words(&x.a)?;
+    let b = slot("--b", f.b, t.packing).words(&x.b)?;
+    let mut c = slot("--c", f.c, Layout::Plain).words(&x.c)?;
     if c.len() != 1 {
         bail!("--c: {} values, but C is one {} value", c.len(), f.c.name);
     }
-    m.insert("c".into(), c[0].clone().into());
-    for (key, flag, s) in [
-        ("scale_a", "--scale-a", x.scale_a.as_deref()),
-        ("scale_b", "--scale-b", x.scale_b.as_deref()),
-    ] {
+    let mut scales = [None, None];
+    for (out, (flag, s)) in scales.iter_mut().zip([
+        ("--scale-a", x.scale_a.as_deref()),
+        ("--scale-b", x.scale_b.as_deref()),
+    ]) {
         if let Some(s) = s {
-            let words = match f.scale {
+            *out = Some(match f.scale {
                 Some((sf, _)) => slot(flag, sf, Layout::Plain).words(s)?,
-                None => mma_cli::values::word_list(s),
-            };
-            m.insert(key.into(), list(words));
+                // No scale format: the words stay text, and their count is the error.
+                None => codec::words::word_list(s)
+                    .into_iter()
+                    .map(Word::Text)
+                    .collect(),
+            });
         }
     }
-    Ok(serde_json::Value::Object(m).to_string())
-}
-
-/// The operands of `mma explain` and `mma compare` (read as `mma dot` reads them) as a case
-/// for `target`.
-pub fn dot_case(target: &DotTarget, x: &OperandFlags) -> Result<cases::Case> {
-    let t = target.resolve()?;
-    let line = case_line(target, &t, x)?;
-    cases::parse_line_for(&line, target.fixed()).map_err(|e| anyhow!("{}", in_flags(e)))
-}
-
-/// The instruction and operands of a case from [`dot_case`].
-pub fn dot_operands(case: &cases::Case, target: &DotTarget) -> Result<(Target, cases::Operands)> {
-    let t = target.resolve()?;
-    let o = cases::operands(case, &t).map_err(|e| anyhow!("{}", in_flags(e)))?;
-    Ok((t, o))
+    let [scale_a, scale_b] = scales;
+    Ok(DotCase {
+        target: t,
+        given: cases::Given {
+            a,
+            b,
+            c: c.remove(0),
+            scale_a,
+            scale_b,
+        },
+        arch: arch_given,
+        names,
+    })
 }
 
 fn dot(target: DotTarget, x: &OperandFlags, json: bool) -> Result<bool> {
-    let t = target.resolve()?;
-    let line = case_line(&target, &t, x)?;
-    let fixed = target.fixed();
-    let wrap = |e: cases::CaseError| anyhow!("{}", in_flags(e));
-    let case = cases::parse_line_for(&line, fixed).map_err(wrap)?;
-    let (t, d) = cases::evaluate_for(&case, fixed).map_err(wrap)?;
-    let o = cases::operands(&case, &t).map_err(wrap)?;
+    let case = dot_case(&target, x)?;
+    let t = case.target;
+    let o = case.operands()?;
+    let d = t.unit.dot_scaled(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     let fd = &t.unit.formats.d;
     let ex = exact::exact_dot_scaled(&t.unit.formats, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     let ulps = exact::ulp_error(fd, d, &ex);
     let d_dec = decimal::shortest(fd, d);
     if json {
-        let mut fields = case.fields.clone();
+        let mut fields = case.fields();
         fields.insert("d".into(), cases::hex(d, fd).into());
         fields.insert("d_format".into(), fd.name.into());
         fields.insert("d_decimal".into(), d_dec.into());

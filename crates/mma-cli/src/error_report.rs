@@ -24,7 +24,7 @@ pub struct ErrorReportCmd {
     #[arg(long)]
     pub vendor: Option<String>,
     /// Number of dot products, at least 1 (default 10000; with file:, every fitting line).
-    #[arg(long, value_parser = mma_cli::values::samples)]
+    #[arg(long, value_parser = mma::codec::words::samples)]
     pub samples: Option<usize>,
     /// logu, narrow, bits, cancel or file:PATH.
     #[arg(long, default_value = "logu")]

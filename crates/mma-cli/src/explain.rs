@@ -1,7 +1,7 @@
 //! `mma explain`: one dot product step by step, as the plain model computes it
 //! (`DotUnit::explain`), rendered for people (aligned binary columns) or as JSON.
 
-use crate::dot::{dot_case, dot_operands};
+use crate::dot::dot_case;
 use crate::flags::{DotTarget, OperandFlags, TargetFlags};
 use anyhow::Result;
 use mma::cases;
@@ -65,7 +65,7 @@ impl ExplainCmd {
 
 fn explain(target: DotTarget, x: &OperandFlags, json: bool, color: Color) -> Result<bool> {
     let case = dot_case(&target, x)?;
-    let (t, o) = dot_operands(&case, &target)?;
+    let (t, o) = (case.target, case.operands()?);
     let e = t
         .unit
         .explain_scaled(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b);

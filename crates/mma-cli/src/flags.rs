@@ -95,14 +95,6 @@ impl DotTarget<'_> {
             } => cases::resolve(vendor, arch, *op, instr).map_err(|e| anyhow!("{e}")),
         }
     }
-
-    /// The unit file's instruction, which every case line runs on.
-    pub fn fixed(&self) -> Option<&Target> {
-        match self {
-            DotTarget::Unit(t) => Some(t),
-            DotTarget::Catalog { .. } => None,
-        }
-    }
 }
 
 /// The operands of one dot product as people write them: comma-separated lists of decimals
@@ -129,7 +121,7 @@ pub struct OperandFlags {
     pub scale_b: Option<String>,
     /// Round decimal and hex-float operands that their format cannot hold exactly: rne,
     /// rz, ru, rd or rna (default: such an operand is an error naming its neighbours).
-    #[arg(long, value_parser = mma_cli::operand::rounding)]
+    #[arg(long, value_parser = mma::codec::operand::rounding)]
     pub round: Option<Rounding>,
 }
 

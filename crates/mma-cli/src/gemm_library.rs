@@ -38,7 +38,7 @@ pub struct LibraryArgs<'a> {
 /// neighbours, written so that either can be given instead (the scales are float32 tensors:
 /// there is nothing to round to but those).
 fn fp32_value(flag: &str, text: &str) -> Result<u32> {
-    use mma_cli::operand::{encode_word, parse_number, Number, OperandError};
+    use mma::codec::operand::{encode_word, parse_number, Number, OperandError};
     let w = text.trim();
     if let Some(h) = w.strip_prefix("bits:") {
         let h = h.strip_prefix("0x").unwrap_or(h);
@@ -60,7 +60,7 @@ fn fp32_value(flag: &str, text: &str) -> Result<u32> {
             else {
                 unreachable!("only finite numbers are inexact")
             };
-            let x = mma_cli::decimal::to_exact(*neg, mag, *exp2, *exp10);
+            let x = mma::codec::decimal::to_exact(*neg, mag, *exp2, *exp10);
             let near = |mode| {
                 let v = mma::round::round(&mma::format::FP32, x, mode, mma::RoundOpts::IEEE);
                 exactly(v)
@@ -82,8 +82,8 @@ fn exactly(v: mma::Value) -> String {
     match v {
         mma::Value::Finite { neg, sig, exp } => {
             let mag = BigUint::from(sig);
-            let hex = mma_cli::decimal::hex_float(neg, &mag, i64::from(exp));
-            let dec = mma_cli::decimal::exact_decimal(neg, &mag, i64::from(exp));
+            let hex = mma::codec::decimal::hex_float(neg, &mag, i64::from(exp));
+            let dec = mma::codec::decimal::exact_decimal(neg, &mag, i64::from(exp));
             if dec.len() <= 40 {
                 format!("{hex} (= {dec})")
             } else {

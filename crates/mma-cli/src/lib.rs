@@ -1,12 +1,11 @@
-//! The command-line tool's library part: value parsers shared by the binary and the fuzz
-//! targets of `cargo xtask fuzz` ([`values`]), operands as people write them converted exactly
-//! ([`operand`]), values as text ([`decimal`]), the exact dot-product result and the error in
-//! ulps ([`exact`]) and `.npy` matrices ([`npy`]). The tool itself is the `mma` binary
-//! (`src/main.rs` and a module per subcommand; its documentation is `mma --help` and
-//! `docs/cli.md`).
+//! The command-line tool's library part: `.npy` matrices ([`npy`]) and the helpers the binary
+//! and its tests share. The codec it reads and writes values with (operands as people write
+//! them, values as text, the exact result and the error in ulps, command-line words) is
+//! `mma::codec`. The tool itself is the `mma` binary (`src/main.rs` and a module per
+//! subcommand; its documentation is `mma --help` and `docs/cli.md`).
 //!
 //! ```
-//! use mma_cli::values::{seconds, word_list};
+//! use mma::codec::words::{seconds, word_list};
 //! assert_eq!(seconds("2.5"), Ok(2.5));
 //! assert!(seconds("0").is_err()); // a message, never a panic
 //! assert_eq!(word_list("3c00, 3c00"), ["3c00", "3c00"]);
@@ -17,11 +16,7 @@
 //! - `oracle`: the `error-report` command (the exact MPFR oracle, GMP/MPFR built from source).
 //!   Without it the command is listed and exits 2 saying how to build it.
 
-pub mod decimal;
-pub mod exact;
 pub mod npy;
-pub mod operand;
-pub mod values;
 
 /// The threads a GEMM of `rows` rows of D asks for when the user asks for `requested`
 /// (`--threads`): never more than its pieces of work, the drivers' tasks of eight rows (a

@@ -1,7 +1,7 @@
 //! NumPy `.npy` matrices in and out of a format's storage words, through the `npyz` crate.
 //!
 //! In: float16, float32 and float64 arrays, whose every value must be exactly representable
-//! in the operand's format (converted exactly, see [`crate::operand`]), or with
+//! in the operand's format (converted exactly, see [`mma::codec::operand`]), or with
 //! [`Input::Bits`] unsigned-integer arrays of raw encodings (uint8 for 8-bit and narrower
 //! formats, one element per byte in its low bits; uint16 for f16/bf16; uint32 for f32/tf32;
 //! uint64 for f64). Two-dimensional, C or Fortran order.
@@ -9,8 +9,8 @@
 //! Out: float16/float32/float64 arrays when the format is f16/f32/f64 (the words are those
 //! numbers' encodings), else unsigned-integer arrays of the raw encodings.
 
-use crate::operand::{encode_word, Number, OperandError};
 use half::f16;
+use mma::codec::operand::{encode_word, Number, OperandError};
 use mma::format::{FP16, FP32, FP64};
 use mma::{Format, Value};
 use mma_io::out::{OutError, OutFile};
@@ -339,7 +339,7 @@ fn convert(to: &Format, from: &Format, bits: u64) -> Result<u64, String> {
             exp10: 0,
         },
     };
-    let text = crate::decimal::shortest(from, bits);
+    let text = mma::codec::decimal::shortest(from, bits);
     encode_word(to, &n, None, &text).map_err(|e| match e {
         // Arrays are not rounded: say so instead of pointing at `mma dot`'s --round.
         OperandError::Inexact {

@@ -259,6 +259,13 @@ fn format_dir(dir: &Path) -> Result<Vec<RecordSet>> {
     for e in errors.iter().take(5) {
         eprintln!("error: {e}");
     }
+    if errors.len() > 5 {
+        eprintln!(
+            "error: ... and {} more records of {} that could not be read",
+            errors.len() - 5,
+            dir.display()
+        );
+    }
     Ok(outputs
         .into_iter()
         .filter(|(_, recs)| !recs.is_empty())
@@ -274,9 +281,10 @@ fn format_dir(dir: &Path) -> Result<Vec<RecordSet>> {
                     scale: None,
                 },
                 k,
+                // Every record has the folder's K: the reader refuses the others, each named
+                // by file and line above.
                 records: recs
                     .into_iter()
-                    .filter(|r| r.a.len() == k)
                     .map(|r| Record {
                         label: format!("line {}", r.line),
                         a: r.a,

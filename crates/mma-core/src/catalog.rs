@@ -64,6 +64,187 @@ impl Layout {
             _ => Ok(()),
         }
     }
+
+    /// Elements per storage word: two fp4 to a byte when packed, else one.
+    #[inline]
+    pub const fn per_word(self) -> usize {
+        match self {
+            Layout::PackedFp4 => 2,
+            Layout::Plain | Layout::Byte => 1,
+        }
+    }
+
+    /// Storage words that hold `k` elements (`k` even when packed: [`Layout::check`]).
+    #[inline]
+    pub const fn words_for(self, k: usize) -> usize {
+        k / self.per_word()
+    }
+
+    /// Bits of one storage word holding elements of `fmt`: the format's storage width when
+    /// plain, else a byte.
+    #[inline]
+    pub const fn word_bits(self, fmt: &Format) -> u32 {
+        match self {
+            Layout::Plain => fmt.storage_bits,
+            Layout::Byte | Layout::PackedFp4 => 8,
+        }
+    }
+
+    /// Hex digits of one storage word holding elements of `fmt`, as case files write it.
+    pub fn hex_digits(self, fmt: &Format) -> usize {
+        match self {
+            Layout::Plain => fmt.hex_digits(),
+            Layout::Byte | Layout::PackedFp4 => 2,
+        }
+    }
+
+    /// Where one element of `fmt` sits in a byte of [`Layout::Byte`] when not in all of it:
+    /// `(bits that must be zero, shift down to the code)`. fp4 in bits 5:2 and fp6 in bits 5:0
+    /// (NVIDIA `kind::f8f6f4`); wider formats fill the byte.
+    const fn placed(self, fmt: &Format) -> Option<(u8, u32)> {
+        match (self, fmt.width()) {
+            (Layout::Byte, 4) => Some((!0x3C, 2)),
+            (Layout::Byte, 6) => Some((0xC0, 0)),
+            _ => None,
+        }
+    }
+
+    /// Why a storage word of this layout may hold no element of `fmt`: misplaced in its byte
+    /// (fp4 and fp6 of [`Layout::Byte`]), else not a valid encoding.
+    pub fn misfit(self, fmt: &Format) -> Misfit {
+        match (self.placed(fmt), fmt.width()) {
+            (Some(_), 4) => Misfit::Fp4Bits,
+            (Some(_), _) => Misfit::Fp6Bits,
+            (None, _) => Misfit::Invalid { format: fmt.name },
+        }
+    }
+
+    /// The one element a storage word holds in a layout of one element per word (plain,
+    /// byte); `None` where the word holds no valid element of `fmt` ([`Layout::misfit`] says
+    /// why) or the layout packs two per byte.
+    #[inline]
+    pub fn element(self, fmt: &Format, word: u64) -> Option<u64> {
+        match (self, self.placed(fmt)) {
+            (Layout::PackedFp4, _) => None,
+            (_, Some((zero, shift))) => (word & !u64::from(!zero) == 0).then_some(word >> shift),
+            (Layout::Byte, None) => (word >> 8 == 0 && fmt.is_valid_encoding(word)).then_some(word),
+            (Layout::Plain, None) => fmt.is_valid_encoding(word).then_some(word),
+        }
+    }
+
+    /// The two fp4 codes of a packed byte, element `2i` (the high nibble) first. Every code
+    /// of a 4-bit format is a valid encoding, so every byte is valid.
+    #[inline(always)]
+    pub const fn fp4_pair(byte: u8) -> [u8; 2] {
+        [byte >> 4, byte & 0xF]
+    }
+
+    /// The storage words of `elements` (one storage word of `fmt` each) in this layout: plain,
+    /// each as it is; byte, fp4 moved to bits 5:2; packed fp4, two to a byte, element `2i` in
+    /// the high nibble (an odd count leaves the last byte's low nibble zero). The elements are
+    /// taken as valid ([`Layout::unpack`] is the checking way back).
+    pub fn pack(self, fmt: &Format, elements: &[u64]) -> Vec<u64> {
+        match (self, self.placed(fmt)) {
+            (Layout::PackedFp4, _) => elements
+                .chunks(2)
+                .map(|p| (p[0] << 4) | p.get(1).copied().unwrap_or(0))
+                .collect(),
+            (_, Some((_, shift))) => elements.iter().map(|&e| e << shift).collect(),
+            _ => elements.to_vec(),
+        }
+    }
+
+    /// The elements of the storage `words` of this layout, one storage word of `fmt` each,
+    /// every word checked; the first that holds no valid element is the error.
+    pub fn unpack(self, fmt: &Format, words: &[u64]) -> Result<Vec<u64>, BadWord> {
+        let mut out = Vec::with_capacity(words.len() * self.per_word());
+        self.unpack_into(fmt, words, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Layout::unpack`], appending to `out` (what was appended before an error stays).
+    pub fn unpack_into(
+        self,
+        fmt: &Format,
+        words: &[u64],
+        out: &mut Vec<u64>,
+    ) -> Result<(), BadWord> {
+        for (index, &word) in words.iter().enumerate() {
+            if self == Layout::PackedFp4 {
+                if word >> 8 != 0 {
+                    return Err(BadWord {
+                        index,
+                        word,
+                        why: Misfit::NotAByte,
+                    });
+                }
+                out.extend(Layout::fp4_pair(word as u8).map(u64::from));
+                continue;
+            }
+            match self.element(fmt, word) {
+                Some(e) => out.push(e),
+                None => {
+                    return Err(BadWord {
+                        index,
+                        word,
+                        why: self.misfit(fmt),
+                    })
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// How a byte holds one element of `fmt` in this layout (plain for a format stored in a
+    /// byte, or byte), as a mask: valid where `byte & zero == 0`, the code `byte >> shift`.
+    /// The form a loop over many bytes vectorizes (the Python package's batches). `None` where
+    /// a byte holds no single element (packed fp4, formats wider than a byte) or the valid
+    /// bytes are no such mask (no format of the catalogs).
+    pub fn byte_mask(self, fmt: &Format) -> Option<ByteMask> {
+        if let Some((zero, shift)) = self.placed(fmt) {
+            return Some(ByteMask { zero, shift });
+        }
+        if self == Layout::PackedFp4 || self.word_bits(fmt) != 8 {
+            return None;
+        }
+        let valid = |b: u8| fmt.is_valid_encoding(u64::from(b));
+        let zero = !(0..=255u8).filter(|&b| valid(b)).fold(0, |m, b| m | b);
+        (0..=255u8)
+            .all(|b| valid(b) == (b & zero == 0))
+            .then_some(ByteMask { zero, shift: 0 })
+    }
+}
+
+/// How a byte holds one element ([`Layout::byte_mask`]): valid where `byte & zero == 0`, the
+/// element's code `byte >> shift`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ByteMask {
+    pub zero: u8,
+    pub shift: u32,
+}
+
+/// Why a storage word holds no element of its format ([`Layout::misfit`]); the text is what
+/// case files and the Python package say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Misfit {
+    #[error("an fp4 element in a byte must sit in bits 5:2 with the other bits zero")]
+    Fp4Bits,
+    #[error("an fp6 element must sit in bits 5:0 with bits 7:6 zero")]
+    Fp6Bits,
+    #[error("a byte of two fp4 elements has no bits above bit 7")]
+    NotAByte,
+    #[error("not a valid {format} encoding")]
+    Invalid { format: &'static str },
+}
+
+/// The first storage word [`Layout::unpack`] found holding no valid element: its index among
+/// the words, the word, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("word {index} ({word:#x}): {why}")]
+pub struct BadWord {
+    pub index: usize,
+    pub word: u64,
+    pub why: Misfit,
 }
 
 /// One instruction of a vendor catalog: its names, shape and the arithmetic of one output

@@ -67,6 +67,7 @@
 //! every build, the portable kernels elsewhere, with identical results.
 
 pub mod catalog;
+pub mod catalog_names;
 pub mod drive;
 pub mod exact_dot;
 pub mod format;

@@ -34,6 +34,28 @@ pub trait BlockModel {
     fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64;
 }
 
+/// Implements [`BlockModel`] for models written once, generic over a [`Tracer`], as an
+/// inherent `block_traced(&self, f, x, t)`: `block` is `block_traced` with [`NoTrace`], which
+/// drops every step unevaluated, so that the untraced block compiles to the model alone.
+///
+/// A macro rather than a default method of the trait or a blanket impl over a trait with
+/// `block_traced`: the trait stays object-safe (`&dyn BlockModel` is used), `Model`'s own impl
+/// (`unit.rs`, a match over the models) stays as it is, and each `block` stays a plain,
+/// non-generic function that is not `#[inline]`, compiled once in this crate, where a default
+/// method, generic over `Self`, would be compiled again in every crate that calls it
+/// (ARCHITECTURE.md, `crates/mma-core`). Each model's file invokes it beside its
+/// `block_traced`, so that `block` stays in the model's module, and codegen unit, as it was.
+macro_rules! untraced_block {
+    ($($model:ty),+ $(,)?) => {$(
+        impl $crate::model::BlockModel for $model {
+            fn block(&self, f: &$crate::model::Formats, x: &$crate::model::BlockIn<'_>) -> u64 {
+                self.block_traced(f, x, &mut $crate::trace::NoTrace)
+            }
+        }
+    )+};
+}
+pub(crate) use untraced_block;
+
 /// Which NaN bit pattern a path returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NanStyle {

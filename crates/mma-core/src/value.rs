@@ -94,7 +94,11 @@ impl Value {
                 }
             }
             Value::Finite { neg, sig, exp } => {
-                let m = sig as f64 * 2f64.powi(exp.clamp(-1100, 1100));
+                // In two steps: `2^exp` alone is no f64 below 2^-1022 (nor its reciprocal
+                // above 2^1023), so one power would turn f64's subnormals into 0; each half
+                // is a normal power and the product rounds once, at the end.
+                let e = exp.clamp(-1100, 1100);
+                let m = sig as f64 * 2f64.powi(e / 2) * 2f64.powi(e - e / 2);
                 let m = if exp < -1100 { 0.0 } else { m };
                 if neg {
                     -m

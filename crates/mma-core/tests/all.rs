@@ -9,5 +9,6 @@ mod formats;
 mod gemm;
 mod internal_checks;
 mod lanes;
+mod layout;
 mod library;
 mod models;

@@ -11,7 +11,7 @@
 //! lines are skipped, so vector files can carry their own explanations.
 
 use mma_catalog::{Row, Vendor};
-use mma_core::catalog::clip;
+use mma_core::catalog::{clip, Misfit};
 use mma_core::{DotUnit, Format, UnitFile, UnitFileError};
 use serde_json::{Map, Value as Json};
 use std::fmt;
@@ -273,62 +273,63 @@ fn parse_word(field: &'static str, index: usize, s: &str, fmt: &Format) -> Resul
     parse_hex(field, index, s, fmt.hex_digits(), &what)
 }
 
-/// Unpacks A or B words into one storage word per element, checking every encoding.
+/// One word of an operand: a case-file word still to be read strictly (a line's words, and
+/// those a user typed as such), or an element's storage word already decoded (`mma dot`'s
+/// decimals, hex-floats and `bits:`, one element each).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Word {
+    Text(String),
+    Element(u64),
+}
+
+/// Reads an operand's words into one storage word of `fmt` per element, checking every
+/// encoding: a text word as the layout's storage word (`packing`: the storage width's hex
+/// digits when plain, else a byte), unpacked by [`Layout::unpack`].
 fn unpack(
     field: &'static str,
-    words: &[String],
+    words: &[Word],
     fmt: &Format,
     packing: Layout,
 ) -> Result<Vec<u64>, CaseError> {
-    let mut out = Vec::with_capacity(words.len() * 2);
+    let mut out = Vec::with_capacity(words.len() * packing.per_word());
     for (i, w) in words.iter().enumerate() {
-        match packing {
-            Layout::PackedFp4 => {
-                let v = parse_hex(field, i, w, 2, "a byte of two fp4 elements")?;
-                out.push(v >> 4);
-                out.push(v & 0xF);
+        let bad = |msg: String| CaseError::Word {
+            field,
+            index: i,
+            hex: match w {
+                Word::Text(s) => s.clone(),
+                Word::Element(e) => hex(*e, fmt),
+            },
+            msg,
+        };
+        match w {
+            Word::Text(s) => {
+                let v = read_word(field, i, s, fmt, packing)?;
+                packing
+                    .unpack_into(fmt, &[v], &mut out)
+                    .map_err(|e| bad(e.why.to_string()))?;
             }
-            Layout::Byte => {
-                let v = parse_hex(field, i, w, 2, "one element per byte")?;
-                let width = fmt.width();
-                let code = match width {
-                    4 => {
-                        if v & !0x3C != 0 {
-                            return Err(CaseError::Word { field, index: i, hex: w.clone(), msg: "an fp4 element in a byte must sit in bits 5:2 with the other bits zero".into() });
-                        }
-                        v >> 2
-                    }
-                    6 => {
-                        if v >> 6 != 0 {
-                            return Err(CaseError::Word {
-                                field,
-                                index: i,
-                                hex: w.clone(),
-                                msg: "an fp6 element must sit in bits 5:0 with bits 7:6 zero"
-                                    .into(),
-                            });
-                        }
-                        v
-                    }
-                    _ => v,
-                };
-                out.push(code);
-            }
-            Layout::Plain => {
-                let v = parse_word(field, i, w, fmt)?;
-                if !fmt.is_valid_encoding(v) {
-                    return Err(CaseError::Word {
-                        field,
-                        index: i,
-                        hex: w.clone(),
-                        msg: format!("not a valid {} encoding", fmt.name),
-                    });
-                }
-                out.push(v);
-            }
+            // An element is in no layout's storage word: its own format's check only.
+            Word::Element(e) if fmt.is_valid_encoding(*e) => out.push(*e),
+            Word::Element(_) => return Err(bad(Misfit::Invalid { format: fmt.name }.to_string())),
         }
     }
     Ok(out)
+}
+
+/// One storage word of `packing` read strictly from its hex text ([`parse_hex`]).
+fn read_word(
+    field: &'static str,
+    index: usize,
+    s: &str,
+    fmt: &Format,
+    packing: Layout,
+) -> Result<u64, CaseError> {
+    match packing {
+        Layout::PackedFp4 => parse_hex(field, index, s, 2, "a byte of two fp4 elements"),
+        Layout::Byte => parse_hex(field, index, s, 2, "one element per byte"),
+        Layout::Plain => parse_word(field, index, s, fmt),
+    }
 }
 
 /// Operands of a case, unpacked for the unit.
@@ -341,34 +342,129 @@ pub struct Operands {
     pub scale_b: Vec<u64>,
 }
 
+/// A case's operands handed over directly instead of as a line (`mma dot`'s command line):
+/// each operand's [`Word`]s, the scale factors where given. [`Given::operands`] reads and
+/// checks them as [`operands`] reads a line's, with the same errors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Given {
+    pub a: Vec<Word>,
+    pub b: Vec<Word>,
+    pub c: Word,
+    pub scale_a: Option<Vec<Word>>,
+    pub scale_b: Option<Vec<Word>>,
+}
+
+impl Given {
+    /// Reads and checks the operands against the instruction `t`, as [`operands`] a line's.
+    pub fn operands(&self, t: &Target) -> Result<Operands, CaseError> {
+        let list = |field: &'static str| {
+            Ok(match field {
+                "a" => Some(self.a.clone()),
+                "b" => Some(self.b.clone()),
+                "scale_a" => self.scale_a.clone(),
+                _ => self.scale_b.clone(),
+            })
+        };
+        read_operands(t, list, || Ok(self.c.clone()))
+    }
+
+    /// The operands as a case line's fields (`"a"`, `"b"`, `"c"`, `"scale_a"`, `"scale_b"`
+    /// where given), in the instruction's layout: a text word as it was given, elements as
+    /// their storage words (packed two to a byte where the layout packs them).
+    pub fn fields(&self, t: &Target) -> Vec<(&'static str, Json)> {
+        let f = &t.unit.formats;
+        let list =
+            |ws: &[Word], fmt: &Format, packing: Layout| Json::from(line_words(ws, fmt, packing));
+        let mut out = vec![
+            ("a", list(&self.a, &f.a, t.packing)),
+            ("b", list(&self.b, &f.b, t.packing)),
+            (
+                "c",
+                list(std::slice::from_ref(&self.c), &f.c, Layout::Plain)[0].clone(),
+            ),
+        ];
+        for (key, ws) in [("scale_a", &self.scale_a), ("scale_b", &self.scale_b)] {
+            if let Some(ws) = ws {
+                // Without a scale format the words stay as given (the count is the error).
+                let sf = f.scale.map_or(f.a, |(sf, _)| sf);
+                out.push((key, list(ws, &sf, Layout::Plain)));
+            }
+        }
+        out
+    }
+}
+
+/// Words as a case line writes them: text as given, each run of elements packed into the
+/// layout's storage words ([`Layout::pack`]) of the layout's hex digits.
+fn line_words(words: &[Word], fmt: &Format, packing: Layout) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut run = Vec::new();
+    let flush = |run: &mut Vec<u64>, out: &mut Vec<String>| {
+        let digits = packing.hex_digits(fmt);
+        for w in packing.pack(fmt, run) {
+            out.push(format!("{w:0digits$x}"));
+        }
+        run.clear();
+    };
+    for w in words {
+        match w {
+            Word::Element(e) => run.push(*e),
+            Word::Text(s) => {
+                flush(&mut run, &mut out);
+                out.push(s.clone());
+            }
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
 /// Reads and checks a case's operands against its instruction.
 pub fn operands(case: &Case, t: &Target) -> Result<Operands, CaseError> {
+    let texts = |ws: Vec<String>| ws.into_iter().map(Word::Text).collect::<Vec<_>>();
+    let list = |field: &'static str| match case.fields.get(field) {
+        None => Ok(None),
+        Some(_) => hex_list(&case.fields, field).map(|ws| Some(texts(ws))),
+    };
+    read_operands(t, list, || str_field(&case.fields, "c").map(Word::Text))
+}
+
+/// The one reading of a case's operands, whether from a line or [`Given`]: `list(field)` the
+/// words of A, B or a scale operand (`None` where absent), `c()` C's word, each asked in this
+/// order so that the first error is the same either way.
+fn read_operands(
+    t: &Target,
+    list: impl Fn(&'static str) -> Result<Option<Vec<Word>>, CaseError>,
+    c: impl FnOnce() -> Result<Word, CaseError>,
+) -> Result<Operands, CaseError> {
     let f = &t.unit.formats;
-    let a = unpack("a", &hex_list(&case.fields, "a")?, &f.a, t.packing)?;
-    let b = unpack("b", &hex_list(&case.fields, "b")?, &f.b, t.packing)?;
+    let needed = |field| list(field)?.ok_or(CaseError::Missing(field));
+    let a = unpack("a", &needed("a")?, &f.a, t.packing)?;
+    let b = unpack("b", &needed("b")?, &f.b, t.packing)?;
     for (field, got) in [("a", a.len()), ("b", b.len())] {
         if got != t.k {
-            let (got, want) = if t.packing == Layout::PackedFp4 {
-                (got / 2, t.k / 2)
-            } else {
-                (got, t.k)
-            };
+            // Counted in storage words, as the line writes them.
+            let per = t.packing.per_word();
             return Err(CaseError::Count {
                 field,
-                got,
-                want,
+                got: got / per,
+                want: t.k / per,
                 instr: t.name.to_string(),
             });
         }
     }
-    let c_hex = str_field(&case.fields, "c")?;
-    let c = parse_word("c", 0, &c_hex, &f.c)?;
+    // C is read as a word of its storage width, without the operands' encoding check.
+    let c = match c()? {
+        Word::Text(s) => parse_word("c", 0, &s, &f.c)?,
+        Word::Element(e) => e,
+    };
     let want = t.unit.scales_for(t.k);
     let mut scales = [Vec::new(), Vec::new()];
     for (slot, field) in scales.iter_mut().zip(["scale_a", "scale_b"]) {
-        let words = match case.fields.get(field) {
+        let words = match list(field)? {
             None if want == 0 => Vec::new(),
-            _ => hex_list(&case.fields, field)?,
+            None => return Err(CaseError::Missing(field)),
+            Some(words) => words,
         };
         if words.len() != want {
             return Err(CaseError::Count {

@@ -238,21 +238,16 @@ fn hexes(xs: &[u64], fmt: &Format) -> String {
         .join(",")
 }
 
-/// A and B words as a case file or `mma dot` writes them (packing of the instruction).
+/// A and B words as a case file or `mma dot` writes them: the instruction's layout
+/// ([`Layout::pack`]), each storage word in its hex digits.
 pub fn packed(xs: &[u64], fmt: &Format, packing: Layout) -> String {
-    match packing {
-        Layout::Plain => hexes(xs, fmt),
-        Layout::Byte => xs
-            .iter()
-            .map(|&x| format!("{:02x}", if fmt.width() == 4 { x << 2 } else { x }))
-            .collect::<Vec<_>>()
-            .join(","),
-        Layout::PackedFp4 => xs
-            .chunks(2)
-            .map(|p| format!("{:02x}", (p[0] << 4) | p.get(1).copied().unwrap_or(0)))
-            .collect::<Vec<_>>()
-            .join(","),
-    }
+    let digits = packing.hex_digits(fmt);
+    packing
+        .pack(fmt, xs)
+        .iter()
+        .map(|w| format!("{w:0digits$x}"))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn shell_word(s: &str) -> String {

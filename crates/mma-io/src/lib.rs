@@ -1,5 +1,6 @@
-//! What the `mma` models read and write as files: case files, hardware records and
-//! error-report jobs, over a line reader in which a bad line costs only itself.
+//! What the `mma` models read and write as files and as text: case files, hardware records and
+//! error-report jobs, over a line reader in which a bad line costs only itself, and the codec
+//! between text, exact values and storage words.
 //!
 //! - [`Lines`] (`lines.rs`): any line ending, bounded lines, per-line UTF-8 errors; every text
 //!   input of the project goes through it.
@@ -13,9 +14,11 @@
 //!   out like `shared/hw-lib` (whole `torch._scaled_mm` calls), read and checked against a GPU
 //!   library platform.
 //! - [`out`]: files the tools write, never one of their inputs and never half written.
+//! - [`codec`]: text ↔ exact value ↔ storage word (operands as people write them, values as
+//!   text, the exact dot product and the error in ulps, command-line words).
 //!
-//! The facade `mma` re-exports these modules as `mma::cases`, `mma::hw` and
-//! `mma::error_report`; the arithmetic crates (`mma-core`, the catalogs) read no files.
+//! The facade `mma` re-exports these modules as `mma::cases`, `mma::hw`, `mma::error_report`
+//! and `mma::codec`; the arithmetic crates (`mma-core`, the catalogs) read no files.
 //!
 //! ```
 //! use mma_io::{Line, Lines};
@@ -32,6 +35,7 @@ mod lines;
 pub use lines::{Line, Lines, MAX_LINE};
 
 pub mod cases;
+pub mod codec;
 pub mod out;
 
 #[cfg(feature = "nvidia")]

@@ -35,10 +35,9 @@ impl Op {
         }
     }
 
+    /// The operation named `s` (case-insensitive).
     pub fn parse(s: &str) -> Option<Op> {
-        Op::ALL
-            .into_iter()
-            .find(|o| o.name().eq_ignore_ascii_case(s))
+        mma_core::catalog_names::by_name(&Op::ALL, Op::name, s)
     }
 }
 

@@ -160,9 +160,10 @@ impl Word for u64 {
 /// What each byte of an operand held in bytes, or of a scale factor, means: whether it is a
 /// valid element in the layout, and which code it holds.
 enum ByteMap {
-    /// Valid where `w & zero == 0`; the code is `w >> shift`. Every layout of the catalogs
-    /// takes this form: fp4 in bits 5:2 of a byte (`kind::f8f6f4`), fp6 in bits 5:0, and an
-    /// 8-bit format all of whose 256 encodings are valid (`zero == 0`, the byte its own code).
+    /// Valid where `w & zero == 0`; the code is `w >> shift` (the layout's own
+    /// [`Layout::byte_mask`]). Every layout of the catalogs takes this form: fp4 in bits 5:2
+    /// of a byte (`kind::f8f6f4`), fp6 in bits 5:0, and an 8-bit format all of whose 256
+    /// encodings are valid (`zero == 0`, the byte its own code).
     Mask { zero: u8, shift: u32 },
     /// Any other format: each byte's code, `None` where the byte is no valid element.
     Table(Box<[Option<u8>; 256]>),
@@ -170,19 +171,12 @@ enum ByteMap {
 
 impl ByteMap {
     fn new(fmt: &Format, layout: Layout) -> ByteMap {
-        match (layout, fmt.width()) {
-            (Layout::Byte, 4) => ByteMap::Mask {
-                zero: !0x3C,
-                shift: 2,
+        match layout.byte_mask(fmt) {
+            Some(m) => ByteMap::Mask {
+                zero: m.zero,
+                shift: m.shift,
             },
-            (Layout::Byte, 6) => ByteMap::Mask {
-                zero: 0xC0,
-                shift: 0,
-            },
-            _ if (0..=255u64).all(|w| fmt.is_valid_encoding(w)) => {
-                ByteMap::Mask { zero: 0, shift: 0 }
-            }
-            _ => {
+            None => {
                 let mut code = Box::new([None; 256]);
                 for (w, c) in code.iter_mut().enumerate() {
                     *c = fmt.is_valid_encoding(w as u64).then_some(w as u8);
@@ -230,14 +224,16 @@ fn shift_right(x: &[u8], shift: u32, out: &mut Vec<u8>) {
     out.extend(x.iter().map(|&w| w >> shift));
 }
 
-/// Two fp4 codes per byte, element `2i` in the high nibble: every byte is valid.
+/// Two fp4 codes per byte, element `2i` in the high nibble ([`Layout::fp4_pair`], inlined):
+/// every byte is valid.
 #[multiversion::multiversion(targets("x86_64+avx2"))]
 fn unpack_fp4(x: &[u8], out: &mut Vec<u8>) {
     let start = out.len();
     out.resize(start + 2 * x.len(), 0);
     for (pair, &w) in out[start..].chunks_exact_mut(2).zip(x) {
-        pair[0] = w >> 4;
-        pair[1] = w & 0xF;
+        let [hi, lo] = Layout::fp4_pair(w);
+        pair[0] = hi;
+        pair[1] = lo;
     }
 }
 
@@ -261,20 +257,9 @@ pub struct Job<'a> {
 /// cache, larger ones leave the caches.
 const CHUNK_ELEMENTS: usize = 1 << 17;
 
-fn storage_bits(f: &Format, layout: Layout) -> u32 {
-    if layout == Layout::Plain {
-        f.storage_bits
-    } else {
-        8
-    }
-}
-
 impl Job<'_> {
     fn row_words(&self) -> usize {
-        match self.layout {
-            Layout::PackedFp4 => self.k / 2,
-            _ => self.k,
-        }
+        self.layout.words_for(self.k)
     }
 
     /// Lengths, dtypes and K against the unit; a `ValueError`/`TypeError` naming the argument.
@@ -300,7 +285,7 @@ impl Job<'_> {
             )));
         }
         for (name, src, fmt) in [("a", &self.a, &f.a), ("b", &self.b, &f.b)] {
-            let want = storage_bits(fmt, self.layout);
+            let want = self.layout.word_bits(fmt);
             if src.bits() != want {
                 return Err(PyTypeError::new_err(format!(
                     "{name}: expected uint{want} words ({}), got uint{}",
@@ -411,11 +396,7 @@ impl Job<'_> {
         };
         let rw = self.row_words();
         // Two fp4 per byte in the packed layout: element `e` is in byte `e / 2` of its row.
-        let per_byte = if self.layout == Layout::PackedFp4 {
-            2
-        } else {
-            1
-        };
+        let per_byte = self.layout.per_word();
         if (e0, e1) == (0, self.k) {
             return self.load_run(which, map, x, (r0 * rw, r1 * rw), out);
         }
@@ -450,18 +431,11 @@ impl Job<'_> {
     /// The error for byte `index` of operand `which`, `word`, which is no valid element.
     fn bad_byte(&self, which: &'static str, index: usize, word: u8) -> Bad {
         let (_, fmt) = self.operand(which);
-        let msg = match (self.layout, fmt.width()) {
-            (Layout::Byte, 4) => {
-                "an fp4 element in a byte must sit in bits 5:2 with the other bits zero".into()
-            }
-            (Layout::Byte, 6) => "an fp6 element must sit in bits 5:0 with bits 7:6 zero".into(),
-            _ => format!("not a valid {} encoding", fmt.name),
-        };
         Bad {
             field: which,
             index,
             word: u64::from(word),
-            msg,
+            msg: self.layout.misfit(fmt).to_string(),
         }
     }
 

@@ -42,7 +42,8 @@
 //!   few minutes once): `features = ["oracle"]`.
 //!
 //! [`cases`] reads and evaluates case files (JSON Lines, one dot product per line), as the
-//! `mma` command-line tool does.
+//! `mma` command-line tool does; [`codec`] turns text, exact values and storage words into
+//! each other.
 
 // The engine (`mma-core`), curated: one path to each name. The unit and its kernel, the
 // matrix drivers' operands, formats, values and rounding, traces and unit files at the top
@@ -72,6 +73,11 @@ pub use mma_amd as amd;
 pub use mma_oracle as oracle;
 
 pub use mma_io::cases;
+
+/// The codec (`mma-io`): text ↔ exact value ↔ storage word. Operands as people write them
+/// ([`codec::operand`]), values as text ([`codec::decimal`]), the exact dot product and the
+/// error in ulps ([`codec::exact`]), command-line words ([`codec::words`]).
+pub use mma_io::codec;
 
 #[cfg(feature = "nvidia")]
 pub use mma_io::hw;

@@ -235,7 +235,8 @@ fn random_text(ctx: &mut Ctx, names: &[String]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// The command line's value parsers and look-ups over arbitrary strings.
+/// The codec's parsers of command-line words and operands (`mma::codec`) and the catalog look-ups
+/// over arbitrary strings.
 pub fn values_step(ctx: &mut Ctx) {
     let names = ctx_names();
     let s = random_text(ctx, names);
@@ -244,17 +245,17 @@ pub fn values_step(ctx: &mut Ctx) {
     ctx.guard(
         || shown,
         || {
-            let _ = mma_cli::values::seconds(&s);
-            let _ = mma_cli::values::samples(&s);
-            let _ = mma_cli::values::gemm_size(&s);
-            let _ = mma_cli::values::word_list(&s);
-            let _ = mma_cli::operand::rounding(&s);
+            let _ = mma::codec::words::seconds(&s);
+            let _ = mma::codec::words::samples(&s);
+            let _ = mma::codec::words::gemm_size(&s);
+            let _ = mma::codec::words::word_list(&s);
+            let _ = mma::codec::operand::rounding(&s);
             for fmt in mma::format::ALL {
                 let mode = Some(mma::Rounding::NearestEven);
-                let _ = mma_cli::operand::classify(&s, fmt, fmt.hex_digits(), Some, None);
-                if let Ok(Some(n)) = mma_cli::operand::parse_number(&s) {
-                    let _ = mma_cli::operand::encode(fmt, &n, None);
-                    let _ = mma_cli::operand::encode(fmt, &n, mode);
+                let _ = mma::codec::operand::classify(&s, fmt, fmt.hex_digits(), Some, None);
+                if let Ok(Some(n)) = mma::codec::operand::parse_number(&s) {
+                    let _ = mma::codec::operand::encode(fmt, &n, None);
+                    let _ = mma::codec::operand::encode(fmt, &n, mode);
                 }
             }
             let _ = mma::nvidia::parse_arch(&s);

@@ -5,10 +5,10 @@
 //! for bf16 (Khattak, Mikaitis, Graziani, "Accurate Models of AMD Matrix
 //! Cores", CDNA1 section).
 
-use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
+use crate::model::{untraced_block, BlockIn, Decoded, Formats, Output, MAX_BLOCK};
 use crate::round::Exact;
 use crate::term::Term;
-use crate::trace::{labelled, Labels, NoTrace, Step, Tracer};
+use crate::trace::{labelled, Labels, Step, Tracer};
 use crate::wide::{BigSum, WideSum};
 
 /// Parameters of an exact fused unit: only the output conventions.
@@ -82,14 +82,10 @@ pub fn exact_sum(terms: &[Term]) -> (Exact, ZeroSigns) {
     (sum, z)
 }
 
-impl BlockModel for EFdpa {
-    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        self.block_traced(f, x, &mut NoTrace)
-    }
-}
+untraced_block!(EFdpa);
 
 impl EFdpa {
-    /// [`BlockModel::block`], telling `t` each step.
+    /// [`BlockModel::block`](crate::model::BlockModel::block), telling `t` each step.
     #[inline]
     pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
         let mut d = Decoded::empty();

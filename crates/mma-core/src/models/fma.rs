@@ -11,7 +11,7 @@
 //! the path's [`NanStyle`], since the GPU's NaN payload is not the host's.
 
 use crate::format::Format;
-use crate::model::{BlockIn, BlockModel, Formats, NanStyle};
+use crate::model::{untraced_block, BlockIn, Formats, NanStyle};
 use crate::models::e_fdpa::ZeroSigns;
 use crate::round::{round, Exact, RoundOpts, Rounding};
 use crate::trace::{round_step, NoTrace, Num, Step, Tracer};
@@ -147,14 +147,10 @@ pub fn fma_traced<T: Tracer>(
     v
 }
 
-impl BlockModel for Fma {
-    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        self.block_traced(f, x, &mut NoTrace)
-    }
-}
+untraced_block!(Fma);
 
 impl Fma {
-    /// [`BlockModel::block`], telling `t` each fused multiply-add.
+    /// [`BlockModel::block`](crate::model::BlockModel::block), telling `t` each fused multiply-add.
     #[inline]
     pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
         let mut c = x.c_fmt.decode(x.c);

@@ -30,11 +30,11 @@
 //! instructions.
 
 use crate::format::Format;
-use crate::model::{decode_into, BlockIn, BlockModel, Formats, NanStyle, MAX_BLOCK};
+use crate::model::{decode_into, untraced_block, BlockIn, Formats, NanStyle, MAX_BLOCK};
 use crate::models::e_fdpa::exact_sum;
 use crate::round::{round, Exact, RoundOpts, Rounding};
 use crate::term::Term;
-use crate::trace::{NoTrace, Num, Step, Tracer};
+use crate::trace::{Num, Step, Tracer};
 use crate::value::Value;
 
 /// Parameters of an FTZ-MulAdd unit.
@@ -180,14 +180,11 @@ impl FtzMulAdd {
     }
 }
 
-impl BlockModel for FtzMulAdd {
-    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        self.block_traced(f, x, &mut NoTrace)
-    }
-}
+untraced_block!(FtzMulAdd);
 
 impl FtzMulAdd {
-    /// [`BlockModel::block`], telling `t` each flush and each fp32 operation.
+    /// [`BlockModel::block`](crate::model::BlockModel::block), telling `t` each flush and each
+    /// fp32 operation.
     #[inline]
     pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
         let n = x.a.len().min(x.b.len()).min(MAX_BLOCK);

@@ -9,11 +9,11 @@
 //! (G = 16, F = 35, e_zero = -139, RZ to fp32), and the reference model mmasim 2.1.1
 //! (`gst_fdpa`) for the zero-group rule.
 
-use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
+use crate::model::{untraced_block, BlockIn, Decoded, Formats, Output, MAX_BLOCK};
 use crate::models::st_fdpa::scale_pair;
 use crate::models::t_fdpa::truncated_sum_traced;
 use crate::term::Term;
-use crate::trace::{Labels, NoTrace, Source, Step, TermInfo, Tracer};
+use crate::trace::{Labels, Source, Step, TermInfo, Tracer};
 use crate::value::Value;
 
 /// Parameters of a GST-FDPA unit.
@@ -26,14 +26,10 @@ pub struct GstFdpa {
     pub out: Output,
 }
 
-impl BlockModel for GstFdpa {
-    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        self.block_traced(f, x, &mut NoTrace)
-    }
-}
+untraced_block!(GstFdpa);
 
 impl GstFdpa {
-    /// [`BlockModel::block`], telling `t` each step.
+    /// [`BlockModel::block`](crate::model::BlockModel::block), telling `t` each step.
     #[inline]
     pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
         let mut d = Decoded::empty();

@@ -19,7 +19,7 @@
 //! the dropping rule applied to a value whose exponent means nothing, so this model does not
 //! follow it (see the mma-amd crate's DIFFERENCES).
 
-use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
+use crate::model::{untraced_block, BlockIn, Decoded, Formats, Output, MAX_BLOCK};
 use crate::models::tr_fdpa::{floor_shift, late_c, truncated_dot_traced, DotSum, LateC, TrFdpa};
 use crate::term::Term;
 use crate::trace::{NoTrace, Source, Step, TermInfo, Tracer};
@@ -99,14 +99,10 @@ pub fn grouped_dot_traced<T: Tracer>(terms: &[Term], f: u32, t: &mut T) -> Optio
     Some(DotSum { sum, e })
 }
 
-impl BlockModel for GtrFdpa {
-    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        self.block_traced(f, x, &mut NoTrace)
-    }
-}
+untraced_block!(GtrFdpa);
 
 impl GtrFdpa {
-    /// [`BlockModel::block`], telling `t` each step.
+    /// [`BlockModel::block`](crate::model::BlockModel::block), telling `t` each step.
     #[inline]
     pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
         let mut d = Decoded::empty();

@@ -22,7 +22,7 @@
 //! (mma-nvidia's `docs/fp8-mma-sync.md` lists them).
 
 use crate::format::Format;
-use crate::model::{BlockIn, BlockModel, Formats, Output, OutputRounding, MAX_BLOCK};
+use crate::model::{untraced_block, BlockIn, Formats, Output, OutputRounding, MAX_BLOCK};
 use crate::models::e_fdpa::exact_sum;
 use crate::models::t_fdpa::TFdpa;
 use crate::round::Rounding;
@@ -44,14 +44,11 @@ pub struct SlicedFdpa {
     pub last: Rounding,
 }
 
-impl BlockModel for SlicedFdpa {
-    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        self.block_traced(f, x, &mut NoTrace)
-    }
-}
+untraced_block!(SlicedFdpa);
 
 impl SlicedFdpa {
-    /// [`BlockModel::block`], telling `t` each step (each pass's T-FDPA steps included).
+    /// [`BlockModel::block`](crate::model::BlockModel::block), telling `t` each step (each
+    /// pass's T-FDPA steps included).
     #[inline]
     pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
         let mut acc = f.d.encode(Value::POS_ZERO, 0);

@@ -6,10 +6,10 @@
 //! result NaN. The first paper (mxf8f6f4: F = 25, e_zero = -133, RZ to fp32); first paper,
 //! Table III.
 
-use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
+use crate::model::{untraced_block, BlockIn, Decoded, Formats, Output, MAX_BLOCK};
 use crate::models::t_fdpa::truncated_sum_traced;
 use crate::term::Term;
-use crate::trace::{Labels, NoTrace, Tracer};
+use crate::trace::{Labels, Tracer};
 use crate::value::Value;
 
 /// Parameters of an ST-FDPA unit (those of T-FDPA; the scale format comes with the operands).
@@ -55,14 +55,10 @@ pub(crate) fn scale_term(t: Term, sa: Value, sb: Value, sf: &crate::format::Form
     }
 }
 
-impl BlockModel for StFdpa {
-    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        self.block_traced(f, x, &mut NoTrace)
-    }
-}
+untraced_block!(StFdpa);
 
 impl StFdpa {
-    /// [`BlockModel::block`], telling `t` each step.
+    /// [`BlockModel::block`](crate::model::BlockModel::block), telling `t` each step.
     #[inline]
     pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
         let mut d = Decoded::empty();

@@ -7,7 +7,7 @@
 //! III (Xie et al., arXiv 2511.10909), and the hardware records of `shared/hw` (V100, A100,
 //! Ada, H100, B200: fp16, bf16, tf32, and Ada/H100 fp8) fix the parameters.
 
-use crate::model::{BlockIn, BlockModel, Decoded, Formats, Output, MAX_BLOCK};
+use crate::model::{untraced_block, BlockIn, Decoded, Formats, Output, MAX_BLOCK};
 use crate::round::Exact;
 use crate::term::Term;
 use crate::trace::{labelled, Labels, NoTrace, Step, Tracer};
@@ -65,14 +65,10 @@ pub fn truncated_sum_traced<T: Tracer>(
     )
 }
 
-impl BlockModel for TFdpa {
-    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        self.block_traced(f, x, &mut NoTrace)
-    }
-}
+untraced_block!(TFdpa);
 
 impl TFdpa {
-    /// [`BlockModel::block`], telling `t` each step.
+    /// [`BlockModel::block`](crate::model::BlockModel::block), telling `t` each step.
     #[inline]
     pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
         let mut d = Decoded::empty();

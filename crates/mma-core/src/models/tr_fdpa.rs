@@ -27,7 +27,7 @@
 
 use crate::format::{Format, Specials};
 use crate::model::WHY_NAN;
-use crate::model::{decode_into, special, BlockIn, BlockModel, Formats, Output, MAX_BLOCK};
+use crate::model::{decode_into, special, untraced_block, BlockIn, Formats, Output, MAX_BLOCK};
 use crate::round::{convert, round, Exact, RoundOpts, Rounding};
 use crate::term::{Special, Term};
 use crate::trace::{labelled, round_step, Labels, NoTrace, Step, TermInfo, Tracer};
@@ -263,14 +263,10 @@ impl TrFdpa {
     }
 }
 
-impl BlockModel for TrFdpa {
-    fn block(&self, f: &Formats, x: &BlockIn<'_>) -> u64 {
-        self.block_traced(f, x, &mut NoTrace)
-    }
-}
+untraced_block!(TrFdpa);
 
 impl TrFdpa {
-    /// [`BlockModel::block`], telling `t` each step.
+    /// [`BlockModel::block`](crate::model::BlockModel::block), telling `t` each step.
     #[inline]
     pub fn block_traced<T: Tracer>(&self, f: &Formats, x: &BlockIn<'_>, t: &mut T) -> u64 {
         let n = x.a.len().min(x.b.len()).min(MAX_BLOCK);

@@ -16,21 +16,21 @@
 //!
 //! Decimals and hex-floats are parsed into an exact rational (`num-bigint`) and rounded once,
 //! straight from that value, by the library's single rounding routine
-//! ([`mma::round::round`]). A value the format cannot hold exactly is an error naming
+//! ([`mma_core::round::round`]). A value the format cannot hold exactly is an error naming
 //! its two neighbours, unless a rounding mode is given.
 //!
 //! ```
-//! use mma::format::{E4M3, FP16};
-//! use mma_cli::operand::{encode, parse_number};
+//! use mma_core::format::{E4M3, FP16};
+//! use mma_io::codec::operand::{encode, parse_number};
 //! let x = parse_number("-0.75").unwrap().unwrap();
 //! assert_eq!(encode(&FP16, &x, None), Ok(0xba00)); // -1.1b × 2^-1
 //! let big = parse_number("1000").unwrap().unwrap();
 //! assert!(encode(&E4M3, &big, None).is_err()); // above 448, and e4m3 has no Inf
 //! ```
 
-use crate::decimal::to_exact;
-use mma::round::{round, Exact, RoundOpts, Rounding};
-use mma::{Format, Value};
+use super::decimal::to_exact;
+use mma_core::round::{round, Exact, RoundOpts, Rounding};
+use mma_core::{Format, Value};
 use num_bigint::BigUint;
 
 /// A number read from the command line, exactly: `(-1)^neg · mag · 2^exp2 · 10^exp10`.
@@ -202,14 +202,14 @@ pub fn describe(fmt: &Format, v: Value) -> String {
         // The exact value where it is short (the neighbours of a value differ in the last
         // digits, which the shortest round-trip form would hide), else the shortest form.
         Value::Finite { neg, sig, exp } => {
-            let full = crate::decimal::exact_decimal(neg, &BigUint::from(sig), exp as i64);
+            let full = super::decimal::exact_decimal(neg, &BigUint::from(sig), exp as i64);
             if full.len() <= 24 {
                 full
             } else {
-                crate::decimal::shortest(fmt, bits)
+                super::decimal::shortest(fmt, bits)
             }
         }
-        _ => crate::decimal::shortest(fmt, bits),
+        _ => super::decimal::shortest(fmt, bits),
     };
     format!("{:#0w$x} ({text})", bits, w = fmt.hex_digits() + 2)
 }
@@ -226,7 +226,7 @@ fn round_to(fmt: &Format, x: &Number, mode: Rounding, word: &str) -> Result<Valu
         Number::Nan if !fmt.has_nan() => return Err(not_in("has no NaN".into())),
         Number::Nan => Value::Nan,
         Number::Inf { neg } => {
-            mma::round::convert(fmt, Value::Inf { neg: *neg }, mode, RoundOpts::IEEE)
+            mma_core::round::convert(fmt, Value::Inf { neg: *neg }, mode, RoundOpts::IEEE)
         }
         Number::Finite {
             neg,

@@ -2,8 +2,8 @@
 //! exact dyadic values `±mag·2^exp` as exact decimals and C99 hex-floats. All exact
 //! (`num-bigint`); nothing goes through `f64`.
 
-use mma::round::{round, Exact, RoundOpts, Rounding};
-use mma::{Format, Value};
+use mma_core::round::{round, Exact, RoundOpts, Rounding};
+use mma_core::{Format, Value};
 use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive, Zero};
 
@@ -172,7 +172,7 @@ pub fn to_exact(neg: bool, mag: &BigUint, exp2: i64, exp10: i64) -> Exact {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mma::format::{BF16, E2M1, E4M3, FP16, FP32, FP64, UE8M0};
+    use mma_core::format::{BF16, E2M1, E4M3, FP16, FP32, FP64, UE8M0};
 
     #[test]
     fn shortest_reads_back() {

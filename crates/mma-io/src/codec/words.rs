@@ -1,5 +1,13 @@
-//! Parsers of the command line's values that clap does not check by itself. They return a
-//! message, never panic, on any input (`cargo xtask fuzz` feeds them arbitrary strings).
+//! The parsers of command-line words that clap does not check by itself: seconds, sizes,
+//! sample counts and comma-separated word lists. They return a message, never panic, on any
+//! input (`cargo xtask fuzz` feeds them arbitrary strings).
+//!
+//! ```
+//! use mma_io::codec::words::{seconds, word_list};
+//! assert_eq!(seconds("2.5"), Ok(2.5));
+//! assert!(seconds("0").is_err()); // a message, never a panic
+//! assert_eq!(word_list("3c00, 3c00"), ["3c00", "3c00"]);
+//! ```
 
 /// A measuring time in seconds: a finite number in (0, 3600].
 pub fn seconds(s: &str) -> Result<f64, String> {

@@ -1,7 +1,7 @@
 //! Expected bits derived by hand: sign | biased exponent | mantissa, as written beside each.
 
 use super::*;
-use mma::format::{
+use mma_core::format::{
     BF16, E2M1, E2M3, E3M2, E4M3, E4M3_FNUZ, E5M2, E5M2_FNUZ, FP16, FP32, FP64, TF32, UE4M3, UE8M0,
 };
 

@@ -3,7 +3,9 @@
 //! digits (`num-bigint`; no MPFR needed), and the error of a model's D against it in ulps of D's
 //! format.
 
-use mma::{ExactDot, Formats, Value};
+use mma_core::format::FP64;
+use mma_core::round::{round, Exact, RoundOpts, Rounding};
+use mma_core::{ExactDot, Formats, Value};
 use num_bigint::{BigInt, BigUint, Sign};
 use num_traits::{Signed, ToPrimitive, Zero};
 
@@ -65,7 +67,7 @@ impl ExactSum {
             ExactSum::Nan => "nan".into(),
             ExactSum::Inf { neg } => if *neg { "-inf" } else { "inf" }.into(),
             ExactSum::Finite { value, exp } => {
-                crate::decimal::exact_decimal(value.is_negative(), value.magnitude(), *exp)
+                super::decimal::exact_decimal(value.is_negative(), value.magnitude(), *exp)
             }
         }
     }
@@ -74,70 +76,120 @@ impl ExactSum {
     pub fn hex(&self) -> String {
         match self {
             ExactSum::Finite { value, exp } => {
-                crate::decimal::hex_float(value.is_negative(), value.magnitude(), *exp)
+                super::decimal::hex_float(value.is_negative(), value.magnitude(), *exp)
             }
             other => other.decimal(),
         }
     }
 }
 
-/// `x·2^e` as an `f64` for display (a few ulps of f64 off at most).
+/// `x·2^e` as the nearest `f64` (ties to even), rounded once by the core's rounding routine
+/// from the top 120 bits and a sticky bit for the rest; beyond `f64`'s range, ±Inf or ±0.
 fn scaled(x: &BigInt, e: i64) -> f64 {
-    let bits = x.bits() as i64;
-    let drop = (bits - 64).max(0);
-    let top = (x >> drop as usize).to_f64().unwrap_or(f64::NAN);
-    let mut e = e + drop;
-    let mut r = top;
-    while e > 0 {
-        let s = e.min(1000);
-        r *= 2f64.powi(s as i32);
-        e -= s;
+    let neg = x.is_negative();
+    let mag = x.magnitude();
+    let bits = mag.bits() as i64;
+    if bits == 0 {
+        return 0.0;
     }
-    while e < 0 {
-        let s = (-e).min(1000);
-        r /= 2f64.powi(s as i32);
-        e += s;
+    // Far outside f64's exponents (2^-1074 to 2^1024), the answer is a zero or an infinity
+    // whatever the digits; the bound keeps the exponent below in an `i32`.
+    let top_exp = bits + e;
+    if !(-2000..=2000).contains(&top_exp) {
+        let v = if top_exp > 0 { f64::INFINITY } else { 0.0 };
+        return if neg { -v } else { v };
     }
-    r
+    let drop = (bits - 120).max(0);
+    let top = (mag >> drop as u64).to_u128().unwrap_or(u128::MAX);
+    let sticky = drop > 0 && mag.trailing_zeros().unwrap_or(0) < drop as u64;
+    let exact = Exact {
+        neg,
+        mag: top,
+        exp: (e + drop) as i32,
+        sticky,
+    };
+    round(&FP64, exact, Rounding::NearestEven, RoundOpts::IEEE).to_f64()
 }
 
 /// `(D − exact)` in ulps of D's format at the exact value's binade (the subnormal quantum at
 /// the bottom), signed. Zeros are equal whatever their sign; NaN against NaN and an infinity
 /// against the same infinity are 0; any other mismatch with a special is infinite (`None`).
-pub fn ulp_error(d_fmt: &mma::Format, d: u64, exact: &ExactSum) -> Option<f64> {
-    let dv = d_fmt.decode(d);
-    match (exact, dv) {
+///
+/// The one ulp error outside the oracle (`mma dot`, `mma compare`; the Python package keeps
+/// [`ulps_exact`] exact): [`ulps_exact`] rounded once to the nearest `f64`. The oracle's
+/// `error_report` measures the same quantum over MPFR rationals, below this crate, and rounds
+/// to the nearest `f64` as well, so the two agree to the bit.
+pub fn ulp_error(d_fmt: &mma_core::Format, d: u64, exact: &ExactSum) -> Option<f64> {
+    match (exact, d_fmt.decode(d)) {
         (ExactSum::Nan, Value::Nan) => Some(0.0),
         (ExactSum::Inf { neg }, Value::Inf { neg: m }) if *neg == m => Some(0.0),
-        (ExactSum::Finite { value, exp }, Value::Zero { .. } | Value::Finite { .. }) => {
-            let (dm, de) = match dv {
-                Value::Finite { neg, sig, exp } => {
-                    let s = BigInt::from(sig);
-                    (if neg { -s } else { s }, exp as i64)
-                }
-                _ => (BigInt::zero(), *exp),
-            };
-            let lo = de.min(*exp);
-            let diff = (dm << (de - lo) as usize) - (value << (exp - lo) as usize);
-            // Quantum exponent: floor(log2 |exact|) - m, at least emin - m.
-            let floor_log2 = if value.is_zero() {
-                i64::MIN
-            } else {
-                value.bits() as i64 - 1 + exp
-            };
-            let q = floor_log2.max(d_fmt.emin() as i64) - d_fmt.man_bits as i64;
-            Some(scaled(&diff, lo - q))
+        (ExactSum::Finite { value, exp }, _) => {
+            ulps_exact(d_fmt, d, value, *exp).map(|(m, e)| scaled(&m, e))
         }
         _ => None,
     }
 }
 
+/// [`ulp_error`] of a finite exact value `value·2^exp`, exactly: the error in ulps as
+/// `m·2^e`, `(m, e)`, before any rounding to `f64` (for callers that keep it exact). `None`
+/// where D is not finite (an infinite error).
+pub fn ulps_exact(
+    d_fmt: &mma_core::Format,
+    d: u64,
+    value: &BigInt,
+    exp: i64,
+) -> Option<(BigInt, i64)> {
+    let (dm, de) = match d_fmt.decode(d) {
+        Value::Finite { neg, sig, exp } => {
+            let s = BigInt::from(sig);
+            (if neg { -s } else { s }, exp as i64)
+        }
+        Value::Zero { .. } => (BigInt::zero(), exp),
+        Value::Nan | Value::Inf { .. } => return None,
+    };
+    let lo = de.min(exp);
+    let diff = (dm << (de - lo) as usize) - (value << (exp - lo) as usize);
+    // Quantum exponent: floor(log2 |exact|) - m, at least emin - m.
+    let floor_log2 = if value.is_zero() {
+        i64::MIN
+    } else {
+        value.bits() as i64 - 1 + exp
+    };
+    let q = floor_log2.max(d_fmt.emin() as i64) - d_fmt.man_bits as i64;
+    Some((diff, lo - q))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mma::format::{E4M3, FP16, FP32, UE8M0};
+    use mma_core::format::{E4M3, FP16, FP32, UE8M0};
 
-    fn f(a: mma::Format, c: mma::Format) -> Formats {
+    #[test]
+    fn scaled_rounds_once_to_the_nearest_f64() {
+        let one = || BigInt::from(1);
+        // 2^70 + 2^17 + 1: f64's ulp at 2^70 is 2^18 and the part below it, 2^17 + 1, is
+        // above half an ulp, so the nearest f64 is 2^70 + 2^18. (Cutting to the top 64 bits
+        // first loses the final 1, and the tie then goes down to 2^70.)
+        let x = (one() << 70u32) + (one() << 17u32) + 1;
+        assert_eq!(
+            scaled(&x, 0).to_bits(),
+            (2f64.powi(70) + 2f64.powi(18)).to_bits()
+        );
+        // 2^53 + 1 is halfway between 2^53 and 2^53 + 2: ties to even, 2^53.
+        assert_eq!(scaled(&((one() << 53u32) + 1), 0), 2f64.powi(53));
+        // 3·2^-1076 = 0.75 of the least subnormal 2^-1074: rounds up to it (word 1).
+        assert_eq!(scaled(&BigInt::from(3), -1076).to_bits(), 1);
+        // 2^1024 is past f64's largest finite value: -Inf for the negative.
+        assert_eq!(scaled(&-(one() << 1024u32), 0), f64::NEG_INFINITY);
+        // -2^-3000: below every subnormal, a negative zero.
+        assert_eq!(
+            scaled(&BigInt::from(-1), -3000).to_bits(),
+            (-0.0f64).to_bits()
+        );
+        assert_eq!(scaled(&BigInt::from(0), 5).to_bits(), 0);
+    }
+
+    fn f(a: mma_core::Format, c: mma_core::Format) -> Formats {
         Formats {
             a,
             b: a,
@@ -189,6 +241,10 @@ mod tests {
         // D one ulp up (0x3f800001 = 1 + 2^-23): (2^-23 - 2^-30)/2^-23 = 1 - 2^-7.
         assert_eq!(ulp_error(&FP32, 0x3f80_0001, &x), Some(1.0 - 1.0 / 128.0));
         assert_eq!(ulp_error(&FP32, 0x7f80_0000, &x), None);
+        // Exactly: D − exact = (2^23 + 1)·2^-23 − (2^30 + 1)·2^-30 = (2^7 − 1)·2^-30, over the
+        // quantum 2^-23: 127·2^-7.
+        let one_up = ulps_exact(&FP32, 0x3f80_0001, &BigInt::from((1u64 << 30) + 1), -30);
+        assert_eq!(one_up, Some((BigInt::from(127), -7)));
         let z = ExactSum::Finite {
             value: BigInt::zero(),
             exp: 0,
