@@ -3,9 +3,14 @@
 //! matrix driver (`DotUnit::gemm_in_rounds`: instruction-K steps, D fed back as C).
 
 use crate::batch::Src;
+use crate::formats::format_named;
 use crate::run;
+use mma::codec::operand::{encode, parse_number, Number, OperandError};
+use mma::format::FP32;
+use mma::round::{convert, Overflow, RoundOpts, Rounding};
 use mma::GemmIn;
 use mma::{DotUnit, Format, Value};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -159,4 +164,118 @@ impl Matmul<'_> {
             .map_err(|e| PyValueError::new_err(e.to_string()))??;
         Ok(d)
     }
+}
+
+// Scales given as text ----------------------------------------------------------------------
+
+/// A float32 scale as `python -m mma.dask gemm` reads a `--scale-*` flag, with the codec's
+/// parser (`mma::codec::operand::parse_number`, as `mma gemm` reads its values): a decimal
+/// (`0.5`, `1e-3`) or a C99 hex-float (`0x1.8p-3`), exactly, or `bits:HEX` (binary32 bits,
+/// any case of `bits:`). Returns the binary32 bits, or None for a number that binary32 does
+/// not hold exactly. A zero is +0: the reading has always taken the value, which has no
+/// sign. A `ValueError` for text that is none of these, and for Inf and NaN (not scales
+/// here).
+#[pyfunction]
+pub(crate) fn parse_f32_exact(text: &str) -> PyResult<Option<u32>> {
+    let t = text.trim();
+    let err = |why: String| PyValueError::new_err(why);
+    let value = if t.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("bits:")) {
+        let h = t[5..].trim();
+        let h = h
+            .strip_prefix("0x")
+            .or_else(|| h.strip_prefix("0X"))
+            .unwrap_or(h);
+        let word = u64::from_str_radix(h, 16)
+            .map_err(|_| err(format!("bits: {h:?} is not hexadecimal")))?;
+        let word = u32::try_from(word).map_err(|_| err("bits: more than 32 bits".to_string()))?;
+        let v = FP32.decode(word.into());
+        if !matches!(v, Value::Finite { .. } | Value::Zero { .. }) {
+            return Err(err("bits: not a finite binary32 value".to_string()));
+        }
+        v
+    } else {
+        let lower = t.to_ascii_lowercase();
+        if lower.trim_start_matches(['+', '-']).starts_with("0x") && !lower.contains('p') {
+            return Err(err(
+                "a hex-float needs its p exponent (0x1.8p-3)".to_string()
+            ));
+        }
+        let n = parse_number(t)
+            .map_err(|e| err(e.to_string()))?
+            .ok_or_else(|| err(format!("{t:?} is not a decimal or a hex-float")))?;
+        if !matches!(n, Number::Finite { .. }) {
+            return Err(err(format!("{t:?}: Inf and NaN are not scales")));
+        }
+        match encode(&FP32, &n, None) {
+            Ok(w) => FP32.decode(w),
+            Err(OperandError::Inexact { .. } | OperandError::NotInFormat { .. }) => {
+                return Ok(None)
+            }
+            Err(e) => return Err(err(e.to_string())),
+        }
+    };
+    Ok(Some(match v_or_zero(value) {
+        Value::Zero { .. } => 0,
+        v => FP32.encode(v, FP32.default_nan()) as u32,
+    }))
+}
+
+/// A finite value with a zero significand as the zero it is.
+fn v_or_zero(v: Value) -> Value {
+    match v {
+        Value::Finite { sig: 0, neg, .. } => Value::Zero { neg },
+        v => v,
+    }
+}
+
+// Sampling ------------------------------------------------------------------------------------
+
+/// Values (float64) rounded to nearest even into `fmt` by the engine's one rounding
+/// (`mma::round::convert`), first into `via` when given (a sampler's float32 step before
+/// tf32); beyond the largest finite value, `saturate` clamps to it, else IEEE (Inf, or NaN
+/// where the format has no Inf). Returns `fmt`'s words (uint64); a NaN for a format without
+/// one is a `ValueError` naming its index.
+#[pyfunction]
+#[pyo3(signature = (fmt, values, via=None, saturate=false))]
+pub(crate) fn round_values<'py>(
+    py: Python<'py>,
+    fmt: &str,
+    values: PyReadonlyArray1<'py, f64>,
+    via: Option<&str>,
+    saturate: bool,
+) -> PyResult<Bound<'py, PyArray1<u64>>> {
+    let f = format_named(fmt)?;
+    let via = via.map(format_named).transpose()?;
+    let opts = RoundOpts {
+        overflow: if saturate {
+            Overflow::Saturate
+        } else {
+            Overflow::Ieee
+        },
+        ftz: false,
+    };
+    let v = flat_f64(&values)?;
+    let mut out = Vec::with_capacity(v.len());
+    for (i, &x) in v.iter().enumerate() {
+        let mut val = Value::from_f64(x);
+        if let Some(g) = &via {
+            val = convert(g, val, Rounding::NearestEven, RoundOpts::IEEE);
+        }
+        let r = convert(&f, val, Rounding::NearestEven, opts);
+        match f.encode_exact(r) {
+            Some(w) => out.push(w),
+            None => {
+                return Err(PyValueError::new_err(format!(
+                    "values[{i}] = {x:?} has no {} word",
+                    f.name
+                )))
+            }
+        }
+    }
+    Ok(out.into_pyarray(py))
+}
+
+fn flat_f64<'a>(x: &'a PyReadonlyArray1<'_, f64>) -> PyResult<&'a [f64]> {
+    x.as_slice()
+        .map_err(|e| PyValueError::new_err(format!("values: {e}")))
 }

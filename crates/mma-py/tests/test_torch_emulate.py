@@ -145,20 +145,31 @@ def test_bf16_output_rounds_ties_to_even_and_overflows_to_inf():
 
 
 def test_the_epilogue_roundings_are_ieee():
-    # mt._round (integer steps) against NumPy's and ml_dtypes' IEEE conversions, subnormals,
-    # overflow and ties included.
+    # The engine's epilogue (mt._epilogue: binary32 addition and narrowing in integer steps)
+    # against NumPy's and ml_dtypes' IEEE arithmetic, subnormals, overflow and ties included.
     rng = np.random.default_rng(0)
     v = rng.standard_normal(50000) * 2.0 ** rng.integers(-160, 140, 50000)
     v = np.concatenate([v, [0.0, -0.0, np.inf, -np.inf, 2.0 ** -149, 2.0 ** -150,
                             3 * 2.0 ** -151, 65520.0, 65519.99, 2.0 ** -25, 3 * 2.0 ** -26]])
-    with np.errstate(over="ignore", under="ignore"):
-        assert np.array_equal(mt._round(v, "f32", "nvidia"), v.astype(np.float32).view(np.uint32))
-        assert np.array_equal(mt._round(v, "f16", "nvidia"), v.astype(np.float16).view(np.uint16))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         f32 = v.astype(np.float32)
-    assert np.array_equal(mt._round(f32.astype(np.float64), "bf16", "nvidia"),
-                          bf16_rne(f32.view(np.uint32)))
-    assert mt._round(np.array([np.nan]), "bf16", "nvidia")[0] == 0x7FFF
-    assert mt._round(np.array([np.nan]), "f32", "amd")[0] == 0x7FC00000
+        w = f32.view(np.uint32)
+        assert np.array_equal(mt._epilogue("nvidia", "f32", w, "f16", None),
+                              f32.astype(np.float16).view(np.uint16))
+        assert np.array_equal(mt._epilogue("nvidia", "f32", w, "bf16", None), bf16_rne(w))
+        # D + bias: NumPy's binary32 addition (a NaN sum is the vendor's NaN).
+        y = f32[::-1].copy()
+        s = f32 + y
+        want = np.where(np.isnan(s), np.uint32(0x7FFFFFFF), s.view(np.uint32))
+        assert np.array_equal(mt._epilogue("nvidia", "f32", w, "f32", y.view(np.uint32)), want)
+        h = f32.astype(np.float16)  # f16 D + f16 bias: in binary32, then to f16
+        hs = (h.astype(np.float32) + h[::-1].astype(np.float32)).astype(np.float16)
+        got = mt._epilogue("nvidia", "f16", h.view(np.uint16), "f16", h[::-1].view(np.uint16))
+        assert np.array_equal(got[~np.isnan(hs)], hs.view(np.uint16)[~np.isnan(hs)])
+        assert (got[np.isnan(hs)] == 0x7FFF).all()
+    nan = np.array([0x7FC00000], np.uint32)
+    assert mt._epilogue("nvidia", "f32", nan, "bf16", None)[0] == 0x7FFF
+    assert mt._epilogue("amd", "f32", nan, "f32", np.array([0], np.uint32))[0] == 0x7FC00000
 
 
 def test_fp16_on_v100_rounds_the_f32_words_to_f16():

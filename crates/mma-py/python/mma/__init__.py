@@ -29,9 +29,26 @@ from .library import (
 __all__ = ["Unit", "find", "catalog", "decode", "encode", "formats", "scaled_mm", "platform",
            "GpuRejectsError", "NotModelledError", "SplitUnknownError", "MAX_THREADS"]
 
-_UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
-_SINT = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
-_FLOAT = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+#: The engine's formats by name (``mma::format``: storage bits, fields, and the names of the
+#: NumPy and torch dtypes that hold them): the one table of format facts. Python only makes
+#: dtypes from it.
+_FORMATS: Dict[str, Dict[str, Any]] = {f["name"]: f for f in _mma.format_table()}
+
+
+def _uint(bits: int) -> np.dtype:
+    """The unsigned integer dtype of ``bits``-bit words."""
+    return np.dtype(f"uint{bits}")
+
+
+def _np_dtype(name: str) -> np.dtype:
+    """A dtype by its NumPy or ml_dtypes name (``"float32"``, ``"bfloat16"``,
+    ``"float8_e5m2"``)."""
+    try:
+        return np.dtype(name)
+    except TypeError:
+        import ml_dtypes
+
+        return np.dtype(getattr(ml_dtypes, name))
 
 
 class Unit:
@@ -52,7 +69,8 @@ class Unit:
         f = native.formats
         plain = native.layout == "plain"
         self._words = {
-            w: (np.uint8 if w in ("a", "b") and not plain else _UINT[f[w]["storage_bits"]])
+            w: (np.dtype(np.uint8) if w in ("a", "b") and not plain
+                else _uint(f[w]["storage_bits"]))
             for w in ("a", "b", "c", "d")
         }
         self._words.update(scale_block=f["scale_block"], layout=native.layout, k=native.k)
@@ -250,10 +268,10 @@ class Unit:
             import torch
 
             bits = self._u.formats["d"]["storage_bits"]
-            tdt = {"f16": torch.float16, "f32": torch.float32, "f64": torch.float64}[dname]
-            out = torch.from_numpy(words.view(_SINT[bits]).copy()).view(tdt)
+            tdt = getattr(torch, _FORMATS[dname]["torch"])
+            out = torch.from_numpy(words.view(np.dtype(f"int{bits}")).copy()).view(tdt)
             return out.to(A.device)
-        return words.view(_FLOAT[dname])
+        return words.view(_np_dtype(_FORMATS[dname]["numpy"]))
 
 
 def _is_torch(x: Any) -> bool:

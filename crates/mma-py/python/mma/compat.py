@@ -27,7 +27,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import Unit, _dots, find
+from . import _FORMATS, Unit, _dots, find
 
 try:
     import torch
@@ -36,24 +36,22 @@ except ImportError as e:  # pragma: no cover - exercised only without torch
 
 __all__ = ["nv_ptx", "amd", "MMAOperation", "MMABlockScaleOperation"]
 
-_TORCH = {
-    "f64": torch.float64,
-    "f32": torch.float32,
-    "tf32": torch.float32,
-    "f16": torch.float16,
-    "bf16": torch.bfloat16,
-    "e4m3": torch.float8_e4m3fn,
-    "e5m2": torch.float8_e5m2,
-    "e4m3fnuz": torch.float8_e4m3fnuz,
-    "e5m2fnuz": torch.float8_e5m2fnuz,
-    "ue8m0": getattr(torch, "float8_e8m0fnu", torch.uint8),
-    "ue4m3": torch.float8_e4m3fn,
-    "e3m2": torch.uint8,
-    "e2m3": torch.uint8,
-    "e2m1": torch.uint8,
-}
-_SINT = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
-_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+def _torch_dtype(name: str) -> Any:
+    """A torch dtype by name; ``float8_e8m0fnu`` (ue8m0 scales) is uint8 codes in a torch
+    without it, as mmasim's tensors of it are there."""
+    return getattr(torch, name, torch.uint8)
+
+
+#: Format name -> the torch dtype of mmasim's tensors of it (the engine's table: tf32 in
+#: float32 tensors, ue4m3 in float8_e4m3fn ones, fp6 and fp4 as uint8 codes).
+_TORCH = {n: _torch_dtype(f["torch"]) for n, f in _FORMATS.items() if f["torch"] is not None}
+
+
+def _int_view(size: int) -> Any:
+    """The torch integer dtype that views ``size``-byte elements (uint8 for bytes: FP8 tensors
+    view as uint8)."""
+    return torch.uint8 if size == 1 else getattr(torch, f"int{8 * size}")
 
 
 def _words(t: Any, name: str, want: Any) -> np.ndarray:
@@ -63,8 +61,8 @@ def _words(t: Any, name: str, want: Any) -> np.ndarray:
     if t.dtype != want:
         raise TypeError(f"{name}: expected dtype {want}, got {t.dtype}")
     size = t.element_size()
-    raw = t.detach().to("cpu").contiguous().view(_SINT[size])
-    return raw.numpy().view(_UINT[size])
+    raw = t.detach().to("cpu").contiguous().view(_int_view(size))
+    return raw.numpy().view(np.dtype(f"uint{8 * size}"))
 
 
 class _Base:
@@ -106,11 +104,9 @@ class _Base:
         # tf32 reads fp32 words and ignores their low 13 bits, as mmasim truncates them.
         d = _dots(u, aw, bw, cw, sa, sb, None, by_instruction=False)
         size = np.dtype(d.dtype).itemsize
-        out = torch.from_numpy(d.view(_SINT_NP[size]).copy()).view(self.d_type)
+        out = torch.from_numpy(d.view(np.dtype("uint8" if size == 1 else f"int{8 * size}"))
+                               .copy()).view(self.d_type)
         return out.to(c.device)
-
-
-_SINT_NP = {1: np.uint8, 2: np.int16, 4: np.int32, 8: np.int64}
 
 
 def _vectors(A: Any, B: Any, C: Any) -> Any:

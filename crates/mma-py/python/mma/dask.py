@@ -8,7 +8,7 @@ alone does not import it. Three entry points:
 - :func:`gemm`: :meth:`mma.Unit.matmul` (``D = A @ B + C``, instruction by instruction along K)
   on ``dask.array`` inputs, one task per output tile.
 - :func:`error_campaign`: an instruction's error distribution over random dot products, one
-  task per batch of samples, against an exact sum in Python (:class:`fractions.Fraction`).
+  task per batch of samples, against the engine's exact sum (``mma::codec::exact``).
 
 **Bits.** Every task computes an ``[m_tile, n_tile]`` tile of the output from its whole
 ``[m_tile, K]`` rows and ``[K, n_tile]`` columns (K is never split across tasks), with the
@@ -34,7 +34,6 @@ from __future__ import annotations
 import functools
 import sys
 import warnings
-from fractions import Fraction
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import dask
@@ -43,12 +42,16 @@ import numpy as np
 
 import mma
 
+from . import _FORMATS, _mma, _np_dtype
 from ._threads import threads_arg as _threads
 from .library import GpuRejectsError  # noqa: F401  (re-exported for callers' except clauses)
 
 __all__ = ["scaled_mm", "gemm", "error_campaign", "register_serializer", "main"]
 
-_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+def _uint(itemsize: int) -> np.dtype:
+    """The unsigned dtype of ``itemsize``-byte words."""
+    return np.dtype(f"uint{8 * itemsize}")
 
 
 # Transport: ml_dtypes arrays as unsigned integers ------------------------------------------
@@ -58,16 +61,11 @@ def _is_ml(dt: np.dtype) -> bool:
 
 def _dtype(name: str) -> np.dtype:
     """A dtype by its NumPy name (``"float32"``, ``"bfloat16"``, ``"float8_e5m2"``)."""
-    try:
-        return np.dtype(name)
-    except TypeError:
-        import ml_dtypes
-
-        return np.dtype(getattr(ml_dtypes, name))
+    return _np_dtype(name)
 
 
 def _to_words(x: np.ndarray) -> np.ndarray:
-    return x.view(_UINT[x.dtype.itemsize])
+    return x.view(_uint(x.dtype.itemsize))
 
 
 def _from_words(x: np.ndarray, name: str) -> np.ndarray:
@@ -76,7 +74,7 @@ def _from_words(x: np.ndarray, name: str) -> np.ndarray:
 
 def _words(x: da.Array) -> da.Array:
     """``x`` as unsigned integers of its width (a blockwise view, fused with ``x``'s tasks)."""
-    word = _UINT[x.dtype.itemsize]
+    word = _uint(x.dtype.itemsize)
     return x.map_blocks(_to_words, dtype=word, meta=np.empty((0,) * x.ndim, word))
 
 
@@ -266,7 +264,7 @@ def scaled_mm(a: Any, b: Any, scale_a: Any, scale_b: Any, bias: Any = None,
         kw["bias_dt"] = bias_d.dtype.name
         bias_arg = (_words(bias_d).rechunk({0: b_w.chunks[1]}, method="tasks"), "j")
     words = da.blockwise(_scaled_mm_tile, "ij", a_w, "ik", b_w, "kj", *bias_arg,
-                         dtype=_UINT[out.itemsize], meta=np.empty((0, 0), _UINT[out.itemsize]),
+                         dtype=_uint(out.itemsize), meta=np.empty((0, 0), _uint(out.itemsize)),
                          concatenate=True, **kw)
     return words.map_blocks(_from_words, out.name, dtype=out, meta=np.empty((0, 0), out))
 
@@ -363,7 +361,7 @@ def gemm(A: Any, B: Any, *, unit: Optional[mma.Unit] = None, gpu: Optional[str] 
     words = da.blockwise(
         _gemm_tile, "ij", a_w, "ik", b_w, "kj", *c_arg,
         _offsets(a_w.chunks[0]), "i", _offsets(b_w.chunks[1]), "j",
-        dtype=_UINT[d.dtype.itemsize], meta=np.empty((0, 0), _UINT[d.dtype.itemsize]),
+        dtype=_uint(d.dtype.itemsize), meta=np.empty((0, 0), _uint(d.dtype.itemsize)),
         concatenate=True, align_arrays=False,
         key=_key(u), da_=A.dtype.name, db_=B.dtype.name,
         dc_=None if C is None else C.dtype.name, threads=t or None)
@@ -372,38 +370,21 @@ def gemm(A: Any, B: Any, *, unit: Optional[mma.Unit] = None, gpu: Optional[str] 
 
 
 # Error campaigns ------------------------------------------------------------------------------
-_ML = {"bf16": "bfloat16", "e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2",
-       "e4m3fnuz": "float8_e4m3fnuz", "e5m2fnuz": "float8_e5m2fnuz", "e3m2": "float6_e3m2fn",
-       "e2m3": "float6_e2m3fn", "e2m1": "float4_e2m1fn", "f16": "float16", "f32": "float32",
-       "f64": "float64"}
-_WORD = {"f64": np.uint64, "f32": np.uint32, "tf32": np.uint32, "f16": np.uint16,
-         "bf16": np.uint16}
-#: (precision p, minimum exponent) of D's formats: ulp(x) = 2^(max(floor(log2|x|), emin) - p + 1).
-_PREC = {"f64": (53, -1022), "f32": (24, -126), "f16": (11, -14)}
-#: Histogram bins: 0, (0, 1/2], (1/2, 1], (1, 2], ..., (2^19, 2^20], above 2^20 ulps.
-_EDGES = [Fraction(0), Fraction(1, 2)] + [Fraction(2) ** j for j in range(21)]
-_LABELS = ["0", "(0, 1/2]", "(1/2, 1]"] + [f"({2 ** (j - 1)}, {2 ** j}]" for j in range(1, 21)] \
-    + [f"> {2 ** 20}"]
+#: Format name -> the NumPy or ml_dtypes dtype of its values (the engine's table; the formats
+#: a campaign can sample, with tf32).
+_ML = {n: f["numpy"] for n, f in _FORMATS.items() if f["numpy"] is not None}
 
 
 def _normal(rng: np.random.Generator, fmt: str, shape: Tuple[int, ...]) -> np.ndarray:
-    """Standard normal values rounded to nearest even in ``fmt`` (clipped to its largest
-    finite value), as float64."""
-    x = rng.standard_normal(shape)
+    """Standard normal values rounded to nearest even in ``fmt`` by the engine
+    (``_mma.round_values``), clipped to its largest finite value (tf32: rounded to float32
+    first, then to tf32), as ``fmt``'s words (uint64)."""
+    x = np.ascontiguousarray(rng.standard_normal(shape).reshape(-1))
     if fmt == "tf32":
-        w = x.astype(np.float32).view(np.uint32)
-        w = (w + np.uint32(0x0FFF) + ((w >> np.uint32(13)) & np.uint32(1))) & np.uint32(0xFFFFE000)
-        return w.view(np.float32).astype(np.float64)
+        return _mma.round_values("tf32", x, via="f32").reshape(shape)
     if fmt not in _ML:
         raise NotImplementedError(f"error_campaign: no sampler for the format {fmt}")
-    dt = _dtype(_ML[fmt])
-    if _is_ml(dt):
-        import ml_dtypes
-
-        big = float(ml_dtypes.finfo(dt).max)
-    else:
-        big = float(np.finfo(dt).max)
-    return np.clip(x, -big, big).astype(dt).astype(np.float64)
+    return _mma.round_values(fmt, x, saturate=True).reshape(shape)
 
 
 def _operand(unit: mma.Unit, which: str, codes: np.ndarray) -> np.ndarray:
@@ -413,75 +394,36 @@ def _operand(unit: mma.Unit, which: str, codes: np.ndarray) -> np.ndarray:
         return ((codes[..., 0::2] << np.uint64(4)) | codes[..., 1::2]).astype(np.uint8)
     if which in "ab" and unit.layout == "byte" and fmt == "e2m1":
         return (codes << np.uint64(2)).astype(np.uint8)
-    return codes.astype(_WORD.get(fmt, np.uint8))
-
-
-def _floor_log2(x: Fraction) -> int:
-    n, d = abs(x.numerator), x.denominator
-    e = n.bit_length() - d.bit_length()
-    return e if (n << max(0, -e)) >= (d << max(0, e)) else e - 1
+    return codes.astype(_uint(_FORMATS[fmt]["storage_bits"] // 8))
 
 
 def _campaign_task(key, k: int, seed: int, index: int, start: int, count: int,
                    threads: Optional[int]) -> Dict[str, Any]:
     """One batch: ``count`` samples from ``default_rng([seed, index])``, evaluated and
-    compared with their exact value. Returns a partial report (exact Fractions)."""
+    compared with their exact value by the engine (``_mma.campaign_batch``). Returns a partial
+    report (exact values as the engine's ``(mantissa, exponent)`` pairs)."""
     unit = _unit(key)
     f = unit.formats
     rng = np.random.default_rng([seed, index])
-    vals = {"a": _normal(rng, f["a"], (count, k)), "b": _normal(rng, f["b"], (count, k)),
-            "c": _normal(rng, f["c"], (count,))}
-    codes = {w: mma.encode(f[w], v) for w, v in vals.items()}
+    codes = {"a": _normal(rng, f["a"], (count, k)), "b": _normal(rng, f["b"], (count, k)),
+             "c": _normal(rng, f["c"], (count,))}
     args = [_operand(unit, w, codes[w]) for w in "abc"]
+    scales: List[np.ndarray] = []
     if f["scale"] is not None:  # block-scaled: every scale factor 1
         one = int(mma.encode(f["scale"], 1.0))
-        args += [np.full((count, k // f["scale_block"]), one, np.uint8)] * 2
-    d = unit.dots(*args, threads=threads)
-    vd = mma.decode(f["d"], d).tolist()
-    p, emin = _PREC[f["d"]]
-    cache: Dict[float, Fraction] = {}
-
-    def exact(x: float) -> Fraction:
-        q = cache.get(x)
-        if q is None:
-            q = cache[x] = Fraction(x)
-        return q
-
-    out: Dict[str, Any] = {"finite": 0, "nonfinite": 0, "correctly_rounded": 0,
-                           "sum": Fraction(0), "hist": [0] * len(_LABELS), "worst": None}
-    rows_a, rows_b, cs = vals["a"].tolist(), vals["b"].tolist(), vals["c"].tolist()
-    for i in range(count):
-        if not np.isfinite(vd[i]):
-            out["nonfinite"] += 1
-            continue
-        x = sum((exact(u) * exact(v) for u, v in zip(rows_a[i], rows_b[i])), exact(cs[i]))
-        e = emin if x == 0 else max(_floor_log2(x), emin)
-        signed = (Fraction(vd[i]) - x) / Fraction(2) ** (e - p + 1)
-        err = abs(signed)
-        out["finite"] += 1
-        out["sum"] += err
-        if err < Fraction(1, 2) or (err == Fraction(1, 2) and int(d[i]) % 2 == 0):
-            out["correctly_rounded"] += 1
-        b = next((j for j, edge in enumerate(_EDGES) if err <= edge), len(_EDGES))
-        out["hist"][b] += 1
-        if out["worst"] is None or err > out["worst"]["err"]:
-            out["worst"] = {"err": err, "ulps": signed, "index": start + i,
-                            "a": codes["a"][i], "b": codes["b"][i], "c": int(codes["c"][i]),
-                            "d": int(d[i]), "exact": x, "result": vd[i]}
+        scales = [np.full((count, k // f["scale_block"]), one, np.uint8)] * 2
+    d = unit.dots(*args, *scales, threads=threads)
+    out = _mma.campaign_batch(unit._u, codes["a"], codes["b"], codes["c"],
+                              np.ascontiguousarray(d, dtype=np.uint64),
+                              *[s.astype(np.uint64) for s in scales])
+    w = out["worst"]
+    if w is not None:
+        i = w["row"]
+        out["worst"] = {"err": w["err"], "ulps": w["ulps"], "index": start + i,
+                        "a": codes["a"][i], "b": codes["b"][i], "c": int(codes["c"][i]),
+                        "d": int(d[i]), "exact": w["exact"],
+                        "result": float(mma.decode(f["d"], d[i:i + 1])[0])}
     return out
-
-
-def _merge(parts: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """Partial reports in task order into one (ties keep the lowest sample index)."""
-    tot: Dict[str, Any] = {"finite": 0, "nonfinite": 0, "correctly_rounded": 0,
-                           "sum": Fraction(0), "hist": [0] * len(_LABELS), "worst": None}
-    for p in parts:
-        for key in ("finite", "nonfinite", "correctly_rounded", "sum"):
-            tot[key] += p[key]
-        tot["hist"] = [x + y for x, y in zip(tot["hist"], p["hist"])]
-        if p["worst"] is not None and (tot["worst"] is None or p["worst"]["err"] > tot["worst"]["err"]):
-            tot["worst"] = p["worst"]
-    return tot
 
 
 def _default_client(scheduler: Any) -> Any:
@@ -505,11 +447,12 @@ def error_campaign(unit: Any, instr: Optional[str] = None, *, samples: int, seed
     """The error distribution of an instruction over ``samples`` random dot products, one
     Dask task per ``batch`` samples.
 
-    **The reference is a Python exact sum** (:class:`fractions.Fraction` of the decoded
-    operands, ``sum(a_i * b_i) + c`` with no rounding), **not the MPFR oracle** of the CLI's
+    **The reference is the engine's exact sum** (``mma::codec::exact``: ``sum(a_i * b_i) + c``
+    of the operands' words with no rounding, every bit), **not the MPFR oracle** of the CLI's
     ``mma error-report``, which this package does not contain. The error of a result ``d``
     is ``(d - exact) / ulp(exact)``: units in the last place of D's format at the exact
-    value's binade, the subnormal quantum as the floor (as ``mma error-report``).
+    value's binade, the subnormal quantum as the floor (as ``mma error-report``), computed
+    exactly by the engine, as are the histogram, the sums and the maxima.
 
     Samples: A, B and C are standard normal values rounded to nearest even in their formats
     (clipped to the largest finite value); block-scaled units use scale factors of 1. Task
@@ -569,70 +512,41 @@ def error_campaign(unit: Any, instr: Optional[str] = None, *, samples: int, seed
             parts = dask.compute(*tasks, scheduler=scheduler)
     else:
         parts = dask.compute(*tasks, scheduler=scheduler)
-    tot = _merge(list(parts))
-    worst, max_ulps = tot["worst"], 0.0
+    tot = _mma.campaign_merge(list(parts))  # exact sums and maxima, in task order
+    worst = tot["worst"]
     if worst is not None:
-        max_ulps = float(worst["err"])
-        worst = dict(worst, ulps=float(worst["ulps"]),
-                     a=[int(x) for x in worst["a"]], b=[int(x) for x in worst["b"]])
-        del worst["err"]
+        worst = dict(worst, a=[int(x) for x in worst["a"]], b=[int(x) for x in worst["b"]])
     return {
         "unit": f"{u.vendor} {u.arch} {u.op} {u.instr} ({u.description})",
-        "oracle": "exact sum in Python (fractions.Fraction); not the MPFR oracle of "
+        "oracle": "exact sum of the engine (mma::codec::exact); not the MPFR oracle of "
                   "`mma error-report`",
         "distribution": "normal, rounded to nearest even in each operand's format",
         "k": int(k), "samples": int(samples), "seed": int(seed), "batch": int(batch),
         "tasks": n_tasks, "finite": tot["finite"], "nonfinite": tot["nonfinite"],
         "correctly_rounded": tot["correctly_rounded"],
-        "max_ulps": max_ulps,
-        "mean_ulps": float(tot["sum"] / tot["finite"]) if tot["finite"] else float("nan"),
-        "histogram": dict(zip(_LABELS, tot["hist"])), "worst": worst,
+        "max_ulps": tot["max_ulps"],
+        "mean_ulps": tot["mean_ulps"],
+        "histogram": tot["histogram"], "worst": worst,
     }
 
 
 # python -m mma.dask gemm ... ----------------------------------------------------------------
-def _exact_number(text: str) -> Fraction:
-    """A number as ``mma gemm`` reads a scale: a decimal (``0.5``, ``1e-3``) or a C99 hex-float
-    (``0x1.8p-3``), exactly (never rounded to a double on the way), or ``bits:HEX`` (binary32
-    bits). ValueError if it is none of these; Inf and NaN are not scales here."""
-    t = text.strip()
-    if t.lower().startswith("bits:"):
-        word = int(t[5:], 16)
-        if not 0 <= word < 2**32:
-            raise ValueError("bits: more than 32 bits")
-        v = float(np.array([word], np.uint32).view(np.float32)[0])
-        if v != v or v in (float("inf"), float("-inf")):
-            raise ValueError("bits: not a finite binary32 value")
-        return Fraction(v)
-    sign = -1 if t.startswith("-") else 1
-    body = t[1:] if t[:1] in "+-" else t
-    if body[:2].lower() == "0x":
-        mant, _, exp = body[2:].lower().partition("p")
-        if not exp:
-            raise ValueError("a hex-float needs its p exponent (0x1.8p-3)")
-        whole, _, frac = mant.partition(".")
-        if not (whole + frac) or not all(c in "0123456789abcdef" for c in whole + frac):
-            raise ValueError("not a hex-float")
-        value = Fraction(int(whole + frac, 16)) * Fraction(2) ** (int(exp) - 4 * len(frac))
-        return sign * value
-    return Fraction(t)
-
-
 def _scale_arg(text: Optional[str], flag: str, ap: Any) -> Any:
-    """A ``--scale-*`` flag as the float32 scale it names exactly (``mma gemm``'s reading), or
-    the parser's error naming the flag and the text as typed."""
+    """A ``--scale-*`` flag as the float32 scale it names exactly, read by the engine's parser
+    as ``mma gemm`` reads a value (``_mma.parse_f32_exact``: a decimal such as ``0.5`` or
+    ``1e-3``, a C99 hex-float such as ``0x1.8p-3``, never rounded on the way, or ``bits:HEX``),
+    or the parser's error naming the flag and the text as typed."""
     if text is None:
         return None
     try:
-        exact = _exact_number(text)
-    except (ValueError, ZeroDivisionError) as e:
+        bits = _mma.parse_f32_exact(text)
+    except ValueError as e:
         ap.error(f"{flag} {text!r}: not a number (a decimal, a hex-float such as 0x1.8p-3, or "
                  f"bits:HEX): {e}")
-    f64 = float(exact) if abs(exact) < 2**1024 else None
-    if f64 is None or Fraction(f64) != exact or np.float64(np.float32(f64)) != f64:
+    if bits is None:
         ap.error(f"{flag} {text!r} is not exactly a float32 value: give one that is (the "
                  "nearest float32 values are what the GPU's library would be given)")
-    return np.float32(f64)
+    return np.array([bits], np.uint32).view(np.float32)[0]
 
 
 def _refuse_input_as_output(path: str, inputs: Sequence[Optional[str]], ap: Any) -> None:

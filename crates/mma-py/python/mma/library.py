@@ -40,8 +40,11 @@ class SplitUnknownError(ValueError):
     give ``splitk=(S, "serial"|"pairwise")`` as the GPU took it."""
 
 
-_OUT = {"float32": "f32", "bfloat16": "bf16", "float16": "f16",
-        "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+#: The engine's formats by name (``mma::format``, with the dtype names that hold them).
+_FORMATS = {f["name"]: f for f in _mma.format_table()}
+#: The dtypes a library GEMM writes (the engine's epilogue: f32, bf16, f16, e4m3, e5m2), by
+#: PyTorch's name, to the format's name.
+_OUT = {_FORMATS[n]["torch"]: n for n in ("f32", "bf16", "f16", "e4m3", "e5m2")}
 
 
 def platform(gpu: str = "RTX 4060") -> dict:
@@ -56,12 +59,6 @@ def _is_torch(x: Any) -> bool:
     return type(x).__module__.split(".")[0] == "torch"
 
 
-_ALIASES = {"f32": "float32", "fp32": "float32", "float": "float32", "bf16": "bfloat16",
-            "f16": "float16", "fp16": "float16", "half": "float16", "e4m3": "float8_e4m3fn",
-            "e4m3fn": "float8_e4m3fn", "e5m2": "float8_e5m2", "f64": "float64",
-            "fp64": "float64", "double": "float64"}
-
-
 def _dtype_name(dt: Any, what: str) -> str:
     """A dtype as PyTorch names it (``"float32"``, ``"bfloat16"``, ``"float8_e4m3fn"``), from
     any spelling: a torch dtype, a NumPy or ml_dtypes dtype or scalar type
@@ -70,7 +67,11 @@ def _dtype_name(dt: Any, what: str) -> str:
     the dtype is the caller's question."""
     if isinstance(dt, str):
         name = dt.replace("torch.", "")
-        return _ALIASES.get(name, name)
+        fmt = _mma.format_canonical(name)  # the engine's spellings of its formats
+        f = _FORMATS[fmt] if fmt is not None else {"numpy": None, "torch": None}
+        # A dtype of the format's own values in both libraries; a format that only a
+        # container holds (tf32 in float32, fp4 in uint8) keeps the name as given.
+        return f["torch"] if f["torch"] is not None and f["torch"] == f["numpy"] else name
     if _is_torch(dt):
         return str(dt).replace("torch.", "")
     try:
@@ -173,21 +174,16 @@ def _fp32_bits(x: Any, what: str) -> int:
 def _out_array(words: np.ndarray, name: str, shape, as_torch: bool, device: Any) -> Any:
     import ml_dtypes
 
-    np_dtype = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16,
-                "float8_e4m3fn": ml_dtypes.float8_e4m3fn,
-                "float8_e5m2": ml_dtypes.float8_e5m2}[name]
-    width = np.dtype(np_dtype).itemsize
-    raw = words.astype({4: np.uint32, 2: np.uint16, 1: np.uint8}[width]).reshape(shape)
+    f = _FORMATS[_OUT[name]]
+    np_dtype = getattr(ml_dtypes, f["numpy"], None) or np.dtype(f["numpy"])
+    bits = f["storage_bits"]
+    raw = words.astype(np.dtype(f"uint{bits}")).reshape(shape)
     out = raw.view(np_dtype)
     if not as_torch:
         return out
     import torch
 
-    t_dtype = {"float32": torch.float32, "float16": torch.float16,
-               "bfloat16": torch.bfloat16, "float8_e4m3fn": torch.float8_e4m3fn,
-               "float8_e5m2": torch.float8_e5m2}[name]
-    signed = {4: np.int32, 2: np.int16, 1: np.int8}[width]
-    t = torch.from_numpy(raw.view(signed).copy()).view(t_dtype)
+    t = torch.from_numpy(raw.view(np.dtype(f"int{bits}")).copy()).view(getattr(torch, f["torch"]))
     return t.to(device) if device is not None else t
 
 

@@ -55,7 +55,7 @@ import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import Unit, _mma, decode, encode, find
+from . import _FORMATS, Unit, _mma, find
 from ._threads import threads_arg as _threads
 from . import _torch_guard as _guard
 from ._torch_guard import NOT_EMULATED
@@ -84,13 +84,9 @@ _FP8 = {
     "amd": {torch.float8_e4m3fnuz: ("fp8", "e4m3fnuz"),
             torch.float8_e5m2fnuz: ("bf8", "e5m2fnuz")},
 }
-_FORMAT = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32"}
-_INT_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32}
-_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32}
-_NAN = {"nvidia": {"f32": 0x7FFFFFFF, "bf16": 0x7FFF, "f16": 0x7FFF},
-        "amd": {"f32": 0x7FC00000, "bf16": 0x7FC0, "f16": 0x7E00}}
-#: precision p (with the implicit bit), emin, emax of the output formats.
-_IEEE = {"f32": (24, -126, 127), "bf16": (8, -126, 127), "f16": (11, -14, 15)}
+#: The dtypes of the products modelled without a library recipe (fp16, bf16, fp32), to the
+#: engine's format names (the engine's table names the torch dtype of each format).
+_FORMAT = {getattr(torch, _FORMATS[n]["torch"]): n for n in ("f16", "bf16", "f32")}
 
 
 def _key(name: str) -> str:
@@ -192,39 +188,30 @@ _WARNED: set = set()
 def _words(t: torch.Tensor) -> np.ndarray:
     """The storage words of a CPU copy of ``t`` (uint8/16/32)."""
     size = t.element_size()
-    raw = t.detach().to("cpu").contiguous().view(_INT_VIEW[size]).numpy()
-    return raw.view(_UINT[size])
+    view = torch.uint8 if size == 1 else getattr(torch, f"int{8 * size}")
+    raw = t.detach().to("cpu").contiguous().view(view).numpy()
+    return raw.view(np.dtype(f"uint{8 * size}"))
 
 
-def _values(t: torch.Tensor, fmt: str) -> np.ndarray:
-    """Exact float64 values of ``t`` (decoded from its words, whatever the FPU's modes)."""
-    w = _words(t)
-    return decode(fmt, w).reshape(w.shape)
+def _word(fmt: str) -> np.dtype:
+    """The unsigned dtype of ``fmt``'s storage words (the engine's table)."""
+    return np.dtype(f"uint{_FORMATS[fmt]['storage_bits']}")
 
 
-def _round(x: np.ndarray, fmt: str, vendor: str) -> np.ndarray:
-    """Words of ``x`` (float64) rounded to nearest even in ``fmt`` (f32, bf16, f16), in
-    integer-exact steps: overflow to Inf, gradual underflow, NaN the vendor's canonical NaN."""
-    p, emin, emax = _IEEE[fmt]
-    r = np.array(x, dtype=np.float64, copy=True)
-    fin = np.isfinite(r) & (r != 0)
-    a = r[fin]
-    e = np.frexp(a)[1]  # |a| = f * 2**e, 0.5 <= f < 1
-    q = np.maximum(e - p, emin - p + 1)  # the exponent of one ulp at |a|
-    a = np.ldexp(np.rint(np.ldexp(a, -q)), q)
-    big = np.abs(a) > (2.0 - 2.0 ** (1 - p)) * 2.0 ** emax
-    a[big] = np.copysign(np.inf, a[big])
-    r[fin] = a
-    nan = np.isnan(r)
-    r[nan] = 0.0
-    words = encode(fmt, r)
-    words[nan] = _NAN[vendor][fmt]
-    return words.astype(_UINT[4 if fmt == "f32" else 2])
+def _epilogue(vendor: str, d_fmt: str, d: np.ndarray, fmt: str,
+              add: Optional[np.ndarray]) -> np.ndarray:
+    """The engine's epilogue (``_mma.epilogue``): D's words (of ``d_fmt``) plus the words of
+    ``add`` (of ``fmt``, D's shape) when given, in one binary32 addition rounded to nearest
+    even, then rounded to nearest even into ``fmt``; overflow to Inf, gradual underflow, NaN
+    the vendor's canonical NaN. Returns the words of ``fmt``, D's shape."""
+    flat = np.ascontiguousarray(d.reshape(-1), dtype=np.uint64)
+    extra = None if add is None else np.ascontiguousarray(add.reshape(-1), dtype=np.uint64)
+    words = _mma.epilogue(vendor, d_fmt, flat, fmt, extra)
+    return words.astype(_word(fmt)).reshape(d.shape)
 
 
 def _tensor(words: np.ndarray, dtype: torch.dtype, shape: Tuple[int, ...], device: Any) -> Any:
-    size = words.dtype.itemsize
-    signed = {2: np.int16, 4: np.int32}[size]
+    signed = np.dtype(f"int{8 * words.dtype.itemsize}")
     t = torch.from_numpy(np.ascontiguousarray(words).view(signed).copy()).view(dtype)
     return t.reshape(shape).to(device)
 
@@ -308,7 +295,7 @@ def _chain(unit: Unit, A: torch.Tensor, B: torch.Tensor,
     (a linear layer's weight)."""
     n, m, k = A.shape
     nn, fd = B.shape[2], unit.formats["d"]
-    out = np.zeros((n, m, nn), dtype=_UINT[4 if fd == "f32" else 2])  # +0 where K = 0
+    out = np.zeros((n, m, nn), dtype=_word(fd))  # +0 where K = 0
     if k == 0 or m == 0 or nn == 0:
         return out, fd
     t = _threads(threads)
@@ -355,7 +342,8 @@ def _product(g: _Gpu, a: Any, b: Any, add: Any, *, instr: Optional[str],
     for t, name in ((a, "A"), (b, "B")):
         if unit.formats["a"] != "tf32":
             break
-        bad = torch.isfinite(t) & (t.detach().view(torch.int32).bitwise_and(0x1FFF) != 0)
+        low = (1 << _FORMATS["tf32"]["lsb"]) - 1  # the f32 bits below tf32's (the engine's)
+        bad = torch.isfinite(t) & (t.detach().view(torch.int32).bitwise_and(low) != 0)
         if bad.any():
             i = [int(j) for j in bad.nonzero()[0]]
             raise NotModelledError(
@@ -384,7 +372,7 @@ def _product(g: _Gpu, a: Any, b: Any, add: Any, *, instr: Optional[str],
             raise GpuRejectsError(f"{op}: bias/C of {add.dtype} with a {out_dtype} output; "
                                   "expected the same dtype")
         try:
-            addv = np.broadcast_to(_values(add, fmt), out_shape)
+            addw = np.broadcast_to(_words(add), out_shape)
         except ValueError:
             raise GpuRejectsError(f"{op}: bias/C of shape {tuple(add.shape)} does not "
                                   f"broadcast to the output {out_shape}") from None
@@ -412,10 +400,8 @@ def _product(g: _Gpu, a: Any, b: Any, add: Any, *, instr: Optional[str],
         acc, fd = _chain(unit, A, B, threads)
     acc = acc.reshape(out_shape)
     # The epilogue: D (+ bias/C in one binary32 addition), then the output's rounding.
-    if add is not None:
-        acc, fd = _round(decode(fd, acc) + addv, "f32", g.vendor), "f32"
-    if fd != fmt:
-        acc = _round(decode(fd, acc), fmt, g.vendor)  # f16 D -> f32 is exact
+    if add is not None or fd != fmt:  # f16 D -> f32 is exact
+        acc = _epilogue(g.vendor, fd, acc, fmt, addw if add is not None else None)
     if fmt != "f32" or add is not None:
         info["recipe"] += ("; epilogue (assumed, unverified): "
                            + ("D + bias/C in fp32, " if add is not None else "")

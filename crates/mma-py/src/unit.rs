@@ -1,0 +1,342 @@
+//! `mma._mma._Unit`: one catalog instruction prepared for evaluation, and its methods (the
+//! bit-level batch of `Unit.dots`, the value- and word-level products of `Unit.matmul`). It
+//! names what is below it (the batch, the values, the thread pool, the format table) and
+//! nothing above: the module's registration (lib.rs) and the campaign's numbers
+//! (numerics.rs) name it.
+
+use crate::batch::{self, Layout};
+use crate::formats::fmt_info;
+use crate::{run, values};
+use mma::{DotUnit, Format, Kernel};
+use numpy::{IntoPyArray, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// One instruction of a catalog, prepared for evaluation.
+#[pyclass(frozen, module = "mma._mma", name = "_Unit")]
+pub(crate) struct PyUnit {
+    pub(crate) unit: &'static DotUnit,
+    kernel: Kernel,
+    #[pyo3(get)]
+    vendor: &'static str,
+    #[pyo3(get)]
+    arch: &'static str,
+    #[pyo3(get)]
+    op: String,
+    #[pyo3(get)]
+    name: String,
+    /// PTX spelling (NVIDIA) or ISA mnemonic (AMD).
+    #[pyo3(get)]
+    spelling: String,
+    #[pyo3(get)]
+    m: usize,
+    #[pyo3(get)]
+    n: usize,
+    #[pyo3(get)]
+    k: usize,
+    layout: Layout,
+}
+
+#[pymethods]
+impl PyUnit {
+    /// `"plain"`, `"byte"` (one fp6/fp4 element per byte) or `"packed_fp4"` (two per byte).
+    #[getter]
+    fn layout(&self) -> &'static str {
+        self.layout.name()
+    }
+
+    /// The model's name as the papers write it.
+    #[getter]
+    fn model(&self) -> &'static str {
+        self.unit.model.name()
+    }
+
+    /// The model and its parameters in one line, as `mma list` prints them.
+    #[getter]
+    fn description(&self) -> String {
+        self.unit.describe()
+    }
+
+    /// The model's parameters as the unit-file schema states them (`mma::unit_file`):
+    /// `L_max` and the model's own, integers, flags and names, as a dict.
+    #[getter]
+    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        use mma::unit_file::Param;
+        let file = mma::UnitFile::from(self.unit);
+        let d = PyDict::new(py);
+        d.set_item("L_max", file.l_max)?;
+        for (key, value) in file.params {
+            match value {
+                Param::Int(x) => d.set_item(key, x)?,
+                Param::Flag(x) => d.set_item(key, x)?,
+                Param::Text(x) => d.set_item(key, x)?,
+            }
+        }
+        Ok(d)
+    }
+
+    /// The block length along K (`L_max`).
+    #[getter]
+    fn block(&self) -> usize {
+        self.unit.block
+    }
+
+    /// Whether batches take the vector-lane path on this CPU.
+    #[getter]
+    fn is_batched(&self) -> bool {
+        self.kernel.is_batched()
+    }
+
+    /// The instruction set the kernel was planned for, e.g. `"Avx2"` or `"Portable"`.
+    #[getter]
+    fn isa(&self) -> String {
+        format!("{:?}", self.kernel.isa())
+    }
+
+    /// `{"a": {...}, "b": ..., "c": ..., "d": ..., "scale": {...} or None, "scale_block": int
+    /// or None}`, each format as name, storage bits, width and lsb.
+    #[getter]
+    fn formats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let f = &self.unit.formats;
+        let d = PyDict::new(py);
+        d.set_item("a", fmt_info(py, &f.a)?)?;
+        d.set_item("b", fmt_info(py, &f.b)?)?;
+        d.set_item("c", fmt_info(py, &f.c)?)?;
+        d.set_item("d", fmt_info(py, &f.d)?)?;
+        match &f.scale {
+            Some((s, per)) => {
+                d.set_item("scale", fmt_info(py, s)?)?;
+                d.set_item("scale_block", *per)?;
+            }
+            None => {
+                d.set_item("scale", py.None())?;
+                d.set_item("scale_block", py.None())?;
+            }
+        }
+        Ok(d)
+    }
+
+    /// Scale factors per operand for a K-long dot product (0 without block scaling).
+    fn scales_for(&self, k: usize) -> usize {
+        self.unit.scales_for(k)
+    }
+
+    /// Dot products on raw words. `a`, `b`: `n` rows of `row_words` words (one element per
+    /// word, or two fp4 per byte for the packed layout); `c`: `n` words; scales: `n` rows of
+    /// `scales_for(k)` bytes. `k` elements per row, chained in steps of `k_step` elements
+    /// (the instruction's K; `k_step = k` chains by the unit's blocks only). `threads`: 0 all
+    /// cores, 1 the calling thread, `t` a pool of `t`.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (a, b, c, scale_a, scale_b, k, k_step, threads))]
+    fn dots<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        b: &Bound<'py, PyAny>,
+        c: &Bound<'py, PyAny>,
+        scale_a: Option<PyReadonlyArray2<'py, u8>>,
+        scale_b: Option<PyReadonlyArray2<'py, u8>>,
+        k: usize,
+        k_step: usize,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (ga, gb, gc) = (
+            batch::Held::new(a)?,
+            batch::Held::new(b)?,
+            batch::Held::new(c)?,
+        );
+        let (sa, sb) = (
+            scale_a.as_ref().map(|x| x.as_slice()).transpose(),
+            scale_b.as_ref().map(|x| x.as_slice()).transpose(),
+        );
+        let (sa, sb) = (
+            sa.map_err(|e| PyValueError::new_err(format!("scale_a: {e}")))?
+                .unwrap_or(&[]),
+            sb.map_err(|e| PyValueError::new_err(format!("scale_b: {e}")))?
+                .unwrap_or(&[]),
+        );
+        let job = batch::Job {
+            kernel: &self.kernel,
+            layout: self.layout,
+            a: ga.src()?,
+            b: gb.src()?,
+            c: gc.src()?,
+            scale_a: sa,
+            scale_b: sb,
+            k,
+            k_step,
+        };
+        job.check()?;
+        let threads = run::threads(threads)?;
+        Ok(match self.unit.formats.d.storage_bits {
+            16 => py
+                .detach(|| job.run::<u16>(threads))?
+                .into_pyarray(py)
+                .into_any(),
+            32 => py
+                .detach(|| job.run::<u32>(threads))?
+                .into_pyarray(py)
+                .into_any(),
+            _ => py
+                .detach(|| job.run::<u64>(threads))?
+                .into_pyarray(py)
+                .into_any(),
+        })
+    }
+
+    /// `D = A·B + C` on real values (float64, row-major `m×k`, `k×n`, `m×n`), each checked to be
+    /// exactly representable in its operand's format; block-scaled units use scale factors of
+    /// 1. Returns D's storage words.
+    #[pyo3(signature = (a, b, c, threads))]
+    fn matmul<'py>(
+        &self,
+        py: Python<'py>,
+        a: PyReadonlyArray2<'py, f64>,
+        b: PyReadonlyArray2<'py, f64>,
+        c: PyReadonlyArray2<'py, f64>,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (m, k) = (a.shape()[0], a.shape()[1]);
+        let n = b.shape()[1];
+        if b.shape()[0] != k || c.shape() != [m, n] {
+            return Err(PyValueError::new_err(format!(
+                "shapes do not fit: A is {:?}, B {:?}, C {:?}; expected [M, K], [K, N], [M, N]",
+                a.shape(),
+                b.shape(),
+                c.shape()
+            )));
+        }
+        let (av, bv, cv) = (view(&a, "A")?, view(&b, "B")?, view(&c, "C")?);
+        let job = values::Matmul {
+            unit: self.unit,
+            k_step: self.k,
+            m,
+            n,
+            k,
+            x: values::Operands::Values {
+                a: av,
+                b: bv,
+                c: cv,
+            },
+        };
+        let threads = run::threads(threads)?;
+        let d = py.detach(|| job.run(threads))?;
+        words_array(py, d, &self.unit.formats.d)
+    }
+
+    /// `D = A·B + C` on storage words, as `matmul` computes it on values but without any
+    /// conversion where every word is valid (the path of `mma.torch`): `a` is `m×k` (flat,
+    /// row-major), `b_cols` B column by column (`n` rows of `k`), `c` `m×n` words or `None`
+    /// for `+0`. Words of the instruction's storage width (uint8/16/32/64), each checked to be
+    /// a valid encoding. Returns D's storage words.
+    #[pyo3(signature = (a, b_cols, c, m, n, k, threads))]
+    #[allow(clippy::too_many_arguments)]
+    fn _matmul_words<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        b_cols: &Bound<'py, PyAny>,
+        c: Option<&Bound<'py, PyAny>>,
+        m: usize,
+        n: usize,
+        k: usize,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (ga, gb) = (batch::Held::new(a)?, batch::Held::new(b_cols)?);
+        let gc = c.map(batch::Held::new).transpose()?;
+        let (sa, sb) = (ga.src()?, gb.src()?);
+        let sc = gc.as_ref().map(|c| c.src()).transpose()?;
+        for (name, len, want) in [
+            ("a", sa.len(), m.checked_mul(k)),
+            ("b_cols", sb.len(), n.checked_mul(k)),
+            (
+                "c",
+                sc.map_or(0, |c| c.len()),
+                if sc.is_some() {
+                    m.checked_mul(n)
+                } else {
+                    Some(0)
+                },
+            ),
+        ] {
+            if Some(len) != want {
+                return Err(PyValueError::new_err(format!(
+                    "{name}: {len} words do not fit (m, n, k) = ({m}, {n}, {k})"
+                )));
+            }
+        }
+        let job = values::Matmul {
+            unit: self.unit,
+            k_step: self.k,
+            m,
+            n,
+            k,
+            x: values::Operands::Words {
+                a: sa,
+                b_cols: sb,
+                c: sc,
+            },
+        };
+        let threads = run::threads(threads)?;
+        let d = py.detach(|| job.run(threads))?;
+        words_array(py, d, &self.unit.formats.d)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Unit({} {} {} {}: K={}, {})",
+            self.vendor,
+            self.arch,
+            self.op,
+            self.name,
+            self.k,
+            self.unit.describe()
+        )
+    }
+}
+
+/// A contiguous array's elements; `what` names it in the error.
+fn view<'a>(x: &'a PyReadonlyArray2<'_, f64>, what: &str) -> PyResult<&'a [f64]> {
+    x.as_slice()
+        .map_err(|e| PyValueError::new_err(format!("{what}: {e}")))
+}
+
+/// D's words as a NumPy array of the storage width (uint8/16/32/64); the narrow copy is
+/// allocated fallibly (a `MemoryError`, not an abort).
+fn words_array<'py>(py: Python<'py>, d: Vec<u64>, f: &Format) -> PyResult<Bound<'py, PyAny>> {
+    fn narrow<'py, T: Copy + Default + numpy::Element>(
+        py: Python<'py>,
+        d: &[u64],
+        cast: impl Fn(u64) -> T,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut out = run::zeroed::<T>(d.len(), "D")?;
+        for (o, &x) in out.iter_mut().zip(d) {
+            *o = cast(x);
+        }
+        Ok(out.into_pyarray(py).into_any())
+    }
+    match f.storage_bits {
+        8 => narrow(py, &d, |x| x as u8),
+        16 => narrow(py, &d, |x| x as u16),
+        32 => narrow(py, &d, |x| x as u32),
+        _ => Ok(d.into_pyarray(py).into_any()),
+    }
+}
+
+/// A catalog row prepared for evaluation.
+pub(crate) fn unit_of(r: mma::catalog::Row) -> PyUnit {
+    PyUnit {
+        unit: r.unit,
+        kernel: r.unit.kernel(),
+        vendor: r.vendor.name(),
+        arch: r.arch,
+        op: r.op.to_string(),
+        name: r.name.to_string(),
+        spelling: r.mnemonic.to_string(),
+        m: r.m,
+        n: r.n,
+        k: r.k,
+        layout: r.layout,
+    }
+}
