@@ -7,6 +7,8 @@ use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+/// A format's facts as a unit's `formats()` gives them: name, storage bits, width, exponent
+/// and mantissa bits, the place of the least significant bit in the storage word.
 pub(crate) fn fmt_info<'py>(py: Python<'py>, f: &Format) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("name", f.name)?;
@@ -70,14 +72,9 @@ pub(crate) fn format_table<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDi
             .iter()
             .find(|(n, ..)| *n == f.name)
             .map_or((None, None), |(_, np, t)| (*np, *t));
-        let d = PyDict::new(py);
-        d.set_item("name", f.name)?;
-        d.set_item("storage_bits", f.storage_bits)?;
-        d.set_item("width", f.width())?;
-        d.set_item("exp_bits", f.exp_bits)?;
-        d.set_item("man_bits", f.man_bits)?;
+        // A unit's `formats()` facts, then the rest of the table's.
+        let d = fmt_info(py, f)?;
         d.set_item("bias", f.bias)?;
-        d.set_item("lsb", f.lsb)?;
         d.set_item("signed", f.signed)?;
         d.set_item("has_inf", f.has_inf())?;
         d.set_item("has_nan", f.has_nan())?;
