@@ -7,7 +7,7 @@
 use crate::batch::{self, Layout};
 use crate::formats::fmt_info;
 use crate::{run, values};
-use mma::{DotUnit, Format, Kernel};
+use mma::{DotUnit, Kernel};
 use numpy::{IntoPyArray, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -222,7 +222,7 @@ impl PyUnit {
         };
         let threads = run::threads(threads)?;
         let d = py.detach(|| job.run(threads))?;
-        words_array(py, d, &self.unit.formats.d)
+        words_array(py, d, self.unit.formats.d.storage_bits, "D")
     }
 
     /// `D = A·B + C` on storage words, as `matmul` computes it on values but without any
@@ -280,7 +280,46 @@ impl PyUnit {
         };
         let threads = run::threads(threads)?;
         let d = py.detach(|| job.run(threads))?;
-        words_array(py, d, &self.unit.formats.d)
+        words_array(py, d, self.unit.formats.d.storage_bits, "D")
+    }
+
+    /// The words `dots` takes for operand `which` (`"a"`, `"b"` or `"c"`) from `codes`, one
+    /// storage word of the operand's format per element (flat, uint64): the unit's layout for
+    /// A and B (`Layout::pack`: byte, fp4 in bits 5:2; packed fp4, two to a byte, element `2i`
+    /// in the high nibble), C as it is. uint8 words for the byte layouts, else the format's
+    /// storage width. A code that is no word of the format is a `ValueError` naming it.
+    fn pack<'py>(
+        &self,
+        py: Python<'py>,
+        which: &str,
+        codes: numpy::PyReadonlyArray1<'py, u64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let f = &self.unit.formats;
+        let (fmt, layout) = match which {
+            "a" => (&f.a, self.layout),
+            "b" => (&f.b, self.layout),
+            "c" => (&f.c, Layout::Plain),
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "which: {which:?}; expected \"a\", \"b\" or \"c\""
+                )))
+            }
+        };
+        let codes = codes
+            .as_slice()
+            .map_err(|e| PyValueError::new_err(format!("codes: {e}")))?;
+        if let Some(i) = codes.iter().position(|&w| !fmt.is_valid_encoding(w)) {
+            return Err(PyValueError::new_err(format!(
+                "codes[{i}] = {:#x} is not a valid {} word",
+                codes[i], fmt.name
+            )));
+        }
+        let bits = if layout == Layout::Plain {
+            fmt.storage_bits
+        } else {
+            8
+        };
+        words_array(py, layout.pack(fmt, codes), bits, "words")
     }
 
     fn __repr__(&self) -> String {
@@ -302,24 +341,30 @@ fn view<'a>(x: &'a PyReadonlyArray2<'_, f64>, what: &str) -> PyResult<&'a [f64]>
         .map_err(|e| PyValueError::new_err(format!("{what}: {e}")))
 }
 
-/// D's words as a NumPy array of the storage width (uint8/16/32/64); the narrow copy is
+/// Words as a NumPy array of `bits` (uint8/16/32/64; `what` names them in a `MemoryError`) (uint8/16/32/64); the narrow copy is
 /// allocated fallibly (a `MemoryError`, not an abort).
-fn words_array<'py>(py: Python<'py>, d: Vec<u64>, f: &Format) -> PyResult<Bound<'py, PyAny>> {
+fn words_array<'py>(
+    py: Python<'py>,
+    d: Vec<u64>,
+    bits: u32,
+    what: &str,
+) -> PyResult<Bound<'py, PyAny>> {
     fn narrow<'py, T: Copy + Default + numpy::Element>(
         py: Python<'py>,
         d: &[u64],
+        what: &str,
         cast: impl Fn(u64) -> T,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let mut out = run::zeroed::<T>(d.len(), "D")?;
+        let mut out = run::zeroed::<T>(d.len(), what)?;
         for (o, &x) in out.iter_mut().zip(d) {
             *o = cast(x);
         }
         Ok(out.into_pyarray(py).into_any())
     }
-    match f.storage_bits {
-        8 => narrow(py, &d, |x| x as u8),
-        16 => narrow(py, &d, |x| x as u16),
-        32 => narrow(py, &d, |x| x as u32),
+    match bits {
+        8 => narrow(py, &d, what, |x| x as u8),
+        16 => narrow(py, &d, what, |x| x as u16),
+        32 => narrow(py, &d, what, |x| x as u32),
         _ => Ok(d.into_pyarray(py).into_any()),
     }
 }

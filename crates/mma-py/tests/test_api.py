@@ -297,3 +297,25 @@ def test_formats_are_the_engines_and_each_decodes():
     for f in mma.formats():
         zero = mma.decode(f, np.array([0], dtype=np.uint64))[0]
         assert zero == (2.0 ** -127 if f == "ue8m0" else 0.0), f
+
+
+def test_unit_pack_hand_derived():
+    # packed fp4 (kind::mxf4): element 2i in the high nibble, so codes 1, 2, 0xf, 0 pack to
+    # the bytes 0x12 and 0xf0; a row of four codes becomes a row of two bytes.
+    sc = mma.find("Blackwell", "m128n8k64.kind::mxf4.block32.f32.e2m1.e2m1.ue8m0")
+    got = sc.pack("a", np.array([[1, 2, 0xF, 0], [0, 0, 3, 4]], np.uint64))
+    assert got.dtype == np.uint8 and got.tolist() == [[0x12, 0xF0], [0x00, 0x34]]
+    with pytest.raises(ValueError, match="in pairs"):
+        sc.pack("b", np.array([1, 2, 3], np.uint64))
+    # byte layout (kind::f8f6f4): an e2m1 code sits in bits 5:2, so 0x7 -> 0x1c; e5m2 B is
+    # one byte as it is; C (f32) is plain, its words unchanged.
+    bw = mma.find("Blackwell", "m64n8k32.kind::f8f6f4.f32.e2m1.e5m2", op="TCGen05MMA")
+    assert bw.pack("a", np.array([0x7, 0xF], np.uint64)).tolist() == [0x1C, 0x3C]
+    assert bw.pack("b", np.array([0x7F], np.uint64)).tolist() == [0x7F]
+    c = bw.pack("c", np.array([0x3F800000], np.uint64))
+    assert c.dtype == np.uint32 and c.tolist() == [0x3F800000]
+    # 0x10 is no e2m1 code (four bits), and "d" is no operand to pack.
+    with pytest.raises(ValueError, match=r"codes\[1\] = 0x10 is not a valid e2m1 word"):
+        bw.pack("a", np.array([1, 0x10], np.uint64))
+    with pytest.raises(ValueError, match="which"):
+        bw.pack("d", np.array([1], np.uint64))

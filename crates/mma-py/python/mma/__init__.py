@@ -124,6 +124,31 @@ class Unit:
         byte, element 2i in the high nibble)."""
         return self._u.layout
 
+    def pack(self, which: str, codes: np.ndarray) -> np.ndarray:
+        """The words :meth:`dots` takes for operand ``which`` (``"a"``, ``"b"`` or ``"c"``)
+        from ``codes``, one storage word of the operand's format per element (last axis the
+        elements): A and B in the unit's :attr:`layout` (``"byte"``: fp4 in bits 5:2;
+        ``"packed_fp4"``: two elements to a byte, element ``2i`` in the high nibble, so the last
+        axis halves), C as it is. The engine packs (``Layout::pack``); a code that is no word
+        of the format is a ``ValueError``."""
+        if which not in ("a", "b", "c"):
+            raise ValueError(f"which: {which!r}; expected 'a', 'b' or 'c'")
+        x = np.asarray(codes)
+        if x.dtype.kind not in "ui":
+            raise TypeError(f"codes: {x.dtype} array; expected unsigned integer words")
+        if x.ndim == 0:
+            raise ValueError("codes: a 0-d array; expected elements on the last axis")
+        if (x < 0).any():
+            raise ValueError("codes: negative values are no words")
+        if which != "c" and self.layout == "packed_fp4" and x.shape[-1] % 2:
+            raise ValueError(f"codes: {x.shape[-1]} elements on the last axis; packed fp4 "
+                             "takes them in pairs")
+        flat = np.ascontiguousarray(x.reshape(-1), dtype=np.uint64)
+        words = self._u.pack(which, flat)
+        if x.shape[-1] == 0 or words.size == 0:
+            return words.reshape(x.shape[:-1] + (0,))
+        return words.reshape(x.shape[:-1] + (-1,))
+
     @property
     def formats(self) -> Dict[str, Any]:
         """Format names: ``{"a", "b", "c", "d", "scale"}`` (``scale`` is None without block

@@ -388,13 +388,9 @@ def _normal(rng: np.random.Generator, fmt: str, shape: Tuple[int, ...]) -> np.nd
 
 
 def _operand(unit: mma.Unit, which: str, codes: np.ndarray) -> np.ndarray:
-    """Format codes (uint64) as the words ``Unit.dots`` takes for operand ``which``."""
-    fmt = unit.formats[which]
-    if which in "ab" and unit.layout == "packed_fp4":
-        return ((codes[..., 0::2] << np.uint64(4)) | codes[..., 1::2]).astype(np.uint8)
-    if which in "ab" and unit.layout == "byte" and fmt == "e2m1":
-        return (codes << np.uint64(2)).astype(np.uint8)
-    return codes.astype(_uint(_FORMATS[fmt]["storage_bits"] // 8))
+    """Format codes (uint64) as the words ``Unit.dots`` takes for operand ``which`` (the
+    engine's packing, :meth:`mma.Unit.pack`)."""
+    return unit.pack(which, codes)
 
 
 def _campaign_task(key, k: int, seed: int, index: int, start: int, count: int,
