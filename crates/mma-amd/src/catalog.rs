@@ -236,6 +236,7 @@ pub(crate) fn build() -> Vec<Instruction> {
                 layout: Layout::Plain,
                 unit: unit(arch, row),
                 note: None,
+                evidence: crate::evidence::of(arch, row.0),
             });
         }
     }

@@ -87,6 +87,7 @@
 mod arch;
 mod catalog;
 mod differences;
+mod evidence;
 pub mod gpus;
 mod lookup;
 mod op;

@@ -35,5 +35,6 @@ impl fmt::Display for Op {
 /// One MFMA instruction: the row type shared with `mma-nvidia`
 /// ([`mma_core::catalog::Instruction`]) with this crate's architectures and operation. `name` is
 /// mmasim's suffix (`f32_32x32x8_f16`), `mnemonic` the ISA's (`v_mfma_f32_32x32x8_f16`),
-/// `blocks` the `_Nb` count, `layout` always `Plain`, `note` always `None`.
+/// `blocks` the `_Nb` count, `layout` always `Plain`, `note` always `None`, `evidence` from
+/// this crate's evidence table.
 pub type Instruction = mma_core::catalog::Instruction<Arch, Op>;

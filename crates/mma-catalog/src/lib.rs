@@ -36,9 +36,9 @@ use mma_core::DotUnit;
 
 use mma_core::gpu_table::{gpu_key, GpuRow};
 
-/// The row type the vendor crates share, its operand layouts and the clipping of user text in
-/// messages: `mma_core::catalog`'s, here so that one path names everything about catalogs.
-pub use mma_core::catalog::{clip, Instruction, Layout};
+/// The row type the vendor crates share, its operand layouts, its evidence classes and the
+/// clipping of user text in messages: `mma_core::catalog`'s, here so that one path names everything about catalogs.
+pub use mma_core::catalog::{clip, Evidence, Instruction, Layout};
 
 /// A vendor whose catalog this door may open.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -146,6 +146,9 @@ pub struct Row {
     pub unit: &'static DotUnit,
     /// Where the arithmetic comes from when mmasim does not list the instruction.
     pub note: Option<&'static str>,
+    /// What the model rests on (hardware records, the reference corpus, or neither), as the
+    /// vendor's evidence table says.
+    pub evidence: Evidence,
 }
 
 impl Row {
@@ -169,6 +172,7 @@ impl Row {
             layout: i.layout,
             unit: &i.unit,
             note: i.note,
+            evidence: i.evidence,
         }
     }
 }

@@ -5,7 +5,8 @@ use mma::cases;
 use mma_io::out::stdout_error;
 use std::io::{BufWriter, Write};
 
-/// List the instruction catalog: instruction, model, parameters.
+/// List the instruction catalog: instruction, model, parameters, and what the model rests on
+/// (evidence: hardware records, the reference corpus, or unverified).
 ///
 /// Example: mma list --vendor amd --filter f16 --json
 #[derive(clap::Args)]
@@ -14,7 +15,7 @@ pub struct ListCmd {
     #[arg(long, value_enum)]
     pub vendor: Option<Vendor>,
     /// Print a JSON array, one object per instruction (vendor, arch, op, instruction, k,
-    /// ptx_isa, model).
+    /// ptx_isa, model, evidence).
     #[arg(long, conflicts_with = "unit_file")]
     pub json: bool,
     /// Only this architecture (name, PTX target or GPU product).
@@ -113,7 +114,7 @@ fn list(
         None => true,
         Some(f) => name.to_ascii_lowercase().contains(f),
     };
-    let rows: Vec<[String; 7]> = selected
+    let rows: Vec<[String; 8]> = selected
         .iter()
         .filter(|r| keep(r.name))
         .map(|r| {
@@ -125,6 +126,7 @@ fn list(
                 r.k.to_string(),
                 r.mnemonic.into(),
                 r.unit.describe(),
+                r.evidence.name().into(),
             ]
         })
         .collect();
@@ -145,6 +147,7 @@ fn list(
             "k",
             "ptx_isa",
             "model",
+            "evidence",
         ];
         let items: Vec<serde_json::Value> = rows
             .iter()
@@ -172,6 +175,7 @@ fn list(
         "K",
         "PTX/ISA",
         "model",
+        "evidence",
     ];
     // A reader that goes away (`mma list | head`) ends the process through SIGPIPE; any
     // other failed write (a full disk) is an error.

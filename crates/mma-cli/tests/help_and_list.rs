@@ -87,8 +87,9 @@ fn list_has_a_header_and_a_k_column() {
     assert_eq!(
         lines,
         [
-            "vendor\tarch\top\tinstruction\tK\tPTX/ISA\tmodel",
-            "amd\tCDNA2\tMFMA\tf32_32x32x8bf16_1k\t8\tv_mfma_f32_32x32x8bf16_1k\tFTZ-MulAdd P=4 acc=f32",
+            "vendor\tarch\top\tinstruction\tK\tPTX/ISA\tmodel\tevidence",
+            // mmasim's corpus has CDNA2 lines of it, and no AMD record is held: reference.
+            "amd\tCDNA2\tMFMA\tf32_32x32x8bf16_1k\t8\tv_mfma_f32_32x32x8bf16_1k\tFTZ-MulAdd P=4 acc=f32\treference",
         ],
         "{out}"
     );
@@ -99,6 +100,27 @@ fn list_has_a_header_and_a_k_column() {
         row[..5],
         ["nvidia", "Hopper", "WGMMA", "m64n8k16.f32.f16.f16", "16"]
     );
+    assert_eq!(row.last(), Some(&"reference"), "{out}");
+}
+
+/// The evidence column in both forms: the V100 records (`shared/hw/V100/fp16`) hold fp16 and
+/// fp32 outputs of `m8n8k4` with a C of the same type, and mmasim's corpus holds the mixed
+/// form, which no record measured.
+#[test]
+fn list_says_what_each_model_rests_on() {
+    let (code, out, err) = mma(&["list", "--arch", "V100", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let evidence = |name: &str| {
+        rows.as_array()
+            .expect("an array")
+            .iter()
+            .find(|r| r["instruction"] == name)
+            .map(|r| r["evidence"].clone())
+    };
+    assert_eq!(evidence("m8n8k4.f16.f16.f16.f16"), Some("hardware".into()));
+    assert_eq!(evidence("m8n8k4.f32.f16.f16.f32"), Some("hardware".into()));
+    assert_eq!(evidence("m8n8k4.f32.f16.f16.f16"), Some("reference".into()));
 }
 
 #[test]

@@ -247,11 +247,72 @@ pub struct BadWord {
     pub why: Misfit,
 }
 
+/// What a catalog row's model rests on, strongest first. Each vendor crate decides it per row
+/// in a small table of rules beside its catalog (data, never computed from files at run time);
+/// the tests check every claim against the hardware records and the reference corpora.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Evidence {
+    /// Recorded GPU outputs of this instruction are reproduced bit for bit.
+    Hardware,
+    /// A published reference model's outputs (mmasim's corpus lines) are reproduced bit for
+    /// bit; no GPU record of this instruction.
+    Reference,
+    /// Neither: the model is the family's, carried over from instructions that are checked.
+    Unverified,
+}
+
+impl Evidence {
+    /// Every class, strongest first.
+    pub const ALL: [Evidence; 3] = [
+        Evidence::Hardware,
+        Evidence::Reference,
+        Evidence::Unverified,
+    ];
+
+    /// The name listings print: `hardware`, `reference`, `unverified`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Evidence::Hardware => "hardware",
+            Evidence::Reference => "reference",
+            Evidence::Unverified => "unverified",
+        }
+    }
+
+    /// Whether a row's `name` fits a rule's `pattern`, in which `*` stands for any run of
+    /// characters (possibly none) and every other character for itself: the one pattern
+    /// language of the vendors' evidence tables.
+    pub fn pattern_matches(pattern: &str, name: &str) -> bool {
+        let mut parts = pattern.split('*');
+        let first = parts.next().unwrap_or_default();
+        let Some(mut rest) = name.strip_prefix(first) else {
+            return false;
+        };
+        let mut parts: Vec<&str> = parts.collect();
+        // Without a `*` the pattern is the whole name.
+        let Some(last) = parts.pop() else {
+            return rest.is_empty();
+        };
+        for p in parts {
+            match rest.find(p) {
+                Some(i) => rest = &rest[i + p.len()..],
+                None => return false,
+            }
+        }
+        rest.len() >= last.len() && rest.ends_with(last)
+    }
+}
+
+impl std::fmt::Display for Evidence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// One instruction of a vendor catalog: its names, shape and the arithmetic of one output
 /// element. `A` is the vendor's architecture type, `O` its operation (instruction class) type.
 ///
 /// ```
-/// use mma_core::catalog::{Instruction, Layout};
+/// use mma_core::catalog::{Evidence, Instruction, Layout};
 /// # use mma_core::{format, models::fma::Fma, DotUnit, Formats, Model, NanStyle, Rounding};
 /// # let unit = DotUnit {
 /// #     formats: Formats { a: format::FP32, b: format::FP32, c: format::FP32, d: format::FP32, scale: None },
@@ -268,6 +329,7 @@ pub struct BadWord {
 ///     layout: Layout::Plain,
 ///     unit,
 ///     note: None,
+///     evidence: Evidence::Unverified,
 /// };
 /// assert_eq!(ins.dot(&[0x4000_0000], &[0x4040_0000], 0x3f80_0000), 0x40e0_0000); // 2·3 + 1 = 7
 /// ```
@@ -295,6 +357,8 @@ pub struct Instruction<A, O> {
     /// Where the arithmetic comes from when the reference (mmasim) does not list the
     /// instruction.
     pub note: Option<&'static str>,
+    /// What the model rests on: the vendor's evidence table decides it for each row.
+    pub evidence: Evidence,
 }
 
 impl<A, O> Instruction<A, O> {

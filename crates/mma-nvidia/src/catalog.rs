@@ -153,6 +153,7 @@ impl Builder {
     ) {
         let (m, n, k) = shape_of(&name);
         let unit = unit(arch, path, layout, types, scale);
+        let evidence = crate::evidence::of(arch, op, &name);
         self.out.push(Instruction {
             arch,
             op,
@@ -165,6 +166,7 @@ impl Builder {
             layout,
             unit,
             note,
+            evidence,
         });
     }
 

@@ -90,6 +90,7 @@ pub(crate) fn push(arch: Arch, out: &mut Vec<Instruction>) {
                 for b in [format::E5M2, format::E4M3] {
                     let name = format!("{shape}.{}.{}.{}.{}", d.name, a.name, b.name, d.name);
                     let unit = unit(arch, k, d, a, b);
+                    let evidence = crate::evidence::of(arch, Op::Mma, &name);
                     out.push(Instruction {
                         arch,
                         op: Op::Mma,
@@ -102,6 +103,7 @@ pub(crate) fn push(arch: Arch, out: &mut Vec<Instruction>) {
                         layout: Layout::Plain,
                         unit,
                         note: Some(note),
+                        evidence,
                     });
                 }
             }

@@ -40,7 +40,10 @@
 //! # Differences from mmasim
 //!
 //! mmasim 2.1.1 is the reference for every instruction it lists; `vectors/mmasim/nvidia/`
-//! holds its results for all of them (written by `xtask/scripts/mmasim_nvidia_cases.py`) and
+//! holds its results (for every `mma.sync` it lists, and for N = 8, 64 and 256 of `wgmma` and
+//! `tcgen05.mma`; written by `xtask/scripts/mmasim_nvidia_cases.py`; the rows whose unit it
+//! covers, every width N of a sampled unit among them, are the catalog's `reference` evidence,
+//! `src/evidence.rs`) and
 //! `crates/mma/tests/mmasim_nvidia.rs` requires bit equality on every line but those below.
 //! Where hardware records exist (`shared/hw`) they outrank mmasim.
 //!
@@ -65,6 +68,7 @@
 
 pub mod arch;
 pub mod catalog;
+mod evidence;
 mod fp8_mma;
 pub mod gpus;
 pub mod library;

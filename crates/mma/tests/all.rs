@@ -4,6 +4,8 @@
 
 #[cfg(all(feature = "nvidia", feature = "amd", feature = "oracle"))]
 mod error_bounds;
+#[cfg(all(feature = "nvidia", feature = "amd"))]
+mod evidence;
 mod isa;
 mod library_edges;
 mod mmasim_nvidia;

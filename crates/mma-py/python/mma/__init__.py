@@ -512,8 +512,10 @@ def find(arch: str, instr: str, vendor: Optional[str] = None, *, op: Optional[st
 def catalog(vendor: Optional[str] = None, arch: Optional[str] = None) -> List[Dict[str, Any]]:
     """Every instruction, as dicts with the keys ``vendor``, ``arch``, ``op``, ``instr``,
     ``k``, ``ptx`` (NVIDIA, else None), ``mnemonic`` (AMD, else None), ``model``,
-    ``parameters`` and ``note`` (where the arithmetic of an instruction mmasim does not list
-    comes from). ``vendor`` and ``arch`` filter.
+    ``parameters``, ``note`` (where the arithmetic of an instruction mmasim does not list
+    comes from) and ``evidence`` (what the model rests on: ``"hardware"``, recorded GPU
+    outputs reproduced; ``"reference"``, mmasim's corpus reproduced; ``"unverified"``,
+    neither). ``vendor`` and ``arch`` filter.
 
     Raises:
         KeyError: an unknown vendor or architecture.
