@@ -83,7 +83,9 @@ impl TargetFlags {
 }
 
 impl DotTarget<'_> {
-    /// The instruction named.
+    /// The instruction named. A catalog instruction whose evidence is `unverified` (no GPU
+    /// record and no reference corpus checks its model: `mma list`'s evidence column) is said
+    /// on stderr, once, as a warning: its bits are the model's best reading, not a verified one.
     pub fn resolve(&self) -> Result<Target> {
         match self {
             DotTarget::Unit(t) => Ok(**t),
@@ -92,7 +94,21 @@ impl DotTarget<'_> {
                 arch,
                 op,
                 instr,
-            } => cases::resolve(vendor, arch, *op, instr).map_err(|e| anyhow!("{e}")),
+            } => {
+                let t = cases::resolve(vendor, arch, *op, instr).map_err(|e| anyhow!("{e}"))?;
+                let row = mma::catalog::Vendor::parse(vendor)
+                    .and_then(|v| mma::catalog::find(Some(v), arch, *op, instr));
+                if let Ok(r) = row {
+                    if r.evidence == mma::catalog::Evidence::Unverified {
+                        eprintln!(
+                            "warning: {} {} {} {} is unverified: no GPU record and no reference \
+                             corpus checks its model (`mma list` shows each instruction's evidence)",
+                            r.vendor, r.arch, r.op, r.name
+                        );
+                    }
+                }
+                Ok(t)
+            }
         }
     }
 }

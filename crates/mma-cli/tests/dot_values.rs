@@ -287,3 +287,39 @@ fn every_command_help_has_an_example() {
         );
     }
 }
+
+#[test]
+fn an_unverified_instruction_is_said_on_stderr() {
+    // Hopper's mixed e5m2 × e4m3 `mma.sync` has neither GPU records nor mmasim lines (`mma
+    // list`: unverified); Hopper's `wgmma` f16 is mmasim's (reference). 32 products of +0:
+    // D = +0 either way, so only the warning differs.
+    let zeros = vec!["0"; 32].join(",");
+    let unverified = [
+        "dot",
+        "--arch",
+        "Hopper",
+        "--op",
+        "MMA",
+        "--instr",
+        "m16n8k32.f32.e5m2.e4m3.f32",
+        "--a",
+        &zeros,
+        "--b",
+        &zeros,
+        "--c",
+        "0",
+    ];
+    let (code, out, err) = mma(&unverified);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("d = 00000000"), "{out}");
+    assert!(
+        err.contains("warning: nvidia Hopper MMA m16n8k32.f32.e5m2.e4m3.f32 is unverified"),
+        "{err}"
+    );
+    let (code, _, err) = dot(&["1"], &["1"], "0", &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !err.contains("unverified"),
+        "a reference instruction warned: {err}"
+    );
+}

@@ -36,6 +36,10 @@ pub(crate) struct PyUnit {
     #[pyo3(get)]
     k: usize,
     layout: Layout,
+    /// What the model rests on (`mma::catalog::Evidence`): `"hardware"`, `"reference"` or
+    /// `"unverified"`.
+    #[pyo3(get)]
+    evidence: &'static str,
 }
 
 #[pymethods]
@@ -383,5 +387,6 @@ pub(crate) fn unit_of(r: mma::catalog::Row) -> PyUnit {
         n: r.n,
         k: r.k,
         layout: r.layout,
+        evidence: r.evidence.name(),
     }
 }

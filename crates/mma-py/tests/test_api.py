@@ -322,3 +322,18 @@ def test_unit_pack_hand_derived():
         bw.pack("a", np.array([1, 0x10], np.uint64))
     with pytest.raises(ValueError, match="which"):
         bw.pack("d", np.array([1], np.uint64))
+
+
+def test_an_unverified_instruction_warns_on_lookup():
+    # Hopper's mixed e5m2 x e4m3 mma.sync: no GPU record, no mmasim line (`mma list`: unverified).
+    with pytest.warns(mma.UnverifiedWarning, match="Hopper MMA m16n8k32.f32.e5m2.e4m3.f32 is "
+                      "unverified"):
+        u = mma.find("Hopper", "m16n8k32.f32.e5m2.e4m3.f32", op="MMA")
+    assert u.evidence == "unverified"
+    # Hopper's wgmma f16 is mmasim's (reference) and V100's m8n8k4 f32 is recorded (hardware):
+    # no warning for either.
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mma.UnverifiedWarning)
+        assert mma.find("Hopper", "m64n8k16.f32.f16.f16").evidence == "reference"
+        assert mma.find("Volta", "m8n8k4.f32.f16.f16.f32").evidence == "hardware"

@@ -11,6 +11,7 @@ mmasim 2.1.1. The arithmetic runs in Rust (the ``mma`` crates), on all cores unl
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -27,7 +28,14 @@ from .library import (
 )
 
 __all__ = ["Unit", "find", "catalog", "decode", "encode", "formats", "scaled_mm", "platform",
-           "GpuRejectsError", "NotModelledError", "SplitUnknownError", "MAX_THREADS"]
+           "GpuRejectsError", "NotModelledError", "SplitUnknownError", "UnverifiedWarning",
+           "MAX_THREADS"]
+
+
+class UnverifiedWarning(UserWarning):
+    """An instruction whose model no GPU record and no reference corpus checks
+    (``Unit.evidence == "unverified"``) was looked up: its bits are the model's best reading,
+    not a verified one. ``warnings.simplefilter("ignore", mma.UnverifiedWarning)`` silences it."""
 
 #: The engine's formats by name (``mma::format``: storage bits, fields, and the names of the
 #: NumPy and torch dtypes that hold them): the one table of format facts. Python only makes
@@ -123,6 +131,13 @@ class Unit:
         (one fp6 in bits 5:0 or fp4 in bits 5:2 per byte) or ``"packed_fp4"`` (two fp4 per
         byte, element 2i in the high nibble)."""
         return self._u.layout
+
+    @property
+    def evidence(self) -> str:
+        """What the model rests on: ``"hardware"`` (recorded GPU outputs reproduce it),
+        ``"reference"`` (mmasim's corpus does, for this instruction's unit) or
+        ``"unverified"`` (neither; :func:`find` warns with :class:`UnverifiedWarning`)."""
+        return self._u.evidence
 
     def pack(self, which: str, codes: np.ndarray) -> np.ndarray:
         """The words :meth:`dots` takes for operand ``which`` (``"a"``, ``"b"`` or ``"c"``)
@@ -506,7 +521,13 @@ def find(arch: str, instr: str, vendor: Optional[str] = None, *, op: Optional[st
     for val, name in ((vendor, "vendor"), (op, "op")):
         if val is not None and not isinstance(val, str):
             raise TypeError(f"{name}: expected None or a string, got {type(val).__name__}")
-    return Unit(_mma.find(arch, instr, vendor, op))
+    unit = Unit(_mma.find(arch, instr, vendor, op))
+    if unit.evidence == "unverified":
+        warnings.warn(f"{unit.vendor} {unit.arch} {unit.op} {unit.instr} is unverified: no GPU "
+                      "record and no reference corpus checks its model (mma.catalog() and "
+                      "`mma list` give each instruction's evidence)", UnverifiedWarning,
+                      stacklevel=2)
+    return unit
 
 
 def catalog(vendor: Optional[str] = None, arch: Optional[str] = None) -> List[Dict[str, Any]]:
