@@ -17,6 +17,7 @@ mod gemm_library;
 mod hw_check;
 mod list;
 mod probe;
+mod questions;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};

@@ -35,20 +35,20 @@ impl ProbeCmd {
 #[derive(clap::Args)]
 pub struct EmitCmd {
     /// A's format, as `mma list` names formats (f16, bf16, tf32, e4m3, e2m1, ...).
-    #[arg(long)]
-    pub a_format: String,
+    #[arg(long, required_unless_present = "question")]
+    pub a_format: Option<String>,
     /// B's format (default: A's).
     #[arg(long)]
     pub b_format: Option<String>,
     /// C's format (f32, f16, ...).
-    #[arg(long)]
-    pub c_format: String,
+    #[arg(long, required_unless_present = "question")]
+    pub c_format: Option<String>,
     /// D's format.
-    #[arg(long)]
-    pub d_format: String,
+    #[arg(long, required_unless_present = "question")]
+    pub d_format: Option<String>,
     /// Elements per dot product.
-    #[arg(long)]
-    pub k: usize,
+    #[arg(long, required_unless_present = "question")]
+    pub k: Option<usize>,
     /// Block-scale format (ue8m0, ue4m3), with --block.
     #[arg(long, requires = "block")]
     pub scale_format: Option<String>,
@@ -61,9 +61,16 @@ pub struct EmitCmd {
     /// Seed of the random records.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Folder to write probes.jsonl and random.jsonl into.
-    #[arg(short, long)]
-    pub output: PathBuf,
+    /// Folder to write probes.jsonl and random.jsonl into (with --question: NAME.jsonl).
+    #[arg(short, long, required_unless_present = "question")]
+    pub output: Option<PathBuf>,
+    /// An open question (crates/mma-cli/questions/index.txt; `list` prints them): writes NAME.jsonl,
+    /// the probes on which its two readings differ, each with both expected words.
+    #[arg(long, conflicts_with_all = [
+        "a_format", "b_format", "c_format", "d_format", "k", "scale_format", "block", "records",
+        "seed",
+    ])]
+    pub question: Option<String>,
 }
 
 fn format(name: &str) -> Result<Format> {
@@ -73,13 +80,26 @@ fn format(name: &str) -> Result<Format> {
 
 /// Writes `probes.jsonl` (targeted) and `random.jsonl` (N random records) under `out`.
 fn emit(o: &EmitCmd) -> Result<bool> {
-    let a = format(&o.a_format)?;
+    if let Some(q) = &o.question {
+        let dir = o.output.clone().unwrap_or_default();
+        if q != "list" && o.output.is_none() {
+            bail!("--question {q}: -o DIR is required");
+        }
+        return crate::questions::emit(q, &dir);
+    }
+    // Without --question, clap requires these (`required_unless_present`).
+    let (Some(a_format), Some(c_format), Some(d_format), Some(k), Some(output)) =
+        (&o.a_format, &o.c_format, &o.d_format, o.k, &o.output)
+    else {
+        bail!("--a-format, --c-format, --d-format, --k and -o are required");
+    };
+    let a = format(a_format)?;
     let scale = match (&o.scale_format, o.block) {
         (Some(s), Some(n)) if n > 0 => Some((format(s)?, n)),
         (None, None) => None,
         _ => bail!("--scale-format and --block (> 0) go together"),
     };
-    if o.k == 0 || o.k > 4096 {
+    if k == 0 || k > 4096 {
         bail!("--k must be between 1 and 4096");
     }
     if let Some((s, per)) = scale {
@@ -89,10 +109,10 @@ fn emit(o: &EmitCmd) -> Result<bool> {
                 s.name
             );
         }
-        if !o.k.is_multiple_of(per) {
+        if !k.is_multiple_of(per) {
             bail!(
                 "--block {per} does not divide --k {}: every scale factor covers whole blocks",
-                o.k
+                k
             );
         }
     }
@@ -108,19 +128,18 @@ fn emit(o: &EmitCmd) -> Result<bool> {
     };
     let spec = Spec {
         formats: Formats {
-            a: element("--a-format", &o.a_format)?,
+            a: element("--a-format", a_format)?,
             b: match &o.b_format {
                 Some(b) => element("--b-format", b)?,
                 None => a,
             },
-            c: element("--c-format", &o.c_format)?,
-            d: element("--d-format", &o.d_format)?,
+            c: element("--c-format", c_format)?,
+            d: element("--d-format", d_format)?,
             scale,
         },
-        k: o.k,
+        k,
     };
-    fs::create_dir_all(&o.output)
-        .with_context(|| format!("cannot create {}", o.output.display()))?;
+    fs::create_dir_all(output).with_context(|| format!("cannot create {}", output.display()))?;
     // Both files are written in full before either replaces an old one (`OutFile`): a failure
     // (a full disk) leaves the folder as it was.
     let write = |name: &str,
@@ -128,7 +147,7 @@ fn emit(o: &EmitCmd) -> Result<bool> {
                  recs: &mut dyn Iterator<Item = Record>,
                  field: &str|
      -> Result<(OutFile, usize)> {
-        let mut f = OutFile::create(&o.output.join(name), &[])?;
+        let mut f = OutFile::create(&output.join(name), &[])?;
         let mut n = 0usize;
         let mut put = |line: &str| writeln!(f, "{line}");
         let r: std::io::Result<()> = (|| {
@@ -159,7 +178,7 @@ fn emit(o: &EmitCmd) -> Result<bool> {
     rf.commit()?;
     mma_cli::outln!(
         "{}: {t} targeted probes (probes.jsonl), {r} random records (random.jsonl)",
-        o.output.display()
+        output.display()
     );
     Ok(true)
 }

@@ -18,5 +18,6 @@ mod help_and_list;
 mod infer_hw;
 mod input_contract;
 mod probe_cli;
+mod questions;
 mod unit_file_cli;
 mod unit_files_from_the_fuzzer;

@@ -1,0 +1,255 @@
+//! `mma probe emit --question NAME`: open questions about a unit, each as two unit files (this
+//! project's reading and another model's), and the few probes on which the two readings give
+//! different words, so that one run on a GPU settles the question.
+//!
+//! The questions are data: `crates/mma-cli/questions/index.txt` (one line per question) and the unit
+//! files beside it, compiled into the binary here so that the tool needs no checkout. Both
+//! readings run through the same unit-file path as `--unit FILE` (`Target::from_unit_file`),
+//! so an expected word is what `mma dot --unit FILE` prints for the same operands.
+
+use anyhow::{anyhow, bail, Context, Result};
+use mma::cases::Target;
+use mma::{Format, Formats};
+use mma_io::out::OutFile;
+use mma_probe::emit::{random_iter, targeted, Spec};
+use mma_probe::records::{self, Record};
+use serde_json::Value as Json;
+use std::io::Write;
+use std::path::Path;
+
+/// The index: `name<TAB>arch<TAB>instr<TAB>default file<TAB>alternative file<TAB>evidence`.
+pub const INDEX: &str = include_str!("../questions/index.txt");
+
+/// The unit files the index names, by file name.
+const FILES: &[(&str, &str)] = &[
+    (
+        "mxf8f6f4-window-floor.this-project.json",
+        include_str!("../questions/mxf8f6f4-window-floor.this-project.json"),
+    ),
+    (
+        "mxf8f6f4-window-floor.tcgen05-model.json",
+        include_str!("../questions/mxf8f6f4-window-floor.tcgen05-model.json"),
+    ),
+];
+
+/// The most probes written per question: a handful settles it, and a device run stays short.
+const MAX_PROBES: usize = 16;
+
+/// Candidate inputs tried per question before giving up (deterministic: fixed seeds).
+const CANDIDATES: usize = 200_000;
+
+/// One question of the index.
+pub struct Question {
+    pub name: &'static str,
+    pub arch: &'static str,
+    pub instr: &'static str,
+    /// This project's reading (the catalog's unit) and the other model's, as file names.
+    pub default: &'static str,
+    pub alternative: &'static str,
+    pub evidence: &'static str,
+}
+
+/// The questions of the index, in its order (comment lines start with `#`).
+pub fn questions() -> Vec<Question> {
+    INDEX
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let f: Vec<&'static str> = l.split('\t').collect();
+            assert!(
+                f.len() == 6,
+                "crates/mma-cli/questions/index.txt: 6 fields per line: {l}"
+            );
+            Question {
+                name: f[0],
+                arch: f[1],
+                instr: f[2],
+                default: f[3],
+                alternative: f[4],
+                evidence: f[5],
+            }
+        })
+        .collect()
+}
+
+/// The text of a question's unit file.
+pub fn unit_text(file: &str) -> &'static str {
+    FILES
+        .iter()
+        .find(|(n, _)| *n == file)
+        .map(|(_, t)| *t)
+        .unwrap_or_else(|| {
+            panic!("crates/mma-cli/questions/{file} is named by the index but not compiled in")
+        })
+}
+
+fn unit(file: &'static str) -> Result<Target> {
+    let f: mma::UnitFile = serde_json::from_str(unit_text(file))
+        .with_context(|| format!("crates/mma-cli/questions/{file}: not a unit file"))?;
+    Target::from_unit_file(&f, file).with_context(|| format!("crates/mma-cli/questions/{file}"))
+}
+
+/// The word of `fmt` for sign, biased exponent field and mantissa field.
+fn word(fmt: &Format, neg: bool, exp: u64, man: u64) -> u64 {
+    let s = u64::from(neg && fmt.signed) << (fmt.exp_bits + fmt.man_bits);
+    (s | (exp << fmt.man_bits) | man) << fmt.lsb
+}
+
+/// Random inputs focused where floors and windows matter: every element and scale drawn with
+/// a small exponent field most of the time, so that the products and the result fall into the
+/// subnormal range of D, where a floor on the window's exponent can cut low bits.
+fn tiny_draws(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Record> + '_ {
+    let mut h = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = move || {
+        // xorshift64*: deterministic, no dependency for a handful of draws.
+        h ^= h >> 12;
+        h ^= h << 25;
+        h ^= h >> 27;
+        h.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let f = spec.formats;
+    (0..n).map(move |i| {
+        let mut el = |fmt: &Format, low: bool| {
+            let r = next();
+            let emax = (1u64 << fmt.exp_bits) - 1;
+            let exp = if low { r % 3 } else { (r >> 8) % (emax + 1) };
+            let man = (r >> 16) & ((1u64 << fmt.man_bits) - 1);
+            word(fmt, (r >> 40) & 1 == 1, exp, man)
+        };
+        // Half the draws mix a few full-range elements among tiny ones: a large product sets
+        // the window, the tiny ones fall below its floor (or not, without one).
+        let wide = i % 2 == 1;
+        let a = (0..spec.k)
+            .map(|j| el(&f.a, !(wide && j % 8 == 0)))
+            .collect();
+        let b = (0..spec.k)
+            .map(|j| el(&f.b, !(wide && j % 8 == 0)))
+            .collect();
+        let c = if i % 4 < 2 { 0 } else { el(&f.c, true) };
+        let (scale_a, scale_b) = match f.scale {
+            Some((s, per)) => {
+                let bias = s.bias.max(1) as u64;
+                let mut sc = || {
+                    // Scales from the bottom of their range up to 1: their product moves the
+                    // block's products across D's subnormal range, where the floor can cut.
+                    let e = next() % (bias + 1);
+                    word(&s, false, e, 0)
+                };
+                let n = spec.k.div_ceil(per);
+                (
+                    (0..n).map(|_| sc()).collect(),
+                    (0..n).map(|_| sc()).collect(),
+                )
+            }
+            None => (Vec::new(), Vec::new()),
+        };
+        Record {
+            label: format!("tiny {i}"),
+            a,
+            b,
+            c,
+            scale_a,
+            scale_b,
+            d: 0,
+        }
+    })
+}
+
+/// A probe: the inputs, this project's word and the other model's.
+pub type Probe = (Record, u64, u64);
+
+/// The names, for errors and `--question list`.
+fn names() -> String {
+    questions()
+        .iter()
+        .map(|q| q.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The probes of one question: inputs on which the two readings give different words, with
+/// each reading's word, at most [`MAX_PROBES`], in a deterministic order.
+pub fn probes(q: &Question) -> Result<(Formats, Vec<Probe>)> {
+    let (this, other) = (unit(q.default)?, unit(q.alternative)?);
+    let spec = Spec {
+        formats: this.unit.formats,
+        k: this.k,
+    };
+    let mut out = Vec::new();
+    let cands = targeted(&spec)
+        .into_iter()
+        .chain(tiny_draws(&spec, CANDIDATES, 1))
+        .chain(random_iter(&spec, CANDIDATES, 1));
+    for r in cands {
+        let d0 = this
+            .unit
+            .dot_scaled(&r.a, &r.b, r.c, &r.scale_a, &r.scale_b);
+        let d1 = other
+            .unit
+            .dot_scaled(&r.a, &r.b, r.c, &r.scale_a, &r.scale_b);
+        if d0 != d1 {
+            out.push((r, d0, d1));
+            if out.len() == MAX_PROBES {
+                break;
+            }
+        }
+    }
+    Ok((spec.formats, out))
+}
+
+/// `mma probe emit --question NAME -o DIR`: writes `DIR/NAME.jsonl`, the probes in the case
+/// format of `mma probe emit` (no `"d"`: the device fills it in), each with `d_this_project`
+/// and `d_tcgen05_model`, the word each reading expects.
+pub fn emit(name: &str, dir: &Path) -> Result<bool> {
+    if name == "list" {
+        for q in questions() {
+            mma_cli::outln!(
+                "{}\t{} {}\t{}\t{}\t{}",
+                q.name,
+                q.arch,
+                q.instr,
+                q.default,
+                q.alternative,
+                q.evidence
+            );
+        }
+        return Ok(true);
+    }
+    let qs = questions();
+    let Some(q) = qs.iter().find(|q| q.name == name) else {
+        bail!(
+            "--question: unknown question {name:?}; the questions are: list, {}",
+            names()
+        );
+    };
+    let (formats, found) = probes(q)?;
+    if found.is_empty() {
+        return Err(anyhow!(
+            "--question {name}: no input among the candidates separates the two readings"
+        ));
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join(format!("{name}.jsonl"));
+    let mut f = OutFile::create(&path, &[])?;
+    let r: std::io::Result<()> = (|| {
+        writeln!(
+            f,
+            "# Question {name} ({} {}): run each line on the device and set \"d\"; \
+             it equals d_this_project ({}) or d_tcgen05_model ({}). {}",
+            q.arch, q.instr, q.default, q.alternative, q.evidence
+        )?;
+        for (i, (rec, d0, d1)) in found.iter().enumerate() {
+            let extra = [
+                ("probe", Json::String(format!("question {name} {}", i + 1))),
+                ("d_this_project", records::hex(*d0, &formats.d).into()),
+                ("d_tcgen05_model", records::hex(*d1, &formats.d).into()),
+            ];
+            writeln!(f, "{}", records::write_line(&formats, rec, None, &extra))?;
+        }
+        Ok(())
+    })();
+    r.map_err(|e| f.error(e))?;
+    f.commit()?;
+    mma_cli::outln!("{}: {} probes", path.display(), found.len());
+    Ok(true)
+}
