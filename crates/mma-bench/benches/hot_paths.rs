@@ -17,15 +17,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 fn out(fmt: Format, mode: Rounding) -> Output {
-    Output {
-        rho: OutputRounding {
-            fmt,
-            mode,
-            opts: RoundOpts::INF_ON_OVERFLOW,
-        },
-        nan: NanStyle::AllOnes,
-        neg_zero_to_pos: true,
-    }
+    Output::fused(fmt, mode, true)
 }
 
 /// Hopper f16 (F 25, L 16), Ampere bf16 (F 24, L 8), Ada e4m3 (F 13, L 16, E8M13), RTX

@@ -16,7 +16,7 @@ use mma_probe::emit::{random, Spec};
 use mma_probe::grid::{candidates, CUse};
 use mma_probe::infer::{first_fits, fit_is, set_nan, NanSeen};
 use mma_probe::records::{read_line, RecordError};
-use mma_probe::report::{group, params, FitGroup};
+use mma_probe::report::{group, params, FitGroup, KEY_ORDER};
 use mma_probe::{infer, Fit, RecordSet};
 use rand::{Rng, SeedableRng};
 use serde_json::{Map, Value as Json};
@@ -31,28 +31,9 @@ fn reference_group(fits: &[Fit]) -> Vec<FitGroup> {
             explains: f.explains,
         })
         .collect();
-    let key_order = [
-        "e_zero",
-        "e_zero_c",
-        "overflow",
-        "neg_zero_to_pos",
-        "F",
-        "F2",
-        "L_max",
-        "rho",
-        "c_drop",
-        "product_inf_exp",
-        "P",
-        "G",
-        "group",
-        "passes",
-        "last",
-        "rounding",
-        "C",
-    ];
     loop {
         let before = gs.len();
-        for key in key_order {
+        for key in KEY_ORDER {
             let mut merged: Vec<FitGroup> = Vec::new();
             for g in gs {
                 let same_rest = |h: &FitGroup| {

@@ -105,3 +105,29 @@ pub(crate) fn format_named(name: &str) -> PyResult<Format> {
         ))
     })
 }
+
+/// `Ok` when every word of `w` is a valid word of `f`; else a `ValueError` naming the first
+/// bad one as `what[i]`.
+pub(crate) fn check_valid(what: &str, f: &Format, w: &[u64]) -> PyResult<()> {
+    match w.iter().position(|&x| !f.is_valid_encoding(x)) {
+        None => Ok(()),
+        Some(i) => Err(PyValueError::new_err(format!(
+            "{what}[{i}] = {:#x} is not a valid {} word",
+            w[i], f.name
+        ))),
+    }
+}
+
+/// The words of a contiguous 1-D array, each a valid word of `f` (a `ValueError` naming
+/// `what` or `what[i]`).
+pub(crate) fn valid_words<'a>(
+    what: &str,
+    f: &Format,
+    x: &'a numpy::PyReadonlyArray1<'_, u64>,
+) -> PyResult<&'a [u64]> {
+    let w = x
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(format!("{what}: {e}")))?;
+    check_valid(what, f, w)?;
+    Ok(w)
+}

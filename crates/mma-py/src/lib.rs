@@ -100,19 +100,8 @@ fn decode<'py>(
     words: numpy::PyReadonlyArray1<'py, u64>,
 ) -> PyResult<Bound<'py, numpy::PyArray1<f64>>> {
     let f = format_named(fmt)?;
-    let w = words
-        .as_slice()
-        .map_err(|e| PyValueError::new_err(format!("words: {e}")))?;
-    let mut out = Vec::with_capacity(w.len());
-    for (i, &x) in w.iter().enumerate() {
-        if !f.is_valid_encoding(x) {
-            return Err(PyValueError::new_err(format!(
-                "words[{i}] = {x:#x} is not a valid {} word",
-                f.name
-            )));
-        }
-        out.push(f.decode(x).to_f64());
-    }
+    let w = formats::valid_words("words", &f, &words)?;
+    let out: Vec<f64> = w.iter().map(|&x| f.decode(x).to_f64()).collect();
     Ok(out.into_pyarray(py))
 }
 

@@ -30,7 +30,7 @@ use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::formats::format_named;
+use crate::formats::{check_valid, format_named, valid_words};
 use crate::unit::PyUnit;
 
 // The mma.torch epilogue -------------------------------------------------------------------
@@ -46,24 +46,6 @@ fn vendor_nan(vendor: &str) -> PyResult<NanStyle> {
             "vendor: {vendor:?} has no epilogue NaN (nvidia or amd)"
         ))),
     }
-}
-
-/// The words of a 1-D array, each a valid word of `f` (a `ValueError` naming `what[i]`).
-fn valid_words<'a>(
-    what: &str,
-    f: &Format,
-    x: &'a PyReadonlyArray1<'_, u64>,
-) -> PyResult<&'a [u64]> {
-    let w = x
-        .as_slice()
-        .map_err(|e| PyValueError::new_err(format!("{what}: {e}")))?;
-    if let Some(i) = w.iter().position(|&x| !f.is_valid_encoding(x)) {
-        return Err(PyValueError::new_err(format!(
-            "{what}[{i}] = {:#x} is not a valid {} word",
-            w[i], f.name
-        )));
-    }
-    Ok(w)
 }
 
 /// A word of `f` as the binary32 word of the same value: exact, as the caller takes f32, f16
@@ -374,12 +356,7 @@ pub(crate) fn exact_dot<'py>(
                     s.len()
                 )));
             }
-            if let Some(i) = s.iter().position(|&x| !sf.is_valid_encoding(x)) {
-                return Err(PyValueError::new_err(format!(
-                    "{what}[{i}] = {:#x} is not a valid {} word",
-                    s[i], sf.name
-                )));
-            }
+            check_valid(what, sf, s)?;
         }
     }
     let x = exact_dot_scaled(&f, &a, &b, c, &scale_a, &scale_b);
@@ -397,12 +374,7 @@ fn check_words(f: &Formats, a: &[u64], b: &[u64], c: u64) -> PyResult<()> {
         ("b", &f.b, b),
         ("c", &f.c, std::slice::from_ref(&c)),
     ] {
-        if let Some(i) = w.iter().position(|&x| !fmt.is_valid_encoding(x)) {
-            return Err(PyValueError::new_err(format!(
-                "{what}[{i}] = {:#x} is not a valid {} word",
-                w[i], fmt.name
-            )));
-        }
+        check_valid(what, fmt, w)?;
     }
     Ok(())
 }
@@ -542,21 +514,10 @@ pub(crate) fn campaign_batch<'py>(
     for (i, &cc) in cw.iter().enumerate() {
         check_words(f, &aw[i * k..(i + 1) * k], &bw[i * k..(i + 1) * k], cc)?;
     }
-    if let Some(i) = dw.iter().position(|&x| !f.d.is_valid_encoding(x)) {
-        return Err(PyValueError::new_err(format!(
-            "d[{i}] = {:#x} is not a valid {} word",
-            dw[i], f.d.name
-        )));
-    }
+    check_valid("d", &f.d, dw)?;
     if let Some((sf, _)) = &f.scale {
-        for (what, s) in [("scale_a", sa), ("scale_b", sb)] {
-            if let Some(i) = s.iter().position(|&x| !sf.is_valid_encoding(x)) {
-                return Err(PyValueError::new_err(format!(
-                    "{what}[{i}] = {:#x} is not a valid {} word",
-                    s[i], sf.name
-                )));
-            }
-        }
+        check_valid("scale_a", sf, sa)?;
+        check_valid("scale_b", sf, sb)?;
     }
     let bins = bin_labels().len();
     let (mut finite, mut nonfinite, mut correct) = (0u64, 0u64, 0u64);

@@ -5,7 +5,7 @@
 //! (numerics.rs) name it.
 
 use crate::batch::{self, Layout};
-use crate::formats::fmt_info;
+use crate::formats::{fmt_info, valid_words};
 use crate::{run, values};
 use mma::{DotUnit, Kernel};
 use numpy::{IntoPyArray, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -212,21 +212,12 @@ impl PyUnit {
             )));
         }
         let (av, bv, cv) = (view(&a, "A")?, view(&b, "B")?, view(&c, "C")?);
-        let job = values::Matmul {
-            unit: self.unit,
-            k_step: self.k,
-            m,
-            n,
-            k,
-            x: values::Operands::Values {
-                a: av,
-                b: bv,
-                c: cv,
-            },
+        let x = values::Operands::Values {
+            a: av,
+            b: bv,
+            c: cv,
         };
-        let threads = run::threads(threads)?;
-        let d = py.detach(|| job.run(threads))?;
-        words_array(py, d, self.unit.formats.d.storage_bits, "D")
+        self.product(py, (m, n, k), x, threads)
     }
 
     /// `D = A·B + C` on storage words, as `matmul` computes it on values but without any
@@ -270,21 +261,12 @@ impl PyUnit {
                 )));
             }
         }
-        let job = values::Matmul {
-            unit: self.unit,
-            k_step: self.k,
-            m,
-            n,
-            k,
-            x: values::Operands::Words {
-                a: sa,
-                b_cols: sb,
-                c: sc,
-            },
+        let x = values::Operands::Words {
+            a: sa,
+            b_cols: sb,
+            c: sc,
         };
-        let threads = run::threads(threads)?;
-        let d = py.detach(|| job.run(threads))?;
-        words_array(py, d, self.unit.formats.d.storage_bits, "D")
+        self.product(py, (m, n, k), x, threads)
     }
 
     /// The words `dots` takes for operand `which` (`"a"`, `"b"` or `"c"`) from `codes`, one
@@ -309,15 +291,7 @@ impl PyUnit {
                 )))
             }
         };
-        let codes = codes
-            .as_slice()
-            .map_err(|e| PyValueError::new_err(format!("codes: {e}")))?;
-        if let Some(i) = codes.iter().position(|&w| !fmt.is_valid_encoding(w)) {
-            return Err(PyValueError::new_err(format!(
-                "codes[{i}] = {:#x} is not a valid {} word",
-                codes[i], fmt.name
-            )));
-        }
+        let codes = valid_words("codes", fmt, &codes)?;
         let bits = if layout == Layout::Plain {
             fmt.storage_bits
         } else {
@@ -336,6 +310,30 @@ impl PyUnit {
             self.k,
             self.unit.describe()
         )
+    }
+}
+
+impl PyUnit {
+    /// `matmul`'s and `_matmul_words`' product once their operands are checked: the job on
+    /// `threads` threads (the interpreter released), D's words in the storage width.
+    fn product<'py>(
+        &self,
+        py: Python<'py>,
+        (m, n, k): (usize, usize, usize),
+        x: values::Operands<'_>,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let job = values::Matmul {
+            unit: self.unit,
+            k_step: self.k,
+            m,
+            n,
+            k,
+            x,
+        };
+        let threads = run::threads(threads)?;
+        let d = py.detach(|| job.run(threads))?;
+        words_array(py, d, self.unit.formats.d.storage_bits, "D")
     }
 }
 
