@@ -217,6 +217,7 @@ pub fn parting(x: &Explanation, y: &Explanation) -> String {
             Step::Op { .. } => "separately rounded operation",
             Step::Sum { .. } => "exact sum",
             Step::Round { .. } => "rounding",
+            Step::Integer { .. } => "32-bit accumulator",
             Step::BlockResult { .. } => "block result",
         }
     };

@@ -403,6 +403,14 @@ pub fn render(title: &str, e: &Explanation, st: &Style) -> String {
             Step::Sum { exact } => {
                 let _ = writeln!(out, "  exact sum before rounding: {}", exact_text(exact));
             }
+            Step::Integer { how, result } => {
+                let what = if *how == "saturate" {
+                    "clamped to [-2^31, 2^31 - 1]"
+                } else {
+                    "wrapped modulo 2^32"
+                };
+                let _ = writeln!(out, "  into s32, {what} → {}", num_text(result));
+            }
             Step::Round {
                 format,
                 mode,

@@ -10,6 +10,7 @@
 
 use crate::format::Format;
 use crate::unit::DotUnit;
+use bitvec::{order::Lsb0, vec::BitVec, view::BitView};
 
 /// How the elements of A and B sit in the bytes of a register or a case file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -22,11 +23,23 @@ pub enum Layout {
     /// Two fp4 elements per byte, element `2i` in the high nibble (NVIDIA `kind::mxf4`,
     /// `kind::mxf4nvf4`).
     PackedFp4,
+    /// Two 4-bit integers per byte, element `2i` in the low nibble (NVIDIA `.s4`/`.u4`: eight
+    /// to a 32-bit register, the lowest index in the lowest bits).
+    PackedInt4,
+    /// Eight single bits per byte, element `8i` in bit 0 (NVIDIA `.b1`: 32 to a register, the
+    /// lowest index in the lowest bit).
+    Bits,
 }
 
 impl Layout {
     /// Every layout, in the order of [`Layout::name`]'s table.
-    pub const ALL: [Layout; 3] = [Layout::Plain, Layout::Byte, Layout::PackedFp4];
+    pub const ALL: [Layout; 5] = [
+        Layout::Plain,
+        Layout::Byte,
+        Layout::PackedFp4,
+        Layout::PackedInt4,
+        Layout::Bits,
+    ];
 
     /// The layout's name in unit files and in Python (`"plain"`, `"byte"`, `"packed_fp4"`).
     pub fn name(self) -> &'static str {
@@ -34,6 +47,8 @@ impl Layout {
             Layout::Plain => "plain",
             Layout::Byte => "byte",
             Layout::PackedFp4 => "packed_fp4",
+            Layout::PackedInt4 => "packed_int4",
+            Layout::Bits => "bits",
         }
     }
 
@@ -48,14 +63,29 @@ impl Layout {
     /// case files hold it in bits 5:2 of a byte or two to a byte). The reason where not.
     pub fn check(self, a: &Format, b: &Format, k: usize) -> Result<(), String> {
         let (fa, fb) = (a.name, b.name);
+        let fp4 = |f: &Format| f.width() == 4 && !f.integer;
+        let per = self.per_word();
         match self {
-            Layout::Plain if a.width() == 4 || b.width() == 4 => Err(format!(
+            Layout::PackedInt4 if !(a.integer && b.integer && a.width() == 4 && b.width() == 4) => {
+                Err(format!(
+                    "two 4-bit integers per byte needs s4/u4 A and B (they are {fa} and {fb})"
+                ))
+            }
+            Layout::Bits if a.width() != 1 || b.width() != 1 || !a.integer || !b.integer => {
+                Err(format!(
+                    "eight elements per byte needs single-bit (b1) A and B (they are {fa} and {fb})"
+                ))
+            }
+            Layout::PackedInt4 | Layout::Bits if !k.is_multiple_of(per) => Err(format!(
+                "{per} elements per byte needs K a multiple of {per} (k = {k})"
+            )),
+            Layout::Plain if fp4(a) || fp4(b) => Err(format!(
                 "A ({fa}) or B ({fb}) is fp4: say \"byte\" (bits 5:2 of a byte, as kind::f8f6f4) or \"packed_fp4\" (two to a byte)"
             )),
             Layout::Byte if a.storage_bits > 8 || b.storage_bits > 8 => Err(format!(
                 "one element per byte needs A and B of at most 8 bits ({fa} and {fb} are wider)"
             )),
-            Layout::PackedFp4 if a.width() != 4 || b.width() != 4 => Err(format!(
+            Layout::PackedFp4 if !fp4(a) || !fp4(b) => Err(format!(
                 "two elements per byte needs fp4 A and B (they are {fa} and {fb})"
             )),
             Layout::PackedFp4 if !k.is_multiple_of(2) => Err(format!(
@@ -65,16 +95,25 @@ impl Layout {
         }
     }
 
-    /// Elements per storage word: two fp4 to a byte when packed, else one.
+    /// Elements per storage word: two 4-bit elements or eight bits to a byte when packed, else
+    /// one.
     #[inline]
     pub const fn per_word(self) -> usize {
         match self {
-            Layout::PackedFp4 => 2,
+            Layout::PackedFp4 | Layout::PackedInt4 => 2,
+            Layout::Bits => 8,
             Layout::Plain | Layout::Byte => 1,
         }
     }
 
-    /// Storage words that hold `k` elements (`k` even when packed: [`Layout::check`]).
+    /// Whether a storage word holds several elements (a byte of two nibbles or eight bits).
+    #[inline]
+    pub const fn packed(self) -> bool {
+        self.per_word() > 1
+    }
+
+    /// Storage words that hold `k` elements (`k` a multiple of [`Layout::per_word`] when
+    /// packed: [`Layout::check`]).
     #[inline]
     pub const fn words_for(self, k: usize) -> usize {
         k / self.per_word()
@@ -86,7 +125,7 @@ impl Layout {
     pub const fn word_bits(self, fmt: &Format) -> u32 {
         match self {
             Layout::Plain => fmt.storage_bits,
-            Layout::Byte | Layout::PackedFp4 => 8,
+            Layout::Byte | Layout::PackedFp4 | Layout::PackedInt4 | Layout::Bits => 8,
         }
     }
 
@@ -94,7 +133,7 @@ impl Layout {
     pub fn hex_digits(self, fmt: &Format) -> usize {
         match self {
             Layout::Plain => fmt.hex_digits(),
-            Layout::Byte | Layout::PackedFp4 => 2,
+            Layout::Byte | Layout::PackedFp4 | Layout::PackedInt4 | Layout::Bits => 2,
         }
     }
 
@@ -110,8 +149,12 @@ impl Layout {
     }
 
     /// Why a storage word of this layout may hold no element of `fmt`: misplaced in its byte
-    /// (fp4 and fp6 of [`Layout::Byte`]), else not a valid encoding.
+    /// (fp4 and fp6 of [`Layout::Byte`]), more than a byte (the packed layouts), else not a
+    /// valid encoding.
     pub fn misfit(self, fmt: &Format) -> Misfit {
+        if self.packed() {
+            return Misfit::NotAByte;
+        }
         match (self.placed(fmt), fmt.width()) {
             (Some(_), 4) => Misfit::Fp4Bits,
             (Some(_), _) => Misfit::Fp6Bits,
@@ -121,11 +164,11 @@ impl Layout {
 
     /// The one element a storage word holds in a layout of one element per word (plain,
     /// byte); `None` where the word holds no valid element of `fmt` ([`Layout::misfit`] says
-    /// why) or the layout packs two per byte.
+    /// why) or the layout packs several per byte.
     #[inline]
     pub fn element(self, fmt: &Format, word: u64) -> Option<u64> {
         match (self, self.placed(fmt)) {
-            (Layout::PackedFp4, _) => None,
+            (Layout::PackedFp4 | Layout::PackedInt4 | Layout::Bits, _) => None,
             (_, Some((zero, shift))) => (word & !u64::from(!zero) == 0).then_some(word >> shift),
             (Layout::Byte, None) => (word >> 8 == 0 && fmt.is_valid_encoding(word)).then_some(word),
             (Layout::Plain, None) => fmt.is_valid_encoding(word).then_some(word),
@@ -141,14 +184,24 @@ impl Layout {
 
     /// The storage words of `elements` (one storage word of `fmt` each) in this layout: plain,
     /// each as it is; byte, fp4 moved to bits 5:2; packed fp4, two to a byte, element `2i` in
-    /// the high nibble (an odd count leaves the last byte's low nibble zero). The elements are
-    /// taken as valid ([`Layout::unpack`] is the checking way back).
+    /// the high nibble (an odd count leaves the last byte's low nibble zero); packed int4, two
+    /// to a byte, element `2i` in the low nibble; bits, eight to a byte, element `8i` in bit 0
+    /// (a short last byte is zero above its elements). The elements are taken as valid
+    /// ([`Layout::unpack`] is the checking way back).
     pub fn pack(self, fmt: &Format, elements: &[u64]) -> Vec<u64> {
         match (self, self.placed(fmt)) {
             (Layout::PackedFp4, _) => elements
                 .chunks(2)
                 .map(|p| (p[0] << 4) | p.get(1).copied().unwrap_or(0))
                 .collect(),
+            (Layout::PackedInt4, _) => elements
+                .chunks(2)
+                .map(|p| (p[0] & 0xF) | (p.get(1).copied().unwrap_or(0) & 0xF) << 4)
+                .collect(),
+            (Layout::Bits, _) => {
+                let bits: BitVec<u8, Lsb0> = elements.iter().map(|&e| e & 1 == 1).collect();
+                bits.into_vec().into_iter().map(u64::from).collect()
+            }
             (_, Some((_, shift))) => elements.iter().map(|&e| e << shift).collect(),
             _ => elements.to_vec(),
         }
@@ -170,7 +223,7 @@ impl Layout {
         out: &mut Vec<u64>,
     ) -> Result<(), BadWord> {
         for (index, &word) in words.iter().enumerate() {
-            if self == Layout::PackedFp4 {
+            if self.packed() {
                 if word >> 8 != 0 {
                     return Err(BadWord {
                         index,
@@ -178,7 +231,12 @@ impl Layout {
                         why: Misfit::NotAByte,
                     });
                 }
-                out.extend(Layout::fp4_pair(word as u8).map(u64::from));
+                let byte = word as u8;
+                match self {
+                    Layout::PackedFp4 => out.extend(Layout::fp4_pair(byte).map(u64::from)),
+                    Layout::PackedInt4 => out.extend([byte & 0xF, byte >> 4].map(u64::from)),
+                    _ => out.extend(byte.view_bits::<Lsb0>().iter().map(|b| u64::from(*b))),
+                }
                 continue;
             }
             match self.element(fmt, word) {
@@ -204,7 +262,7 @@ impl Layout {
         if let Some((zero, shift)) = self.placed(fmt) {
             return Some(ByteMask { zero, shift });
         }
-        if self == Layout::PackedFp4 || self.word_bits(fmt) != 8 {
+        if self.packed() || self.word_bits(fmt) != 8 {
             return None;
         }
         let valid = |b: u8| fmt.is_valid_encoding(u64::from(b));
@@ -231,7 +289,7 @@ pub enum Misfit {
     Fp4Bits,
     #[error("an fp6 element must sit in bits 5:0 with bits 7:6 zero")]
     Fp6Bits,
-    #[error("a byte of two fp4 elements has no bits above bit 7")]
+    #[error("a byte of packed elements has no bits above bit 7")]
     NotAByte,
     #[error("not a valid {format} encoding")]
     Invalid { format: &'static str },

@@ -42,6 +42,12 @@ pub struct Format {
     /// Position of the mantissa's least significant bit in the storage word (13 for tf32,
     /// whose low 13 bits are ignored on input and written as zero on output).
     pub lsb: u32,
+    /// An integer format ([`Format::int`]): no exponent, `man_bits` value bits, two's
+    /// complement where `signed` (s8, s4, s32), plain binary where not (u8, u4, and b1, the
+    /// single bit of the `.b1` instructions). Its values are whole numbers (`exp` 0 when
+    /// decoded); [`Format::decode`], [`Format::encode`] and [`Format::encode_exact`] know the
+    /// encoding, the floating-point accessors (`emin`, `emax`, rounding) are not for it.
+    pub integer: bool,
 }
 
 // The small accessors are `#[inline]`: the plain models call them per element, and the test
@@ -58,6 +64,63 @@ impl Format {
             subnormals: true,
             storage_bits,
             lsb: 0,
+            integer: false,
+        }
+    }
+
+    /// An integer format of `width` bits (two's complement where `signed`) in a storage word of
+    /// `storage_bits`: s8 is `int("s8", 8, true, 8)`.
+    const fn int(name: &'static str, width: u32, signed: bool, storage_bits: u32) -> Self {
+        Format {
+            name,
+            exp_bits: 0,
+            man_bits: width - signed as u32,
+            bias: 0,
+            signed,
+            specials: Specials::None,
+            subnormals: false,
+            storage_bits,
+            lsb: 0,
+            integer: true,
+        }
+    }
+
+    /// The smallest and largest value of an integer format (`-2^(w-1)`, `2^(w-1) - 1` for a
+    /// signed one of `w` bits; `0`, `2^w - 1` for an unsigned one); `None` for the others.
+    pub const fn int_range(&self) -> Option<(i64, i64)> {
+        if !self.integer {
+            return None;
+        }
+        let top = 1i64 << self.man_bits;
+        Some(if self.signed {
+            (-top, top - 1)
+        } else {
+            (0, top - 1)
+        })
+    }
+
+    /// The value of an integer format's word (bits above the width ignored); `None` for
+    /// floating-point formats.
+    #[inline]
+    pub const fn int_value(&self, bits: u64) -> Option<i64> {
+        if !self.integer {
+            return None;
+        }
+        let w = self.width();
+        let raw = (bits & ((1u64 << w) - 1)) as i64;
+        Some(if self.signed && raw >> (w - 1) != 0 {
+            raw - (1i64 << w)
+        } else {
+            raw
+        })
+    }
+
+    /// The word of an integer format that holds `v`, `None` outside its range (or for a
+    /// floating-point format).
+    pub const fn int_word(&self, v: i64) -> Option<u64> {
+        match self.int_range() {
+            Some((lo, hi)) if v >= lo && v <= hi => Some((v as u64) & ((1u64 << self.width()) - 1)),
+            _ => None,
         }
     }
 
@@ -183,6 +246,17 @@ impl Format {
     /// ignored; callers that must reject them use [`Format::is_valid_encoding`].
     #[inline]
     pub fn decode(&self, bits: u64) -> Value {
+        if let Some(v) = self.int_value(bits) {
+            return if v == 0 {
+                Value::POS_ZERO
+            } else {
+                Value::Finite {
+                    neg: v < 0,
+                    sig: v.unsigned_abs(),
+                    exp: 0,
+                }
+            };
+        }
         let man_mask = (1u64 << self.man_bits) - 1;
         let exp_mask = (1u64 << self.exp_bits) - 1;
         let man = (bits >> self.lsb) & man_mask;
@@ -221,6 +295,9 @@ impl Format {
     /// [`crate::round::round`] for this format). NaN becomes `nan_bits`; a -0 of a format without
     /// negative zero becomes +0; Inf of a format without Inf is a caller bug and saturates.
     pub fn encode(&self, v: Value, nan_bits: u64) -> u64 {
+        if self.integer {
+            return self.encode_int(v);
+        }
         let sign = |neg: bool| {
             if neg && self.signed {
                 self.sign_bit()
@@ -272,6 +349,16 @@ impl Format {
     /// Every client that turns a value into a word "only if exact" (the Python package's
     /// arrays, the probe generator's operands) asks here.
     pub fn encode_exact(&self, v: Value) -> Option<u64> {
+        if self.integer {
+            return match v {
+                Value::Zero { .. } => Some(0),
+                Value::Finite { neg, sig, exp } => {
+                    let m = exact_integer(sig, exp)?;
+                    self.int_word(if neg { -m } else { m })
+                }
+                Value::Inf { .. } | Value::Nan => None,
+            };
+        }
         let w = match v {
             Value::Nan => return self.has_nan().then(|| self.default_nan()),
             Value::Inf { .. } if !self.has_inf() => return None,
@@ -290,6 +377,35 @@ impl Format {
             _ => self.encode(v, self.default_nan()),
         };
         self.decode(w).same_number(&v).then_some(w)
+    }
+
+    /// [`Format::encode`] for an integer format: the value's word, saturated to the range
+    /// where it lies outside (an infinity to the end of its sign, NaN to 0); a fraction is cut
+    /// toward zero. The integer models build their words themselves; this serves the generic
+    /// callers (a special value of a float path never reaches an integer format).
+    fn encode_int(&self, v: Value) -> u64 {
+        let Some((lo, hi)) = self.int_range() else {
+            return 0;
+        };
+        let x = match v {
+            Value::Zero { .. } | Value::Nan => 0,
+            Value::Inf { neg } => {
+                if neg {
+                    lo
+                } else {
+                    hi
+                }
+            }
+            Value::Finite { neg, sig, exp } => {
+                let m = match exact_integer(sig, exp.max(-64)) {
+                    Some(m) => m,
+                    None if exp < 0 => (sig >> (-exp).min(63)) as i64,
+                    None => i64::MAX,
+                };
+                (if neg { -m } else { m }).clamp(lo, hi)
+            }
+        };
+        (x as u64) & ((1u64 << self.width()) - 1)
     }
 
     /// Where `sig·2^exp` (`sig > 0`) sits on this format's grid: the exponent `e` of its leading
@@ -341,6 +457,31 @@ impl Format {
     /// Number of hex digits of the storage word in case files.
     pub const fn hex_digits(&self) -> usize {
         (self.storage_bits as usize).div_ceil(4)
+    }
+}
+
+/// `sig·2^exp` as an integer when it is one and fits an `i64` with room for its sign.
+const fn exact_integer(sig: u64, exp: i32) -> Option<i64> {
+    if exp >= 0 {
+        if exp >= 63 || sig.leading_zeros() <= exp as u32 {
+            return None;
+        }
+        let m = sig << exp;
+        if m > i64::MAX as u64 {
+            None
+        } else {
+            Some(m as i64)
+        }
+    } else {
+        let s = -exp as u32;
+        if s >= 64 {
+            return if sig == 0 { Some(0) } else { None };
+        }
+        if sig & ((1u64 << s) - 1) != 0 || sig >> s > i64::MAX as u64 {
+            None
+        } else {
+            Some((sig >> s) as i64)
+        }
     }
 }
 
@@ -415,10 +556,25 @@ pub const UE4M3: Format = Format {
 /// The fp32-range format with 13 mantissa bits that Ada/Hopper fp8 paths round to ("E8M13").
 pub const E8M13: Format = Format::ieee("e8m13", 8, 13, 32);
 
-/// Every named format, for look-up by name and for exhaustive tests.
+/// The integer formats of the integer MMA instructions (NVIDIA `.s8/.u8/.s4/.u4/.b1` with
+/// `.s32` accumulators, AMD `i8` with `i32`). One element per storage byte in case files
+/// (s4/u4 in bits 3:0, b1 in bit 0); the registers' packing is the catalog's
+/// [`Layout`](crate::catalog::Layout).
+pub const S8: Format = Format::int("s8", 8, true, 8);
+pub const U8: Format = Format::int("u8", 8, false, 8);
+pub const S4: Format = Format::int("s4", 4, true, 8);
+pub const U4: Format = Format::int("u4", 4, false, 8);
+/// One bit (`.b1`): 0 or 1.
+pub const B1: Format = Format::int("b1", 1, false, 8);
+pub const S32: Format = Format::int("s32", 32, true, 32);
+
+/// Every named floating-point format, for look-up by name and for exhaustive tests.
 pub const ALL: &[Format] = &[
     FP64, FP32, TF32, FP16, BF16, E5M2, E4M3, E4M3_FNUZ, E5M2_FNUZ, E3M2, E2M3, E2M1, UE8M0, UE4M3,
 ];
+
+/// Every named integer format.
+pub const INTEGERS: &[Format] = &[S8, U8, S4, U4, B1, S32];
 
 /// Looks a format up by its name or a common alias (case-insensitive), PyTorch's and NumPy's
 /// dtype names included (`float32`, `float8_e4m3fn`, `torch.bfloat16`).
@@ -440,7 +596,16 @@ pub fn by_name(name: &str) -> Option<Format> {
         "e2m1" | "fp4" | "fp4_e2m1" => "e2m1",
         "ue8m0" | "e8m0" => "ue8m0",
         "ue4m3" => "ue4m3",
+        "s8" | "i8" | "int8" => "s8",
+        "u8" | "uint8" => "u8",
+        "s4" | "i4" | "int4" => "s4",
+        "u4" | "uint4" => "u4",
+        "b1" => "b1",
+        "s32" | "i32" | "int32" => "s32",
         other => other,
     };
-    ALL.iter().copied().find(|f| f.name == canonical)
+    ALL.iter()
+        .chain(INTEGERS)
+        .copied()
+        .find(|f| f.name == canonical)
 }

@@ -244,6 +244,9 @@ pub enum Step {
         up: bool,
         result: Num,
     },
+    /// An integer unit's exact sum put into its accumulator: `how` is `wrap` (modulo 2^32)
+    /// or `saturate` (clamped to the s32 range).
+    Integer { how: &'static str, result: Num },
     /// The block's result (the C of the next block).
     BlockResult { d: Num },
 }

@@ -8,6 +8,7 @@ use crate::models::fma::Fma;
 use crate::models::ftz_mul_add::FtzMulAdd;
 use crate::models::gst_fdpa::GstFdpa;
 use crate::models::gtr_fdpa::GtrFdpa;
+use crate::models::int_dpa::IDpa;
 use crate::models::sliced_fdpa::SlicedFdpa;
 use crate::models::st_fdpa::StFdpa;
 use crate::models::t_fdpa::TFdpa;
@@ -26,6 +27,7 @@ pub enum Model {
     FtzMulAdd(FtzMulAdd),
     TrFdpa(TrFdpa),
     GtrFdpa(GtrFdpa),
+    IDpa(IDpa),
 }
 
 impl Model {
@@ -41,6 +43,7 @@ impl Model {
             Model::FtzMulAdd(_) => "FTZ-MulAdd",
             Model::TrFdpa(_) => "TR-FDPA",
             Model::GtrFdpa(_) => "GTR-FDPA",
+            Model::IDpa(_) => "I-DPA",
         }
     }
 }
@@ -58,6 +61,7 @@ impl Model {
             Model::FtzMulAdd(m) => m.block_traced(f, x, t),
             Model::TrFdpa(m) => m.block_traced(f, x, t),
             Model::GtrFdpa(m) => m.block_traced(f, x, t),
+            Model::IDpa(m) => m.block_traced(f, x, t),
         }
     }
 }
@@ -77,6 +81,7 @@ impl BlockModel for Model {
             Model::FtzMulAdd(m) => m.block(f, x),
             Model::TrFdpa(m) => m.block(f, x),
             Model::GtrFdpa(m) => m.block(f, x),
+            Model::IDpa(m) => m.block(f, x),
         }
     }
 }
@@ -143,6 +148,12 @@ impl DotUnit {
                 t.e_zero_c,
                 t.c_drop,
                 rho_name(&t.out)
+            ),
+            Model::IDpa(m) => format!(
+                "I-DPA op={} L_max={l} {} into {}",
+                m.op.name(),
+                if m.saturate { "saturate" } else { "wrap" },
+                self.formats.d.name
             ),
         }
     }

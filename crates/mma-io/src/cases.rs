@@ -327,6 +327,8 @@ fn read_word(
 ) -> Result<u64, CaseError> {
     match packing {
         Layout::PackedFp4 => parse_hex(field, index, s, 2, "a byte of two fp4 elements"),
+        Layout::PackedInt4 => parse_hex(field, index, s, 2, "a byte of two 4-bit integers"),
+        Layout::Bits => parse_hex(field, index, s, 2, "a byte of eight single bits"),
         Layout::Byte => parse_hex(field, index, s, 2, "one element per byte"),
         Layout::Plain => parse_word(field, index, s, fmt),
     }

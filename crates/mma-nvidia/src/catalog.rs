@@ -24,7 +24,8 @@ fn fmt_of(name: &str) -> Format {
 /// Storage bits one element of `fmt` takes in A when counting `L_max` bytes.
 fn element_bits(fmt: &Format, layout: Layout) -> usize {
     match layout {
-        Layout::PackedFp4 => 4,
+        Layout::PackedFp4 | Layout::PackedInt4 => 4,
+        Layout::Bits => 1,
         Layout::Byte => 8,
         Layout::Plain => fmt.storage_bits as usize,
     }

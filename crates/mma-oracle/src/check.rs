@@ -76,7 +76,55 @@ pub fn model_kind(model: &Model, d: &Format) -> Option<(ModelKind, Format)> {
             *d,
         )),
         Model::FtzMulAdd(_) => Some((ModelKind::FtzMulAdd, *d)),
-        Model::SlicedFdpa(_) => None,
+        Model::SlicedFdpa(_) | Model::IDpa(_) => None,
+    }
+}
+
+/// An I-DPA block: exact (no bound to speak of) until the sum leaves the s32 range, where
+/// the result must be the exact sum wrapped modulo 2^32 or clamped, as the unit says; the
+/// limit is zero where the exact sum fits and absent where it does not.
+fn check_integer(
+    m: &mma_core::models::int_dpa::IDpa,
+    f: &Formats,
+    x: &BlockIn<'_>,
+    out: u64,
+) -> Step {
+    let exact = exact_dot_scaled(f, x.a, x.b, x.c, x.scale_a, x.scale_b);
+    let Some(value) = exact.value() else {
+        return Step {
+            ok: false,
+            limit: None,
+        };
+    };
+    let got = Rational::from(f.d.int_value(out).unwrap_or(0));
+    let (lo, hi) =
+        f.d.int_range()
+            .unwrap_or((i64::from(i32::MIN), i64::from(i32::MAX)));
+    let (lo, hi) = (Rational::from(lo), Rational::from(hi));
+    if *value >= lo && *value <= hi {
+        return Step {
+            ok: got == *value,
+            limit: Some(Rational::new()),
+        };
+    }
+    let want = if m.saturate {
+        if *value < lo {
+            lo
+        } else {
+            hi
+        }
+    } else {
+        // The residue modulo 2^width, as the two's-complement word holds it.
+        let modulus = Rational::from(rug::Integer::from(1) << f.d.width());
+        let diff = Rational::from(value - &got) / &modulus;
+        return Step {
+            ok: diff.is_integer(),
+            limit: None,
+        };
+    };
+    Step {
+        ok: got == want,
+        limit: None,
     }
 }
 
@@ -146,6 +194,9 @@ fn check_block(unit: &DotUnit, blk: &Block<'_>) -> Step {
     let (f, x) = (&blk.f, &blk.x);
     if let Model::SlicedFdpa(s) = &unit.model {
         return check_sliced(s, f, x, blk.out);
+    }
+    if let Model::IDpa(m) = &unit.model {
+        return check_integer(m, f, x, blk.out);
     }
     if let (Model::Fma(m), true) = (&unit.model, x.a.len() > 1) {
         return check_fma_chain(m, f, x, blk.out);

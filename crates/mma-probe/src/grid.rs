@@ -66,7 +66,7 @@ pub fn e_zero_of(m: &Model) -> i32 {
         Model::SlicedFdpa(t) => t.pass.e_zero,
         Model::TrFdpa(t) => t.e_zero_c,
         Model::GtrFdpa(t) => t.e_zero_c,
-        Model::Fma(_) | Model::FtzMulAdd(_) | Model::EFdpa(_) => i32::MIN,
+        Model::Fma(_) | Model::FtzMulAdd(_) | Model::EFdpa(_) | Model::IDpa(_) => i32::MIN,
     }
 }
 

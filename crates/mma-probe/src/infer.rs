@@ -509,6 +509,8 @@ pub fn set_nan(u: &mut DotUnit, style: NanStyle) {
         Model::SlicedFdpa(m) => m.pass.out.nan = style,
         Model::TrFdpa(m) => m.out.nan = style,
         Model::GtrFdpa(m) => m.out.nan = style,
+        // Integer results have no NaN.
+        Model::IDpa(_) => {}
     }
 }
 

@@ -9,6 +9,8 @@
 //! - [`st_fdpa`], [`gst_fdpa`]: T-FDPA with per-block scales (NVIDIA block-scaled kinds), and
 //!   grouped (`kind::mxf4`, `kind::mxf4nvf4`).
 //! - [`sliced_fdpa`]: T-FDPA passes over interleaved slices of K (NVIDIA fp8 `mma.sync`).
+//! - [`int_dpa`]: the exact integer dot product of the integer instructions (NVIDIA
+//!   `.s8/.u8/.s4/.u4/.b1`, AMD `i8`), wrapping or saturating into s32.
 //! - [`tr_fdpa`], [`gtr_fdpa`]: truncated with a late, rounded-down C (AMD CDNA3), and grouped
 //!   (CDNA3 fp8).
 //!
@@ -19,6 +21,7 @@ pub mod fma;
 pub mod ftz_mul_add;
 pub mod gst_fdpa;
 pub mod gtr_fdpa;
+pub mod int_dpa;
 pub mod sliced_fdpa;
 pub mod st_fdpa;
 pub mod t_fdpa;

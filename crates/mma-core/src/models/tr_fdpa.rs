@@ -192,6 +192,7 @@ fn intermediate(f2: u32, e_norm_min: i32) -> Format {
         subnormals: true,
         storage_bits: 64,
         lsb: 0,
+        integer: false,
     }
 }
 

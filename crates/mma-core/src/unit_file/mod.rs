@@ -24,6 +24,7 @@
 //! | `FTZ-MulAdd` | `P`, `acc` (a format name), `nan` |
 //! | `TR-FDPA` | `F`, `F2`, `e_zero_c`, `e_norm_min`, optional `product_inf_exp`, output keys |
 //! | `GTR-FDPA` | `F`, `F2`, `e_zero_c`, `e_norm_min`, `c_drop`, output keys |
+//! | `I-DPA` | `op` (`mul`, or `xor` for `.xor.popc`), `saturate` (true: clamp to s32; false: wrap) |
 //!
 //! Output keys: `rho` (final rounding as `<MODE>-<FORMAT>`: `RZ-FP32`, `RNE-FP16`, `RZ-E8M13`),
 //! `overflow` (`ieee`, `inf` or `saturate`), optional `ftz` (default false), `nan` (`all-ones`,
@@ -41,6 +42,8 @@
 //! sits in bits 3:0 of a plain word but in bits 5:2 of a byte, and guessing would read other
 //! bits than the file's author wrote. `mma list --unit-file` writes the catalog's layout.
 
+mod checks;
+
 use crate::catalog::Layout;
 use crate::format::{self, Format};
 use crate::model::{Formats, NanStyle, Output, OutputRounding};
@@ -49,6 +52,7 @@ use crate::models::fma::Fma;
 use crate::models::ftz_mul_add::FtzMulAdd;
 use crate::models::gst_fdpa::GstFdpa;
 use crate::models::gtr_fdpa::GtrFdpa;
+use crate::models::int_dpa::{IDpa, IntOp};
 use crate::models::sliced_fdpa::SlicedFdpa;
 use crate::models::st_fdpa::StFdpa;
 use crate::models::t_fdpa::TFdpa;
@@ -132,7 +136,7 @@ pub struct UnitFile {
 pub enum UnitFileError {
     #[error("unknown format {0:?} (expected a name as `mma list` prints it: f16, bf16, e4m3, ue8m0, ...)")]
     Format(String),
-    #[error("unknown model {0:?} (expected FMA, E-FDPA, T-FDPA, ST-FDPA, GST-FDPA, Sliced-FDPA, FTZ-MulAdd, TR-FDPA or GTR-FDPA)")]
+    #[error("unknown model {0:?} (expected FMA, E-FDPA, T-FDPA, ST-FDPA, GST-FDPA, Sliced-FDPA, FTZ-MulAdd, TR-FDPA, GTR-FDPA or I-DPA)")]
     Model(String),
     #[error("{model}: missing parameter {key:?}")]
     Missing { model: String, key: &'static str },
@@ -271,6 +275,10 @@ impl From<&DotUnit> for UnitFile {
                 p.insert("e_norm_min".into(), int(m.e_norm_min));
                 p.insert("c_drop".into(), int(m.c_drop));
                 put_out(&mut p, &m.out);
+            }
+            Model::IDpa(m) => {
+                p.insert("op".into(), m.op.name().into());
+                p.insert("saturate".into(), m.saturate.into());
             }
         }
         let f = &u.formats;
@@ -556,12 +564,21 @@ impl TryFrom<&UnitFile> for DotUnit {
                     c_drop: r.int("c_drop")?,
                     out: r.out()?,
                 }),
+                "I-DPA" => Model::IDpa(IDpa {
+                    op: {
+                        let s = r.text("op")?;
+                        IntOp::by_name(s)
+                            .ok_or_else(|| r.bad("op", &Param::from(s), "expected mul or xor"))?
+                    },
+                    saturate: r.flag("saturate")?,
+                }),
                 other => return Err(UnitFileError::Model(other.into())),
             };
         r.finish()?;
-        check_ranges(&model)?;
-        check_output_formats(&model, &formats)?;
-        check_group_sums(&model, &formats)?;
+        checks::check_ranges(&model)?;
+        checks::check_integer_formats(&model, &formats)?;
+        checks::check_output_formats(&model, &formats)?;
+        checks::check_group_sums(&model, &formats)?;
         // Only the block-scaled models apply scale factors; another model would ignore them.
         let scaled_model = matches!(model, Model::StFdpa(_) | Model::GstFdpa(_));
         if formats.scale.is_some() && !scaled_model {
@@ -575,7 +592,7 @@ impl TryFrom<&UnitFile> for DotUnit {
         // does not; FMA and FTZ-MulAdd round it).
         let scale_bits = formats.scale.map_or(0, |(s, _)| 2 * (s.man_bits + 1));
         let sig_bits = formats.a.man_bits + formats.b.man_bits + 2 + scale_bits;
-        if !matches!(model, Model::Fma(_) | Model::FtzMulAdd(_)) && sig_bits > 64 {
+        if !matches!(model, Model::Fma(_) | Model::FtzMulAdd(_) | Model::IDpa(_)) && sig_bits > 64 {
             let scaled = if scale_bits > 0 { " (scaled)" } else { "" };
             return Err(UnitFileError::Shape(format!(
                 "{}: {} × {} products{scaled} need {sig_bits} significand bits; the fused models form them exactly in 64 (use FMA for f64)",
@@ -613,158 +630,6 @@ fn gcd(a: usize, b: usize) -> usize {
     } else {
         gcd(b, a % b)
     }
-}
-
-/// Largest magnitude of an exponent parameter (`e_zero` and the like).
-const MAX_EXP_PARAM: i32 = 4096;
-
-/// Parameter ranges the models' exact arithmetic is written for: a unit outside them would
-/// overflow the fixed-point sums, so it is refused when read rather than computed wrongly.
-fn check_ranges(m: &Model) -> Result<(), UnitFileError> {
-    let bad = |key: &str, v: i64, msg: &str| UnitFileError::Value {
-        model: m.name().into(),
-        key: key.into(),
-        value: v.to_string(),
-        msg: msg.into(),
-    };
-    let f_ok = |f: u32| (1..=60).contains(&f);
-    // Exponent parameters far beyond every format's range (f64 products reach 2^-2148) would
-    // overflow the shifts of the exact sums.
-    let exps: Vec<(&str, i32)> = match m {
-        Model::TFdpa(TFdpa { e_zero, .. })
-        | Model::StFdpa(StFdpa { e_zero, .. })
-        | Model::GstFdpa(GstFdpa { e_zero, .. })
-        | Model::SlicedFdpa(SlicedFdpa {
-            pass: TFdpa { e_zero, .. },
-            ..
-        }) => vec![("e_zero", *e_zero)],
-        Model::TrFdpa(t) => {
-            let mut v = vec![("e_zero_c", t.e_zero_c), ("e_norm_min", t.e_norm_min)];
-            v.extend(t.product_inf_exp.map(|x| ("product_inf_exp", x)));
-            v
-        }
-        Model::GtrFdpa(t) => vec![("e_zero_c", t.e_zero_c), ("e_norm_min", t.e_norm_min)],
-        _ => Vec::new(),
-    };
-    if let Some((key, v)) = exps.into_iter().find(|(_, v)| v.abs() > MAX_EXP_PARAM) {
-        return Err(bad(
-            key,
-            i64::from(v),
-            &format!("must be between -{MAX_EXP_PARAM} and {MAX_EXP_PARAM}"),
-        ));
-    }
-    match m {
-        Model::TFdpa(TFdpa { f, .. })
-        | Model::StFdpa(StFdpa { f, .. })
-        | Model::GstFdpa(GstFdpa { f, .. })
-        | Model::TrFdpa(TrFdpa { f, .. })
-        | Model::GtrFdpa(GtrFdpa { f, .. })
-            if !f_ok(*f) =>
-        {
-            Err(bad("F", i64::from(*f), "must be between 1 and 60"))
-        }
-        Model::SlicedFdpa(s) if !f_ok(s.pass.f) => {
-            Err(bad("F", i64::from(s.pass.f), "must be between 1 and 60"))
-        }
-        Model::SlicedFdpa(s) if s.group == 0 || s.passes == 0 => Err(bad(
-            "group",
-            s.group as i64,
-            "group and passes must be positive",
-        )),
-        // Each pass runs even when its slice is empty (it rounds the previous pass again), so
-        // a pass count beyond a block's elements only costs time.
-        Model::SlicedFdpa(s) if s.passes > crate::model::MAX_BLOCK => Err(bad(
-            "passes",
-            s.passes as i64,
-            &format!("must be at most {}", crate::model::MAX_BLOCK),
-        )),
-        Model::GstFdpa(g) if g.g == 0 => Err(bad("G", 0, "must be positive")),
-        Model::FtzMulAdd(p) if !p.p.is_power_of_two() => {
-            Err(bad("P", p.p as i64, "must be a power of two"))
-        }
-        Model::TrFdpa(t) if t.f2 > 60 => Err(bad("F2", i64::from(t.f2), "must be at most 60")),
-        Model::GtrFdpa(t) if t.f2 > 60 => Err(bad("F2", i64::from(t.f2), "must be at most 60")),
-        Model::GtrFdpa(t) if t.c_drop > MAX_EXP_PARAM as u32 => Err(bad(
-            "c_drop",
-            i64::from(t.c_drop),
-            &format!("must be at most {MAX_EXP_PARAM}"),
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// GST-FDPA keeps a group's scaled product sum in one 64-bit term (`gst_fdpa.rs`): exact
-/// only while the largest product times `G`, kept to `F` fraction bits, fits in 64 bits
-/// (`P_top + log2 G + 1 + F <= 64`, `P_top` the exponent just above the largest product), and
-/// the group sum in fixed point while the products span at most 120 bits. The hardware's fp4
-/// groups need 46 bits (P_top = 6, G = 16, F = 35); formats much wider than fp8 do not fit
-/// and are refused here rather than summed wrongly.
-fn check_group_sums(m: &Model, f: &Formats) -> Result<(), UnitFileError> {
-    let Model::GstFdpa(g) = m else {
-        return Ok(());
-    };
-    // A group takes one scale pair (its first element's): it must lie within one scale block.
-    if let Some((_, per)) = f.scale {
-        if !per.is_multiple_of(g.g) {
-            return Err(UnitFileError::Value {
-                model: m.name().into(),
-                key: "G".into(),
-                value: g.g.to_string(),
-                msg: format!(
-                    "a group takes one scale pair, so G must divide the elements per scale factor ({per})"
-                ),
-            });
-        }
-    }
-    let p_top = f.a.emax() + f.b.emax() + 2;
-    let p_lsb = f.a.min_lsb_exp() + f.b.min_lsb_exp();
-    let log_g = (usize::BITS - (g.g.max(1) - 1).leading_zeros()) as i32;
-    let need = p_top + log_g + 1 + g.f as i32;
-    if need <= 64 && p_top + log_g - p_lsb <= 120 {
-        return Ok(());
-    }
-    Err(UnitFileError::Value {
-        model: m.name().into(),
-        key: "F".into(),
-        value: g.f.to_string(),
-        msg: format!(
-            "a group sum of {} x {} products (up to 2^{p_top}, last bits at 2^{p_lsb}) times G = {} \
-             with F fraction bits needs {need} bits; GST-FDPA keeps 64 (fp4, fp6 and most fp8 \
-             element formats fit)",
-            f.a.name, f.b.name, g.g
-        ),
-    })
-}
-
-/// The format a model rounds to (`rho`, or FTZ-MulAdd's `acc`) must hold only values D can
-/// store: a result rounded to a wider format would be encoded into a word wider than D's.
-fn check_output_formats(m: &Model, f: &Formats) -> Result<(), UnitFileError> {
-    let (key, fmt) = match m {
-        Model::Fma(_) => return Ok(()),
-        Model::FtzMulAdd(p) => ("acc", p.acc),
-        Model::EFdpa(EFdpa { out })
-        | Model::TFdpa(TFdpa { out, .. })
-        | Model::StFdpa(StFdpa { out, .. })
-        | Model::GstFdpa(GstFdpa { out, .. })
-        | Model::TrFdpa(TrFdpa { out, .. })
-        | Model::GtrFdpa(GtrFdpa { out, .. })
-        | Model::SlicedFdpa(SlicedFdpa {
-            pass: TFdpa { out, .. },
-            ..
-        }) => ("rho", out.rho.fmt),
-    };
-    if fmt.values_within(&f.d) {
-        return Ok(());
-    }
-    Err(UnitFileError::Value {
-        model: m.name().into(),
-        key: key.into(),
-        value: fmt.name.into(),
-        msg: format!(
-            "{} holds values that D ({}) cannot store; use D's format or a narrower one",
-            fmt.name, f.d.name
-        ),
-    })
 }
 
 impl TryFrom<UnitFile> for DotUnit {
