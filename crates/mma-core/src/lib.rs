@@ -77,6 +77,7 @@ pub mod library;
 pub mod model;
 pub mod models;
 pub mod round;
+pub mod sparse;
 pub mod split_k;
 pub mod term;
 pub mod trace;
