@@ -22,6 +22,8 @@
 //! - `subnormal`: subnormal operands and products, and sums that land among the output's
 //!   subnormal numbers (flush-to-zero shows there).
 //!
+//! Integer units have their own probes (`emit_int.rs`): sums past the accumulator's ends.
+//!
 //! Random records come from six samplers (`bits`, `narrow`, `wide`, `cancel`, `zeros`,
 //! `subnormal`), a function of the seed, the formats and K.
 
@@ -127,6 +129,9 @@ fn targets(d: &Format) -> Vec<u32> {
 
 /// The targeted probes for `spec` (see the module docs), labelled by feature.
 pub fn targeted(spec: &Spec) -> Vec<Record> {
+    if spec.formats.d.integer {
+        return crate::emit_int::targeted(spec);
+    }
     let mut p = Builder {
         spec,
         out: Vec::new(),
@@ -387,6 +392,9 @@ pub fn random_iter(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Rec
 }
 
 fn sample(spec: &Spec, sampler: &str, rng: &mut Xoshiro256PlusPlus) -> Record {
+    if spec.formats.d.integer {
+        return crate::emit_int::sample(spec, sampler, rng);
+    }
     let f = spec.formats;
     let k = spec.k;
     let (fa, fb, fc) = (f.a, f.b, f.c);

@@ -36,6 +36,7 @@ use mma_core::models::fma::Fma;
 use mma_core::models::ftz_mul_add::FtzMulAdd;
 use mma_core::models::gst_fdpa::GstFdpa;
 use mma_core::models::gtr_fdpa::GtrFdpa;
+use mma_core::models::int_dpa::{IDpa, IntOp};
 use mma_core::models::sliced_fdpa::SlicedFdpa;
 use mma_core::models::st_fdpa::StFdpa;
 use mma_core::models::t_fdpa::TFdpa;
@@ -165,8 +166,44 @@ fn fused(
     }
 }
 
+/// The candidates of integer records: I-DPA wrapping or saturating, over every block length
+/// (a saturating unit clamps once per block, so the length matters there), the products
+/// multiplied or, for single bits, XORed; C applied or ignored. Integer results have no NaN
+/// or signed zero, so no output variants.
+fn integer_candidates(f: &Formats, k: usize) -> Vec<Group> {
+    let ops: &[IntOp] = if f.a.width() == 1 && f.b.width() == 1 {
+        &[IntOp::Mul, IntOp::Xor]
+    } else {
+        &[IntOp::Mul]
+    };
+    let mut groups = Vec::new();
+    for c in [CUse::Applied, CUse::Ignored] {
+        for &op in ops {
+            for saturate in [false, true] {
+                for block in block_lengths(k) {
+                    groups.push(Group {
+                        members: vec![Candidate {
+                            unit: DotUnit {
+                                formats: *f,
+                                block,
+                                model: Model::IDpa(IDpa { op, saturate }),
+                            },
+                            c,
+                        }],
+                        shares: true,
+                    });
+                }
+            }
+        }
+    }
+    groups
+}
+
 /// Every candidate group for record sets of `formats` and `k`.
 pub fn candidates(formats: &Formats, k: usize) -> Vec<Group> {
+    if formats.d.integer {
+        return integer_candidates(formats, k);
+    }
     let f = *formats;
     let (c_fmt, d) = (f.c, f.d);
     let mut groups = Vec::new();

@@ -17,6 +17,7 @@
 //! architectures compute a fitting unit) and the hardware-record reader.
 
 pub mod emit;
+mod emit_int;
 pub mod grid;
 pub mod infer;
 pub mod records;

@@ -327,3 +327,25 @@ fn shared_rules_give_what_every_member_computes() {
         devices.len()
     );
 }
+
+/// Integer units come back too: s8 × u8 saturating once per block of 16 on K = 32 (a unit
+/// no GPU has: two clamps per instruction), and wrapping; b1 counting XORs.
+#[test]
+fn integer_units_come_back() {
+    use mma_core::format::{B1, S32, S8, U8};
+    use mma_core::models::int_dpa::{IDpa, IntOp};
+    let int = |a, b, block, op, saturate| DotUnit {
+        formats: Formats {
+            a,
+            b,
+            c: S32,
+            d: S32,
+            scale: None,
+        },
+        block,
+        model: Model::IDpa(IDpa { op, saturate }),
+    };
+    round_trip(&int(S8, U8, 16, IntOp::Mul, true), 32, 300).unwrap();
+    round_trip(&int(S8, S8, 32, IntOp::Mul, false), 32, 300).unwrap();
+    round_trip(&int(B1, B1, 64, IntOp::Xor, false), 128, 300).unwrap();
+}
