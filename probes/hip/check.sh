@@ -113,7 +113,7 @@ if [ -n "$host" ] && [ -x "$host" ]; then
 
   "$host" --list > "$work/list.tsv"
   names=$(($(wc -l < "$work/list.tsv") - 1))
-  if [ "$names" = 49 ]; then ok "--list: 49 instruction names"; else bad "--list: $names names, expected 49"; fi
+  if [ "$names" = 59 ]; then ok "--list: 59 instruction names"; else bad "--list: $names names, expected 59"; fi
 
   # --validate: a good file and one bad line per file (line 3), whose error must name line 3.
   z=$(printf ',"0000"%.0s' $(seq 15))
@@ -366,7 +366,10 @@ def run(*args):
     return json.loads(subprocess.run([mma, *args], check=True, capture_output=True, text=True).stdout)
 
 def compare():
-    cat = run("list", "--vendor", "amd", "--json")
+    # CDNA4 (gfx950) is not in the harness yet (README, "gfx950: what is missing").
+    every = run("list", "--vendor", "amd", "--json")
+    cat = [c for c in every if c["arch"] != "CDNA4"]
+    print(f"        {len(every) - len(cat)} CDNA4 rows not compared (not in the harness yet)")
     ours = {}
     for r in [l.rstrip("\n").split("\t") for l in open(path)][1:]:
         for a in r[1].split(","):

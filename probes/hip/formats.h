@@ -9,7 +9,7 @@
 // Formats
 // ---------------------------------------------------------------------------------------------
 
-enum Fmt { F32, TF32, F16, BF16, F64, E4M3FNUZ, E5M2FNUZ };
+enum Fmt { F32, TF32, F16, BF16, F64, E4M3FNUZ, E5M2FNUZ, S8, S32 };
 struct FmtInfo {
   const char *name;  // as `mma list` and the case files name it
   int bits;          // storage bits (case-file hex digits = bits / 4)
@@ -26,6 +26,9 @@ constexpr FmtInfo FMTS[] = {
     {"f64", 64, 11, 52, 1023, false},
     {"e4m3fnuz", 8, 4, 3, 8, true},   // CDNA3 "fp8"
     {"e5m2fnuz", 8, 5, 2, 16, true},  // CDNA3 "bf8"
+    // Two's-complement integers of the i8 MFMAs (A/B s8, C/D s32): no exponent or mantissa.
+    {"s8", 8, 0, 0, 0, false},
+    {"s32", 32, 0, 0, 0, false},
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -34,6 +37,8 @@ constexpr FmtInfo FMTS[] = {
 
 static double decode(Fmt f, uint64_t v) {
   const FmtInfo &fi = FMTS[f];
+  if (f == S8) return (double)(int8_t)(uint8_t)v;
+  if (f == S32) return (double)(int32_t)(uint32_t)v;
   if (f == F32 || f == TF32) {
     uint32_t u = (uint32_t)v;
     float x;
@@ -58,6 +63,8 @@ static double decode(Fmt f, uint64_t v) {
 // The code of a small integer v (|v| <= 3) in format f.
 static uint64_t encode_small(Fmt f, int v) {
   const FmtInfo &fi = FMTS[f];
+  if (f == S8) return (uint8_t)(int8_t)v;
+  if (f == S32) return (uint32_t)(int32_t)v;
   if (v == 0) return 0;
   int a = v < 0 ? -v : v;
   uint64_t code = (uint64_t)(fi.bias + (a >= 2 ? 1 : 0)) << fi.mant_bits;
@@ -66,8 +73,9 @@ static uint64_t encode_small(Fmt f, int v) {
   return code;
 }
 
-// The code of an integer-valued double in the C/D format (f32 or f64).
+// The code of an integer-valued double in the C/D format (f32, f64 or s32).
 static uint64_t encode_out(Fmt f, double x) {
+  if (f == S32) return (uint32_t)(int32_t)x;
   if (f == F64) {
     uint64_t u;
     memcpy(&u, &x, 8);

@@ -42,6 +42,9 @@ typedef double f64x4 __attribute__((ext_vector_type(4)));
 typedef _Float16 f16x4 __attribute__((ext_vector_type(4)));
 typedef short i16x2 __attribute__((ext_vector_type(2)));
 typedef short i16x4 __attribute__((ext_vector_type(4)));
+typedef int i32x4 __attribute__((ext_vector_type(4)));
+typedef int i32x16 __attribute__((ext_vector_type(16)));
+typedef int i32x32 __attribute__((ext_vector_type(32)));
 
 // The operand of a lane from the low bytes of its 64-bit image (element s of a vector operand
 // in bits [s*w, s*w+w): little-endian, as the registers hold it).

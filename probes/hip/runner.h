@@ -26,7 +26,10 @@ using Launcher = std::function<bool(int op, size_t n, const std::vector<uint64_t
                                     const std::vector<uint64_t> &b, const std::vector<uint32_t> &c,
                                     std::vector<uint32_t> &d, std::string &err)>;
 
-static bool is_zero(Fmt f, uint64_t v) { return f == F64 ? (v << 1) == 0 : (uint32_t)(v << 1) == 0; }
+static bool is_zero(Fmt f, uint64_t v) {
+  if (f == S32) return (uint32_t)v == 0;  // 0x80000000 is -2^31, not a zero
+  return f == F64 ? (v << 1) == 0 : (uint32_t)(v << 1) == 0;
+}
 
 // Every case as chained calls of one MFMA; sets each case's d. Besides D[0][0], the device's
 // whole D is checked: with A, B and C zero outside row 0 / column 0 / C[0][0] of block 0, every

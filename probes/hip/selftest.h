@@ -1,6 +1,6 @@
 // `mma_probe --self-test` of the HIP harness (host only, no GPU): the layout functions against
 // the calculator's equations written out separately, the published examples and a simulated
-// MFMA; the instruction table (operand sizes against shapes, the catalog's 49 names in 64 rows).
+// MFMA; the instruction table (operand sizes against shapes, the catalog's 59 CDNA1-CDNA3 names in 79 rows).
 // `--self-test --mutate N` (N = 1..5, g_mutation in layouts.h and runner.h) breaks one rule on
 // purpose and must fail; check.sh runs every N.
 #pragma once
@@ -272,7 +272,8 @@ static int self_test(int mutation) {
     for (unsigned a = n.archs; a; a &= a - 1) rows++;
     for (const Name &o : NAMES) t.expect(&o == &n || strcmp(o.name, n.name), std::string(n.name) + ": listed twice");
   }
-  t.expect(N_NAMES == 49 && rows == 64, "49 names in 64 (architecture, name) rows, as `mma list --vendor amd`");
+  t.expect(N_NAMES == 59 && rows == 79,
+           "59 names in 79 (architecture, name) rows, as `mma list --vendor amd` for CDNA1-CDNA3");
   for (int i = 0; i < N_OPS; i++) {
     unsigned covered = 0;
     for (const Name &n : NAMES)

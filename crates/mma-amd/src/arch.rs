@@ -11,17 +11,20 @@ pub enum Arch {
     Cdna2,
     /// MI300A, MI300X, MI325X.
     Cdna3,
+    /// MI350X, MI355X (gfx950).
+    Cdna4,
 }
 
 impl Arch {
-    pub const ALL: [Arch; 3] = [Arch::Cdna1, Arch::Cdna2, Arch::Cdna3];
+    pub const ALL: [Arch; 4] = [Arch::Cdna1, Arch::Cdna2, Arch::Cdna3, Arch::Cdna4];
 
-    /// The name mmasim uses.
+    /// The name mmasim uses (CDNA4, which mmasim 2.1.1 lacks, in the same style).
     pub fn name(self) -> &'static str {
         match self {
             Arch::Cdna1 => "CDNA1",
             Arch::Cdna2 => "CDNA2",
             Arch::Cdna3 => "CDNA3",
+            Arch::Cdna4 => "CDNA4",
         }
     }
 
@@ -73,4 +76,9 @@ pub(crate) const ARCH_NAMES: &[(&str, Arch)] = &[
     ("gfx940", Arch::Cdna3),
     ("gfx941", Arch::Cdna3),
     ("gfx942", Arch::Cdna3),
+    ("cdna4", Arch::Cdna4),
+    ("mi350", Arch::Cdna4),
+    ("mi350x", Arch::Cdna4),
+    ("mi355x", Arch::Cdna4),
+    ("gfx950", Arch::Cdna4),
 ];

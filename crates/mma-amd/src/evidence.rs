@@ -2,9 +2,11 @@
 //! whose architecture and name pattern fit a row decides its [`Evidence`]; a row no rule fits
 //! is unverified.
 //!
-//! No AMD hardware records are held, so no row is `hardware`. Every instruction of the catalog
-//! has lines in mmasim 2.1.1's corpus `vectors/mmasim/amd/<arch>.jsonl` (checked by
-//! `tests/mmasim_corpus.rs`), so every row is `reference`. The test
+//! No AMD hardware records are held, so no row is `hardware`. Every floating-point instruction
+//! of CDNA1-CDNA3 has lines in mmasim 2.1.1's corpus `vectors/mmasim/amd/<arch>.jsonl` (checked
+//! by `tests/mmasim_corpus.rs`), so those rows are `reference`. The integer MFMAs
+//! (`v_mfma_i32_*`) are in neither mmasim's lists nor its corpus, and CDNA4 (gfx950) is not in
+//! mmasim 2.1.1 at all: those rows are `unverified` (CDNA4 by the default, no rule). The test
 //! `crates/mma/tests/evidence.rs` checks every claim against the corpus both ways, so that
 //! neither can drift from this table; the repository never reads the corpus at run time.
 
@@ -14,6 +16,9 @@ use mma_core::catalog::Evidence::{self, Reference, Unverified};
 /// (architecture, name pattern with `*` for any text, evidence), first fit wins.
 #[rustfmt::skip]
 const RULES: &[(Arch, &str, Evidence)] = &[
+    (Arch::Cdna1, "i32_*", Unverified),
+    (Arch::Cdna2, "i32_*", Unverified),
+    (Arch::Cdna3, "i32_*", Unverified),
     (Arch::Cdna1, "*", Reference),
     (Arch::Cdna2, "*", Reference),
     (Arch::Cdna3, "*", Reference),

@@ -1,7 +1,8 @@
-//! Bit-exact models of the AMD CDNA1, CDNA2 and CDNA3 matrix cores (`v_mfma_*`).
+//! Bit-exact models of the AMD CDNA1, CDNA2, CDNA3 and CDNA4 matrix cores (`v_mfma_*`).
 //!
-//! [`catalog`] lists every MFMA instruction of mmasim 2.1.1's lists for the three
-//! architectures, each with its shape, block count (`_Nb`) and a [`mma_core::DotUnit`] that
+//! [`catalog`] lists every MFMA instruction of mmasim 2.1.1's lists for CDNA1-CDNA3, the
+//! integer (`v_mfma_i32_*`, i8) MFMAs of the CDNA ISA guides, and CDNA4's (gfx950) MFMAs
+//! modelled from CDNA3's (unverified: no measurement and no mmasim corpus), each with its shape, block count (`_Nb`) and a [`mma_core::DotUnit`] that
 //! computes one output element bit-exactly; [`find`] looks instructions up by mmasim suffix,
 //! ISA mnemonic or compiler builtin. [`gpus`] names the instruction each AMD GPU's libraries
 //! are taken to issue per dtype (data, `library/gpus.txt`).
@@ -31,6 +32,21 @@
 //! | CDNA1 | FMA | - | E-FDPA, L = 4 | E-FDPA, L = 2 | - |
 //! | CDNA2 | FMA | - | FTZ-MulAdd, P = 4 | FTZ-MulAdd, P = 2 (`_1k`: P = 4) | - |
 //! | CDNA3 | FMA | TR-FDPA, L = 4 | TR-FDPA, L = 8 | TR-FDPA, L = 8 | GTR-FDPA, L = 16 |
+//! | CDNA4 (carried over) | FMA | - | TR-FDPA, L = 8 | TR-FDPA, L = 8 | GTR-FDPA, L = 16 (OCP; also fp6/fp4) |
+//!
+//! i8 → i32 (`v_mfma_i32_*`, every architecture): I-DPA, the exact sum of the products and C
+//! wrapped modulo 2^32 (no saturation), unverified (not in mmasim).
+//!
+//! CDNA4 (MI350X, MI355X, gfx950; AMD's CDNA4 ISA reference guide) has no measurement: each row
+//! carries over the CDNA3 model of its type (its `note` says which). It drops xf32, reads fp8/bf8
+//! as the OCP e4m3/e5m2 (CDNA3's are FNUZ), and adds the doubled-K f16/bf16/i8 MFMAs and
+//! `v_mfma_f32_{16x16x128,32x32x64}_f8f6f4` (one row per A/B format pair of fp8, bf8, fp6
+//! (e2m3), bf6 (e3m2), fp4 (e2m1), named `f32_16x16x128_f8f6f4_fp8_fp4`; case files hold them
+//! one element per byte, [`mma_core::catalog::Layout::Byte`]). The doubled-K f16/bf16 keep
+//! CDNA3's L = 8 (K = 32 is four blocks): L is what the AMD paper measured for the adder, and
+//! CDNA3's own K = 16 forms already chain two blocks; a wider adder (L = 16) would be the
+//! other reading, which a gfx950 probe decides. The block-scaled
+//! `v_mfma_scale_f32_*_f8f6f4` are not modelled: the core has no scaled GTR-FDPA.
 //!
 //! The models live in `mma-core` (`fma`, `e_fdpa`, `ftz_mul_add`, `tr_fdpa`, `gtr_fdpa`), each
 //! with its sources. Outputs are fp32 (fp64 for fp64 inputs) rounded to nearest even.

@@ -13,8 +13,8 @@ use std::sync::OnceLock;
 pub enum CatalogError {
     /// No architecture, product or gfx target of that name; `near`: the closest names.
     #[error(
-        "unknown AMD architecture `{input}` (expected CDNA1, CDNA2, CDNA3 or a product name \
-         such as MI100, MI250X, MI300X){}",
+        "unknown AMD architecture `{input}` (expected CDNA1, CDNA2, CDNA3, CDNA4 or a product \
+         name such as MI100, MI250X, MI300X, MI355X){}",
         did_you_mean(near)
     )]
     UnknownArch { input: String, near: Vec<String> },
@@ -47,14 +47,14 @@ fn did_you_mean(s: &[String]) -> String {
     }
 }
 
-/// Every instruction of CDNA1, CDNA2 and CDNA3, built once.
+/// Every instruction of CDNA1, CDNA2, CDNA3 and CDNA4, built once.
 pub fn catalog() -> &'static [Instruction] {
     static CATALOG: OnceLock<Vec<Instruction>> = OnceLock::new();
     CATALOG.get_or_init(crate::catalog::build)
 }
 
-/// Looks an instruction up. `arch`: `CDNA1`..`CDNA3` (any case) or a product name (MI100,
-/// MI210, MI250, MI250X, MI300A, MI300X, MI325X) or gfx target. `name`: the mmasim suffix
+/// Looks an instruction up. `arch`: `CDNA1`..`CDNA4` (any case) or a product name (MI100,
+/// MI210, MI250, MI250X, MI300A, MI300X, MI325X, MI350X, MI355X) or gfx target. `name`: the mmasim suffix
 /// (`f32_32x32x8_f16`), the ISA mnemonic with or without `v_mfma_` and with or without the
 /// underscore before the type (`v_mfma_f32_32x32x8f16`), or the compiler builtin
 /// (`__builtin_amdgcn_mfma_f32_32x32x8f16`), case-insensitive. `op`, when given, must be
@@ -111,7 +111,13 @@ struct Parsed {
     blocks: Option<usize>,
 }
 
-const TYPES: &[&str] = &["xf32", "bf16", "f16", "f32", "f64", "fp8", "bf8"];
+const TYPES: &[&str] = &[
+    "xf32", "bf16", "f16", "f32", "f64", "fp8", "bf8", "fp6", "bf6", "fp4", "i32", "i8",
+];
+
+/// The operand type of CDNA4's `f8f6f4` MFMAs, whose A and B formats `cbsz`/`blgp` choose: a
+/// name that ends there matches every format pair (several rows: ambiguous).
+const F8F6F4: &str = "f8f6f4";
 
 fn parse_type(s: &str) -> Option<(&'static str, &str)> {
     TYPES
@@ -144,6 +150,26 @@ fn parse(name: &str) -> Option<Parsed> {
             blocks = rest[..pos].parse().ok();
             rest = rest[pos + 1..].to_string();
         }
+    }
+    if let Some(tail) = rest.strip_prefix(F8F6F4) {
+        let (a, b) = if tail.is_empty() {
+            ("*", "*")
+        } else {
+            let (a, tail) = parse_type(tail)?;
+            let (b, tail) = parse_type(tail)?;
+            if !tail.is_empty() {
+                return None;
+            }
+            (a, b)
+        };
+        return Some(Parsed {
+            out: out.to_string(),
+            shape: (m, n, k),
+            a: format!("{F8F6F4}{a}"),
+            b: format!("{F8F6F4}{b}"),
+            one_k,
+            blocks,
+        });
     }
     let (a, tail) = parse_type(&rest)?;
     let b = if tail.is_empty() {
@@ -218,10 +244,13 @@ fn lookup(arch: Arch, input: &str) -> Result<Option<&'static Instruction>, Catal
         let hits: Vec<&'static Instruction> = here()
             .filter(|i| {
                 let q = parse(&i.name).expect("catalog names parse");
+                let fits = |asked: &str, row: &str| {
+                    asked == row || (asked == "f8f6f4*" && row.starts_with(F8F6F4))
+                };
                 q.out == p.out
                     && q.shape == p.shape
-                    && q.a == p.a
-                    && q.b == p.b
+                    && fits(&p.a, &q.a)
+                    && fits(&p.b, &q.b)
                     && p.blocks.is_none_or(|b| b == i.blocks)
             })
             .collect();

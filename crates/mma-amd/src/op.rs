@@ -35,6 +35,6 @@ impl fmt::Display for Op {
 /// One MFMA instruction: the row type shared with `mma-nvidia`
 /// ([`mma_core::catalog::Instruction`]) with this crate's architectures and operation. `name` is
 /// mmasim's suffix (`f32_32x32x8_f16`), `mnemonic` the ISA's (`v_mfma_f32_32x32x8_f16`),
-/// `blocks` the `_Nb` count, `layout` always `Plain`, `note` always `None`, `evidence` from
-/// this crate's evidence table.
+/// `blocks` the `_Nb` count, `layout` `Plain` (`Byte` for CDNA4's f8f6f4 rows), `note` `None`
+/// except on CDNA4 (what the row carries over), `evidence` from this crate's evidence table.
 pub type Instruction = mma_core::catalog::Instruction<Arch, Op>;

@@ -6,5 +6,6 @@
 mod differences;
 mod fast_catalog;
 mod hand_derived;
+mod int_cdna4;
 mod lookup;
 mod mmasim_corpus;

@@ -69,7 +69,10 @@ fn the_vendor_comes_from_the_architecture_when_not_named() {
     assert_eq!(vendor_of("Pascal"), None);
     assert_eq!(mma_catalog::vendor_or_default("Pascal"), Vendor::Nvidia);
     assert_eq!(Vendor::parse(" AMD "), Ok(Vendor::Amd));
-    assert_eq!(Vendor::Amd.architectures(), ["CDNA1", "CDNA2", "CDNA3"]);
+    assert_eq!(
+        Vendor::Amd.architectures(),
+        ["CDNA1", "CDNA2", "CDNA3", "CDNA4"]
+    );
 }
 
 #[test]
