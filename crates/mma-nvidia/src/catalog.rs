@@ -8,6 +8,10 @@
 
 use crate::arch::Arch;
 use crate::op::ptx;
+
+/// The integer families (s8/u8, s4/u4, b1 into s32), in a file of their own.
+#[path = "catalog_int.rs"]
+mod int;
 pub use crate::op::{Instruction, Op};
 pub use mma_core::catalog::Layout;
 use mma_core::format::{self, Format};
@@ -440,29 +444,37 @@ pub(crate) fn build() -> Vec<Instruction> {
             None,
         );
     }
+    int::sm75(Arch::Turing, &mut b.out);
 
     b.sm80(Arch::Ampere);
     b.sm75(Arch::Ampere);
+    int::sm80(Arch::Ampere, &mut b.out);
 
     b.sm89(Arch::AdaLovelace, Path::Fp8Narrow, None);
     b.sm80(Arch::AdaLovelace);
     b.sm75(Arch::AdaLovelace);
+    int::sm80(Arch::AdaLovelace, &mut b.out);
 
     b.sm90(Arch::Hopper);
     b.sm80(Arch::Hopper);
     b.sm75(Arch::Hopper);
     crate::fp8_mma::push(Arch::Hopper, &mut b.out);
     b.wgmma();
+    int::sm80(Arch::Hopper, &mut b.out);
+    int::wgmma(&mut b.out);
 
     b.sm80(Arch::Blackwell);
     b.sm75(Arch::Blackwell);
     crate::fp8_mma::push(Arch::Blackwell, &mut b.out);
     b.tcgen05();
+    int::sm80(Arch::Blackwell, &mut b.out);
+    int::tcgen05(&mut b.out);
 
     b.sm120(Arch::RtxBlackwell);
     b.sm89(Arch::RtxBlackwell, Path::Standard, None);
     b.sm80(Arch::RtxBlackwell);
     b.sm75(Arch::RtxBlackwell);
+    int::sm80(Arch::RtxBlackwell, &mut b.out);
     b.out
 }
 

@@ -38,6 +38,11 @@ const RULES: &[(&[Arch], Op, &str, Evidence)] = &[
     (FP8_RECORDED, Op::Mma, "m16n8k32.f32.e4m3.e4m3.f32", Hardware),
     (FP8_RECORDED, Op::Mma, "m16n8k32.f16.e5m2.e5m2.f16", Hardware),
     (FP8_RECORDED, Op::Mma, "m16n8k32.f32.e5m2.e5m2.f32", Hardware),
+    // The integer instructions (s8/u8, s4/u4, b1 into s32; `catalog_int.rs`): neither the
+    // records nor mmasim's corpus has them, the model is the ISA's integer arithmetic.
+    (ALL,          Op::Mma,        "*.s32.*", Unverified),
+    (&[Hopper],    Op::Wgmma,      "*.s32.*", Unverified),
+    (&[Blackwell], Op::Tcgen05Mma, "*.s32.*", Unverified),
     // Hopper's and Blackwell's other fp8 `mma.sync`: additions mmasim does not list.
     (&[Hopper, Blackwell], Op::Mma, "*.e*", Unverified),
     // Every other `mma.sync` and RTX Blackwell's block-scaled `mma.sync`: all in the corpus.

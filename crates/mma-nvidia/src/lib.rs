@@ -56,7 +56,10 @@
 //!   The vector test excludes fp64 lines whose mmasim result is a NaN and instead requires
 //!   the all-ones NaN; `fp64_nan_results_are_all_ones` checks hand-derived cases.
 //! - **Instructions mmasim does not list.** Hopper and Blackwell `mma.sync` with e4m3/e5m2
-//!   (see `src/fp8_mma.rs`; `Instruction::note` says where their arithmetic comes from). Every
+//!   (see `src/fp8_mma.rs`; `Instruction::note` says where their arithmetic comes from), and
+//!   the integer instructions (`src/catalog_int.rs`: `mma.sync` s8/u8, s4/u4 and b1 from
+//!   Turing on, Hopper's integer `wgmma`, Blackwell's `tcgen05.mma` `kind::i8`, all into s32
+//!   with and without `.satfinite`; I-DPA as the PTX ISA describes it, `unverified`). Every
 //!   instruction mmasim lists is in the catalog under the same name (checked against
 //!   `vectors/mmasim/nvidia/instructions.txt`).
 //!
