@@ -80,6 +80,32 @@ pub fn model_kind(model: &Model, d: &Format) -> Option<(ModelKind, Format)> {
     }
 }
 
+/// The exact value the unit approximates: the exact dot product, except for the `.xor.popc`
+/// I-DPA, whose terms are `a XOR b` of single bits rather than products (C plus the count of
+/// differing bits, an integer).
+fn exact_of(
+    model: &Model,
+    f: &Formats,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+    scale_a: &[u64],
+    scale_b: &[u64],
+) -> ExactResult {
+    match model {
+        Model::IDpa(m) if m.op == mma_core::models::int_dpa::IntOp::Xor => {
+            let v = |fmt: &Format, w: u64| i128::from(fmt.int_value(w).unwrap_or(0));
+            let terms: i128 = a
+                .iter()
+                .zip(b)
+                .map(|(&a, &b)| v(&f.a, a) ^ v(&f.b, b))
+                .sum();
+            ExactResult::finite(Rational::from(rug::Integer::from(v(&f.c, c) + terms)))
+        }
+        _ => exact_dot_scaled(f, a, b, c, scale_a, scale_b),
+    }
+}
+
 /// An I-DPA block: exact (no bound to speak of) until the sum leaves the s32 range, where
 /// the result must be the exact sum wrapped modulo 2^32 or clamped, as the unit says; the
 /// limit is zero where the exact sum fits and absent where it does not.
@@ -89,7 +115,7 @@ fn check_integer(
     x: &BlockIn<'_>,
     out: u64,
 ) -> Step {
-    let exact = exact_dot_scaled(f, x.a, x.b, x.c, x.scale_a, x.scale_b);
+    let exact = exact_of(&Model::IDpa(*m), f, x.a, x.b, x.c, x.scale_a, x.scale_b);
     let Some(value) = exact.value() else {
         return Step {
             ok: false,
@@ -326,7 +352,7 @@ pub struct Evaluation {
 pub fn evaluate(unit: &DotUnit, x: &Inputs) -> Evaluation {
     let f = &unit.formats;
     let model = unit.dot_scaled(&x.a, &x.b, x.c, &x.scale_a, &x.scale_b);
-    let exact = exact_dot_scaled(f, &x.a, &x.b, x.c, &x.scale_a, &x.scale_b);
+    let exact = exact_of(&unit.model, f, &x.a, &x.b, x.c, &x.scale_a, &x.scale_b);
     let report = error_report(model, &exact, &f.d);
     let signed_ulps = match &report.exact_error {
         Some(e) if e.is_negative() => -report.ulps,
