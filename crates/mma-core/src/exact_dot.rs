@@ -135,6 +135,39 @@ impl ExactDot {
         ExactDot::of_scaled(&formats, a, b, c, &[], &[])
     }
 
+    /// The exact value of what `unit` sums: [`ExactDot::of_scaled`] over its formats, except
+    /// for an I-DPA unit counting XORs (`.xor.popc`), whose terms are `a_k XOR b_k`: each is
+    /// summed as the product `(a_k XOR b_k) · 1` of single bits, so that the one exact sum
+    /// serves every model. Every client that knows the unit (`mma dot`, error reports, the
+    /// Python package) asks here.
+    ///
+    /// # Panics
+    /// As [`ExactDot::of_scaled`].
+    pub fn of_unit(
+        unit: &crate::DotUnit,
+        a: &[u64],
+        b: &[u64],
+        c: u64,
+        scale_a: &[u64],
+        scale_b: &[u64],
+    ) -> ExactDot {
+        use crate::models::int_dpa::{IDpa, IntOp};
+        let f = &unit.formats;
+        if let crate::unit::Model::IDpa(IDpa { op: IntOp::Xor, .. }) = unit.model {
+            assert_eq!(a.len(), b.len(), "A and B lengths differ");
+            let x: Vec<u64> = a.iter().zip(b).map(|(&p, &q)| (p ^ q) & 1).collect();
+            let ones = vec![1; x.len()];
+            let bits = Formats {
+                a: crate::format::B1,
+                b: crate::format::B1,
+                scale: None,
+                ..*f
+            };
+            return ExactDot::of_scaled(&bits, &x, &ones, c, &[], &[]);
+        }
+        ExactDot::of_scaled(f, a, b, c, scale_a, scale_b)
+    }
+
     /// The exact value of `Σ a_k·b_k·scale_a[k/n]·scale_b[k/n] + c` for the storage words of
     /// `formats` (`formats.c` for `c`), where `formats.scale = Some((fmt, n))` gives the scale
     /// format and the elements one scale covers (without it the scales are not read).

@@ -194,3 +194,24 @@ fn explain_shows_the_exact_sum_and_the_wrap() {
     let text = format!("{:?}", e.steps);
     assert!(text.contains("Integer") && text.contains("wrap"), "{text}");
 }
+
+#[test]
+fn the_exact_value_of_an_xor_unit_counts_xors() {
+    use mma_core::ExactDot;
+    // a = 1,1,0,0 and b = 1,0,1,0: AND counts 1, XOR counts 2; plus C = 3: 4 and 5.
+    let (a, b) = ([1, 1, 0, 0], [1, 0, 1, 0]);
+    let and = unit(B1, B1, 4, IntOp::Mul, false);
+    let xor = unit(B1, B1, 4, IntOp::Xor, false);
+    let exact = |u: &DotUnit| match ExactDot::of_unit(u, &a, &b, 3, &[], &[]) {
+        ExactDot::Finite { neg, mag, exp, .. } => (neg, mag, exp),
+        other => panic!("{other:?}"),
+    };
+    let value = |(neg, mag, exp): (bool, Vec<u64>, i32)| {
+        assert!(!neg && mag.len() == 1 && exp <= 0, "{mag:?} {exp}");
+        mag[0] >> -exp
+    };
+    assert_eq!(value(exact(&and)), 4);
+    assert_eq!(value(exact(&xor)), 5);
+    assert_eq!(and.dot(&a, &b, 3), 4);
+    assert_eq!(xor.dot(&a, &b, 3), 5);
+}
