@@ -10,7 +10,7 @@ use crate::{Arch, Instruction, Op};
 use mma_core::catalog::Layout;
 use mma_core::format::{
     Format, BF16, E2M1, E2M3, E3M2, E4M3, E4M3_FNUZ, E5M2, E5M2_FNUZ, FP16, FP32, FP64, S32, S8,
-    TF32,
+    TF32, UE8M0,
 };
 use mma_core::models::ftz_mul_add::FtzMulAdd;
 use mma_core::models::gtr_fdpa::GtrFdpa;
@@ -19,7 +19,7 @@ use mma_core::models::tr_fdpa::TrFdpa;
 use mma_core::models::{e_fdpa, fma};
 use mma_core::{DotUnit, Formats, Model, NanStyle, Output, OutputRounding, RoundOpts, Rounding};
 
-use Kind::{EFdpa, Fma, Ftz, Gtr, Int, Tr};
+use Kind::{EFdpa, Fma, Ftz, Gtr, GtrScaled, Int, Tr};
 
 /// Which model an instruction uses, with the parameters that vary between instructions.
 #[derive(Clone, Copy, Debug)]
@@ -34,6 +34,9 @@ enum Kind {
     Tr(usize),
     /// As `Tr`, even/odd product groups and C dropping (CDNA3 fp8/bf8, l = 16).
     Gtr(usize),
+    /// As `Gtr`, each product first multiplied by its 32-element block's two ue8m0 scales
+    /// (CDNA4 `v_mfma_scale_f32_*_f8f6f4`).
+    GtrScaled(usize),
     /// The exact integer sum of the products and C, wrapped modulo 2^32 (`v_mfma_i32_*`, i8
     /// inputs: I-DPA, no saturation); the whole K is one block.
     Int,
@@ -201,15 +204,20 @@ pub(crate) const F8F6F4: [(&str, Format); 5] = [
 ];
 
 /// CDNA4's f8f6f4 MFMAs, one row per shape and A/B format pair (`f32_16x16x128_f8f6f4_fp8_fp4`:
-/// A fp8, B fp4), GTR-FDPA as CDNA3's fp8/bf8 (L = 16).
+/// A fp8, B fp4), GTR-FDPA as CDNA3's fp8/bf8 (L = 16); then the block-scaled
+/// `v_mfma_scale_f32_{16x16x128,32x32x64}_f8f6f4`, named after their mnemonic
+/// (`scale_f32_16x16x128_f8f6f4_fp8_fp4`), the same GTR-FDPA with a ue8m0 scale per 32 elements
+/// of A and of B.
 fn f8f6f4() -> Vec<Row3> {
     let mut rows = Vec::new();
-    for (shape, m, k) in [("16x16x128", 16, 128), ("32x32x64", 32, 64)] {
-        for (an, a) in F8F6F4 {
-            for (bn, b) in F8F6F4 {
-                let name: &'static str =
-                    Box::leak(format!("f32_{shape}_f8f6f4_{an}_{bn}").into_boxed_str());
-                rows.push((name, m, m, k, 1, a, b, FP32, Gtr(16)));
+    for (prefix, kind) in [("", Gtr(16)), ("scale_", GtrScaled(16))] {
+        for (shape, m, k) in [("16x16x128", 16, 128), ("32x32x64", 32, 64)] {
+            for (an, a) in F8F6F4 {
+                for (bn, b) in F8F6F4 {
+                    let name = format!("{prefix}f32_{shape}_f8f6f4_{an}_{bn}");
+                    let name: &'static str = Box::leak(name.into_boxed_str());
+                    rows.push((name, m, m, k, 1, a, b, FP32, kind));
+                }
             }
         }
     }
@@ -268,6 +276,13 @@ fn cdna4_note(row: &Row3) -> String {
             "{GUIDE} CDNA3's {name} (GTR-FDPA, L = {l}) over OCP e4m3/e5m2 (gfx950 reads OCP, \
              not FNUZ)"
         ),
+        Kind::GtrScaled(l) => format!(
+            "{GUIDE} CDNA3's fp8 GTR-FDPA (F = 24, L = {l}, C dropped 25 bits below) over OCP \
+             fp8/fp6/fp4, as v_mfma_f32_{}x{}x{k}_f8f6f4, with each product first multiplied \
+             exactly by its 32-element block's ue8m0 scales of A and B (OCP MX); that the \
+             scaling precedes the even/odd grouping is an assumption, unverified",
+            row.1, row.2
+        ),
         Kind::Int => {
             format!("{GUIDE} CDNA3's i8 MFMAs: exact i8 products and C wrapped to i32 (I-DPA)")
         }
@@ -309,7 +324,7 @@ fn unit(arch: Arch, row: &Row3) -> DotUnit {
         b,
         c: d,
         d,
-        scale: None,
+        scale: matches!(kind, Kind::GtrScaled(_)).then_some((UE8M0, 32)),
     };
     let (block, model) = match kind {
         Kind::Fma => (
@@ -338,7 +353,7 @@ fn unit(arch: Arch, row: &Row3) -> DotUnit {
                 out: output(d, nan),
             }),
         ),
-        Kind::Gtr(l) => (
+        Kind::Gtr(l) | Kind::GtrScaled(l) => (
             l,
             Model::GtrFdpa(GtrFdpa {
                 f: 24,
@@ -383,6 +398,7 @@ pub(crate) fn build() -> Vec<Instruction> {
                 unit: unit(arch, row),
                 note: (arch == Arch::Cdna4).then(|| &*cdna4_note(row).leak()),
                 evidence: crate::evidence::of(arch, row.0),
+                sparse: None,
             });
         }
     }

@@ -46,7 +46,10 @@
 //! CDNA3's L = 8 (K = 32 is four blocks): L is what the AMD paper measured for the adder, and
 //! CDNA3's own K = 16 forms already chain two blocks; a wider adder (L = 16) would be the
 //! other reading, which a gfx950 probe decides. The block-scaled
-//! `v_mfma_scale_f32_*_f8f6f4` are not modelled: the core has no scaled GTR-FDPA.
+//! `v_mfma_scale_f32_{16x16x128,32x32x64}_f8f6f4` (named `scale_f32_16x16x128_f8f6f4_fp8_fp4`,
+//! after the mnemonic) are the same GTR-FDPA with a ue8m0 scale per 32 elements of A and of B,
+//! each product multiplied exactly by its scale pair before the even/odd grouping (OCP MX's
+//! scaled block; the placement is an assumption, `gtr_fdpa`).
 //!
 //! The models live in `mma-core` (`fma`, `e_fdpa`, `ftz_mul_add`, `tr_fdpa`, `gtr_fdpa`), each
 //! with its sources. Outputs are fp32 (fp64 for fp64 inputs) rounded to nearest even.
@@ -107,6 +110,7 @@ mod evidence;
 pub mod gpus;
 mod lookup;
 mod op;
+mod sparse;
 
 pub use arch::Arch;
 pub use differences::{known_difference, KnownDifference};

@@ -50,15 +50,22 @@ fn did_you_mean(s: &[String]) -> String {
 /// Every instruction of CDNA1, CDNA2, CDNA3 and CDNA4, built once.
 pub fn catalog() -> &'static [Instruction] {
     static CATALOG: OnceLock<Vec<Instruction>> = OnceLock::new();
-    CATALOG.get_or_init(crate::catalog::build)
+    CATALOG.get_or_init(|| {
+        // The dense tables, then the sparse rows derived from them.
+        let mut all = crate::catalog::build();
+        let sparse = crate::sparse::derive(&all);
+        all.extend(sparse);
+        all
+    })
 }
 
 /// Looks an instruction up. `arch`: `CDNA1`..`CDNA4` (any case) or a product name (MI100,
 /// MI210, MI250, MI250X, MI300A, MI300X, MI325X, MI350X, MI355X) or gfx target. `name`: the mmasim suffix
 /// (`f32_32x32x8_f16`), the ISA mnemonic with or without `v_mfma_` and with or without the
 /// underscore before the type (`v_mfma_f32_32x32x8f16`), or the compiler builtin
-/// (`__builtin_amdgcn_mfma_f32_32x32x8f16`), case-insensitive. `op`, when given, must be
-/// `MFMA` (the same signature as `mma_nvidia::find`, whose catalog has several operations).
+/// (`__builtin_amdgcn_mfma_f32_32x32x8f16`), case-insensitive; a sparse MFMA by its
+/// `v_smfmac_` mnemonic (`v_smfmac_f32_16x16x32_f16`) or builtin. `op`, when given, must be
+/// the row's, `MFMA` or `SMFMAC` (the same signature as `mma_nvidia::find`).
 pub fn find(
     arch: &str,
     op: Option<&str>,
@@ -68,7 +75,7 @@ pub fn find(
     let op = match op {
         Some(o) => Some(Op::parse(o).ok_or_else(|| CatalogError::UnknownOp {
             input: mma_core::catalog::clip(o),
-            near: vec![Op::Mfma.name().to_string()],
+            near: Op::ALL.iter().map(|o| o.name().to_string()).collect(),
         })?),
         None => None,
     };
@@ -109,6 +116,9 @@ struct Parsed {
     b: String,
     one_k: bool,
     blocks: Option<usize>,
+    /// CDNA4's block-scaled `v_mfma_scale_*` (the name starts with `scale_`, or `scale`
+    /// precedes `f8f6f4`).
+    scaled: bool,
 }
 
 const TYPES: &[&str] = &[
@@ -134,6 +144,10 @@ fn parse_number(s: &str) -> Option<(usize, &str)> {
 /// Parses a normalised name such as `f32_32x32x4_2b_bf16`, `f32_32x32x4bf16_1k` or
 /// `f32_16x16x32_fp8_bf8`.
 fn parse(name: &str) -> Option<Parsed> {
+    let (mut scaled, name) = match name.strip_prefix("scale") {
+        Some(rest) => (true, rest.strip_prefix('_').unwrap_or(rest)),
+        None => (false, name),
+    };
     let (out, rest) = parse_type(name)?;
     let rest = rest.strip_prefix('_')?;
     let (m, rest) = parse_number(rest)?;
@@ -150,6 +164,13 @@ fn parse(name: &str) -> Option<Parsed> {
             blocks = rest[..pos].parse().ok();
             rest = rest[pos + 1..].to_string();
         }
+    }
+    if let Some(tail) = rest.strip_prefix("scale") {
+        if !tail.starts_with(F8F6F4) {
+            return None;
+        }
+        scaled = true;
+        rest = tail.to_string();
     }
     if let Some(tail) = rest.strip_prefix(F8F6F4) {
         let (a, b) = if tail.is_empty() {
@@ -169,7 +190,11 @@ fn parse(name: &str) -> Option<Parsed> {
             b: format!("{F8F6F4}{b}"),
             one_k,
             blocks,
+            scaled,
         });
+    }
+    if scaled {
+        return None;
     }
     let (a, tail) = parse_type(&rest)?;
     let b = if tail.is_empty() {
@@ -188,6 +213,7 @@ fn parse(name: &str) -> Option<Parsed> {
         b: b.to_string(),
         one_k,
         blocks,
+        scaled,
     })
 }
 
@@ -197,10 +223,11 @@ pub fn find_in(
     op: Option<Op>,
     input: &str,
 ) -> Result<&'static Instruction, CatalogError> {
-    // Every instruction is an MFMA: `op` narrows nothing, it is taken for the shared shape.
-    let (Some(Op::Mfma) | None) = op;
+    // The names tell an MFMA from a sparse `v_smfmac` already: `op`, where given, must agree.
     if let Some(found) = lookup(arch, input)? {
-        return Ok(found);
+        if op.is_none_or(|o| o == found.op) {
+            return Ok(found);
+        }
     }
     let name = normalise(input);
     let names: Vec<&str> = catalog()
@@ -210,7 +237,13 @@ pub fn find_in(
         .collect();
     let mut suggestions: Vec<String> = close_matches(&name, &names)
         .into_iter()
-        .map(|n| format!("v_mfma_{n}"))
+        .map(|n| {
+            if n.starts_with("smfmac_") {
+                format!("v_{n}")
+            } else {
+                format!("v_mfma_{n}")
+            }
+        })
         .collect();
     // Point at other architectures that do have the instruction.
     for other in Arch::ALL {
@@ -240,14 +273,27 @@ fn lookup(arch: Arch, input: &str) -> Result<Option<&'static Instruction>, Catal
     // Structural match: the compiler builtins of CDNA3 keep the CDNA1/CDNA2 spellings
     // (`__builtin_amdgcn_mfma_f32_16x16x4f16` is `v_mfma_f32_16x16x4_4b_f16`,
     // `..._32x32x8bf16_1k` is `v_mfma_f32_32x32x8_bf16`).
-    if let Some(p) = parse(&name) {
+    // A sparse name is an MFMA name behind `smfmac_`: matched among the sparse rows.
+    let (want, asked) = match name.strip_prefix("smfmac_") {
+        Some(rest) => (Op::Smfmac, rest),
+        None => (Op::Mfma, name.as_str()),
+    };
+    let base = |i: &Instruction| -> String {
+        i.name
+            .strip_prefix("smfmac_")
+            .unwrap_or(&i.name)
+            .to_string()
+    };
+    if let Some(p) = parse(asked) {
         let hits: Vec<&'static Instruction> = here()
+            .filter(|i| i.op == want)
             .filter(|i| {
-                let q = parse(&i.name).expect("catalog names parse");
+                let q = parse(&base(i)).expect("catalog names parse");
                 let fits = |asked: &str, row: &str| {
                     asked == row || (asked == "f8f6f4*" && row.starts_with(F8F6F4))
                 };
                 q.out == p.out
+                    && q.scaled == p.scaled
                     && q.shape == p.shape
                     && fits(&p.a, &q.a)
                     && fits(&p.b, &q.b)
@@ -257,7 +303,7 @@ fn lookup(arch: Arch, input: &str) -> Result<Option<&'static Instruction>, Catal
         let exact_1k: Vec<_> = hits
             .iter()
             .copied()
-            .filter(|i| parse(&i.name).is_some_and(|q| q.one_k == p.one_k))
+            .filter(|i| parse(&base(i)).is_some_and(|q| q.one_k == p.one_k))
             .collect();
         match (hits.len(), exact_1k.len()) {
             (1, _) => return Ok(Some(hits[0])),

@@ -4,19 +4,22 @@
 use crate::arch::Arch;
 use std::fmt;
 
-/// The instruction class: every instruction of this catalog is an MFMA (the `op` that case
-/// files may give as `"MFMA"`; the NVIDIA catalog has several).
+/// The instruction class: an MFMA (the `op` that case files may give as `"MFMA"`), or its
+/// structured-sparse form `v_smfmac` (`"SMFMAC"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Op {
     Mfma,
+    /// The structured-sparse `v_smfmac` (CDNA3, CDNA4; `crate::sparse`).
+    Smfmac,
 }
 
 impl Op {
-    pub const ALL: [Op; 1] = [Op::Mfma];
+    pub const ALL: [Op; 2] = [Op::Mfma, Op::Smfmac];
 
     pub fn name(self) -> &'static str {
         match self {
             Op::Mfma => "MFMA",
+            Op::Smfmac => "SMFMAC",
         }
     }
 

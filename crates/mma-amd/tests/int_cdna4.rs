@@ -87,7 +87,8 @@ fn integer_rows_are_idpa_wrapping_and_unverified() {
     assert_eq!(per_arch, [5, 5, 5, 7]);
     // Every other CDNA1-CDNA3 row stays backed by mmasim's corpus.
     for i in catalog() {
-        if i.arch != Arch::Cdna4 && !i.name.starts_with("i32_") {
+        // (The sparse rows, derived from dense ones, are `tests/sparse.rs`'s.)
+        if i.arch != Arch::Cdna4 && !i.name.starts_with("i32_") && i.sparse.is_none() {
             assert_eq!(i.evidence, Evidence::Reference, "{}", i.name);
         }
     }
@@ -110,7 +111,10 @@ fn cdna4_by_its_names() {
     ] {
         assert_eq!(mma_amd::parse_arch(name).unwrap(), Arch::Cdna4, "{name}");
     }
-    let rows: Vec<_> = catalog().iter().filter(|i| i.arch == Arch::Cdna4).collect();
+    let rows: Vec<_> = catalog()
+        .iter()
+        .filter(|i| i.arch == Arch::Cdna4 && i.sparse.is_none())
+        .collect();
     assert!(rows.len() >= 20);
     for i in &rows {
         for product in ["MI355X", "MI350X", "gfx950"] {
@@ -216,4 +220,173 @@ fn cdna4_fp8_is_ocp_not_fnuz() {
         dot("gfx950", "f32_16x16x128_f8f6f4_fp4_fp4", &fp4, &fp4, 0),
         0x4300_0000
     );
+}
+
+// ---- CDNA4 block-scaled f8f6f4 (`v_mfma_scale_f32_*_f8f6f4`): GTR-FDPA with ue8m0 scales ----
+
+#[test]
+fn cdna4_scaled_rows_and_names() {
+    let scaled: Vec<_> = catalog()
+        .iter()
+        .filter(|i| i.arch == Arch::Cdna4 && i.name.starts_with("scale_"))
+        .collect();
+    assert_eq!(scaled.len(), 50);
+    for i in &scaled {
+        // Same model and parameters as the unscaled row of the same shape and pair, plus the
+        // scale (ue8m0 per 32 elements).
+        let plain = find("gfx950", None, &i.name["scale_".len()..]).unwrap();
+        let mut want = plain.unit;
+        want.formats.scale = Some((mma_core::format::UE8M0, 32));
+        assert_eq!(i.unit, want, "{}", i.name);
+        assert_eq!((i.k, i.unit.block, i.layout), (plain.k, 16, plain.layout));
+        assert_eq!(i.evidence, Evidence::Unverified, "{}", i.name);
+        assert!(
+            i.mnemonic.starts_with("v_mfma_scale_f32_"),
+            "{}",
+            i.mnemonic
+        );
+        let note = i.note.unwrap();
+        assert!(
+            note.contains("ue8m0") && note.contains("assumption"),
+            "{note}"
+        );
+    }
+    // By mnemonic with the pair, by builtin-style names, and the bare mnemonic is ambiguous
+    // among the 25 pairs (cbsz/blgp choose), never an unscaled row.
+    let f = find("MI355X", None, "v_mfma_scale_f32_16x16x128_f8f6f4_fp8_fp4").unwrap();
+    assert_eq!(f.name, "scale_f32_16x16x128_f8f6f4_fp8_fp4");
+    assert_eq!(
+        find("gfx950", None, "f32_32x32x64_scale_f8f6f4_bf6_fp8")
+            .unwrap()
+            .name,
+        "scale_f32_32x32x64_f8f6f4_bf6_fp8"
+    );
+    match find("gfx950", None, "v_mfma_scale_f32_32x32x64_f8f6f4") {
+        Err(mma_amd::CatalogError::Ambiguous { candidates, .. }) => {
+            assert_eq!(candidates.len(), 25);
+            assert!(candidates.iter().all(|c| c.starts_with("v_mfma_scale_")));
+        }
+        other => panic!("{other:?}"),
+    }
+    // The unscaled bare mnemonic still names only unscaled rows.
+    match find("gfx950", None, "v_mfma_f32_32x32x64_f8f6f4") {
+        Err(mma_amd::CatalogError::Ambiguous { candidates, .. }) => {
+            assert_eq!(candidates.len(), 25);
+            assert!(candidates.iter().all(|c| !c.contains("scale")));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(find("CDNA3", None, "v_mfma_scale_f32_16x16x128_f8f6f4_fp8_fp8").is_err());
+}
+
+#[test]
+fn cdna4_scaled_hand_derived() {
+    let u = find("gfx950", None, "scale_f32_16x16x128_f8f6f4_fp8_fp8")
+        .unwrap()
+        .unit;
+    let one = [0x38u64; 128];
+    // K = 128, four scale blocks of 32. A's first scale 128 (×2), every other 127 (×1): 32
+    // products of 2 and 96 of 1 = 64 + 96 = 160 = 1.25·2^7 = 0x43200000 (every block of 16
+    // sums small integers exactly).
+    let s1 = [127u64; 4];
+    let mut sa = s1;
+    sa[0] = 128;
+    assert_eq!(u.dot_scaled(&one, &one, 0, &sa, &s1), 0x4320_0000);
+    // Both first scales 128: 32 · 4 + 96 = 224 = 1.75·2^7 = 0x43600000.
+    assert_eq!(u.dot_scaled(&one, &one, 0, &sa, &sa), 0x4360_0000);
+    // fp4 × fp4 (e2m1 1.0 = 0x2) on the 32x32x64 form: scales 129 and 125 (×4, ×1/4) cancel:
+    // 64 products of 1 = 64 = 0x42800000.
+    let v = find("gfx950", None, "v_mfma_scale_f32_32x32x64_f8f6f4_fp4_fp4")
+        .unwrap()
+        .unit;
+    let fp4 = [0x2u64; 64];
+    assert_eq!(
+        v.dot_scaled(&fp4, &fp4, 0, &[129, 129], &[125, 125]),
+        0x4280_0000
+    );
+    // A NaN scale (0xff) gives CDNA4's NaN, the default quiet NaN 0x7fc00000, also with zero
+    // products.
+    let mut nan = s1;
+    nan[3] = 0xff;
+    assert_eq!(u.dot_scaled(&one, &one, 0, &s1, &nan), 0x7fc0_0000);
+    assert_eq!(u.dot_scaled(&[0; 128], &one, 0, &nan, &s1), 0x7fc0_0000);
+    // Scale 2^-127 (0x00) for A's first scale block: its products are 2^-127 each. The first
+    // block of 16 sums them to 2^-123 (C = +0 counts at 2^-126: both kept, exact), the second
+    // block adds 2^-123 more: 2^-122 (normal fp32, exact). The third block's products are 1
+    // (e_max = 0), and C = 2^-122 lies more than 25 bits below e_max: dropped. So
+    // 16 + 16 + 16 + 16 + 16 + 16 = 96 = 0x42c00000, where the unscaled sum is 128.
+    let mut tiny = s1;
+    tiny[0] = 0;
+    assert_eq!(u.dot_scaled(&one, &one, 0, &tiny, &s1), 0x42c0_0000);
+}
+
+/// A random e4m3 element (zero one time in eight, else a normal of exponent -3..=4) and the
+/// same element times 2^shift (`shift` in -3..=3: still a normal, exponent -6..=7).
+fn e4m3_pair(rng: &mut rand_xoshiro::Xoshiro256PlusPlus, shift: i32) -> (u64, u64) {
+    use rand::Rng;
+    let sign = (rng.random::<bool>() as u64) << 7;
+    if rng.random_range(0..8) == 0 {
+        return (sign, sign);
+    }
+    let (e, m) = (rng.random_range(-3..=4), rng.random_range(0..8u64));
+    let word = |e: i32| sign | ((e + 7) as u64) << 3 | m;
+    (word(e), word(e + shift))
+}
+
+#[test]
+fn cdna4_scaled_equals_unscaled_on_premultiplied_inputs() {
+    use rand::{Rng, SeedableRng};
+    // A ue8m0 scale is a power of two, so a scaled block is the unscaled block with each
+    // element multiplied by its scale, wherever that is an e4m3 normal (the same value and the
+    // same exponent, hence the same alignment): scales 2^-3..2^3 on elements of exponent
+    // -3..=4. B: scaled as A in half the cases, else any word (NaN, subnormals) with scale 1.
+    // C: zero, near the products, near the drop threshold, or any word. 2 × 300 cases.
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(58);
+    for shape in ["16x16x128", "32x32x64"] {
+        let scaled = format!("scale_f32_{shape}_f8f6f4_fp8_fp8");
+        let s = find("gfx950", None, &scaled).unwrap();
+        let p = find("gfx950", None, &format!("f32_{shape}_f8f6f4_fp8_fp8")).unwrap();
+        let k = s.k;
+        for case in 0..300 {
+            let scale_b = case % 2 == 0;
+            let sa: Vec<u64> = (0..k / 32).map(|_| rng.random_range(124..=130)).collect();
+            let sb: Vec<u64> = (0..k / 32)
+                .map(|_| {
+                    if scale_b {
+                        rng.random_range(124..=130)
+                    } else {
+                        127
+                    }
+                })
+                .collect();
+            let (mut a, mut a_pre, mut b, mut b_pre) = (vec![], vec![], vec![], vec![]);
+            for i in 0..k {
+                let (x, x_pre) = e4m3_pair(&mut rng, sa[i / 32] as i32 - 127);
+                a.push(x);
+                a_pre.push(x_pre);
+                let (y, y_pre) = if scale_b {
+                    e4m3_pair(&mut rng, sb[i / 32] as i32 - 127)
+                } else {
+                    let w = rng.random::<u64>() & 0xff;
+                    (w, w)
+                };
+                b.push(y);
+                b_pre.push(y_pre);
+            }
+            let mut near = |lo: u64, hi: u64| {
+                (rng.random_range(lo..=hi) << 23) | (rng.random::<u64>() & 0x807f_ffff)
+            };
+            let c = match case % 4 {
+                0 => 0,
+                1 => near(120, 134),
+                2 => near(95, 110),
+                _ => rng.random::<u64>() & 0xffff_ffff,
+            };
+            assert_eq!(
+                s.unit.dot_scaled(&a, &b, c, &sa, &sb),
+                p.unit.dot(&a_pre, &b_pre, c),
+                "{scaled} case {case}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:?}\nsb {sb:?}"
+            );
+        }
+    }
 }

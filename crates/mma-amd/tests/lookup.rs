@@ -6,8 +6,11 @@ use std::collections::HashSet;
 #[test]
 fn catalog_has_every_mmasim_instruction() {
     // mmasim 2.1.1: CDNA1 15, CDNA2 7 + the 15 of CDNA1, CDNA3 27; then the i8 MFMAs of the
-    // CDNA ISA guides (CDNA1/CDNA2 5, CDNA3 5), and CDNA4: 36 carried over or doubled-K and
-    // 2 shapes × 25 format pairs of f8f6f4.
+    // CDNA ISA guides (CDNA1/CDNA2 5, CDNA3 5), and CDNA4: 36 carried over or doubled-K,
+    // 2 shapes × 25 format pairs of f8f6f4 and as many of the block-scaled scale_f8f6f4;
+    // then the sparse v_smfmac derived from the dense rows (`src/sparse.rs`): CDNA3 14 (f16,
+    // bf16 and i8 at two shapes, four fp8/bf8 pairs at two), CDNA4 20 (those and the
+    // doubled-K f16, bf16 and i8).
     let count = |a: Arch| catalog().iter().filter(|i| i.arch == a).count();
     assert_eq!(
         (
@@ -16,10 +19,16 @@ fn catalog_has_every_mmasim_instruction() {
             count(Arch::Cdna3),
             count(Arch::Cdna4)
         ),
-        (20, 27, 32, 86)
+        (20, 27, 46, 156)
     );
     for ins in catalog() {
-        assert_eq!(ins.mnemonic, format!("v_mfma_{}", ins.name));
+        // A sparse row's name carries its `smfmac_` already.
+        let prefix = if ins.sparse.is_some() {
+            "v_"
+        } else {
+            "v_mfma_"
+        };
+        assert_eq!(ins.mnemonic, format!("{prefix}{}", ins.name));
         // Every instruction finds itself by its own names.
         assert_eq!(find(ins.arch.name(), None, &ins.name).unwrap(), ins);
         assert_eq!(find(ins.arch.name(), None, &ins.mnemonic).unwrap(), ins);

@@ -149,6 +149,9 @@ pub struct Row {
     /// What the model rests on (hardware records, the reference corpus, or neither), as the
     /// vendor's evidence table says.
     pub evidence: Evidence,
+    /// Structured sparsity: `k` is the logical K, A holds the kept elements and metadata says
+    /// where they sit (`mma_core::sparse`); `None` for dense instructions.
+    pub sparse: Option<mma_core::sparse::Sparsity>,
 }
 
 impl Row {
@@ -173,6 +176,7 @@ impl Row {
             unit: &i.unit,
             note: i.note,
             evidence: i.evidence,
+            sparse: i.sparse,
         }
     }
 }

@@ -25,7 +25,7 @@ fn every_row_of_both_catalogs_is_listed_once_and_found_by_its_names() {
         assert!(ptr::eq(r.unit, &i.unit));
         assert_eq!(
             (r.arch, r.op, r.name, r.blocks),
-            (i.arch.name(), "MFMA", i.name.as_str(), i.blocks)
+            (i.arch.name(), i.op.name(), i.name.as_str(), i.blocks)
         );
     }
     for r in &rows {

@@ -190,7 +190,7 @@ fn run(e: Entry, x: &OperandFlags) -> Result<Run> {
             explanation.d
         );
     }
-    let ex = mma::codec::exact::exact_dot_scaled(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    let ex = mma::codec::exact::exact_unit(u, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     let ulps = mma::codec::exact::ulp_error(&f.d, d, &ex);
     Ok(Run {
         vendor: e.vendor,
@@ -361,7 +361,8 @@ fn compare(fam: &str, archs: Archs, x: &OperandFlags, json: bool) -> Result<bool
         let case = dot_case(&DotTarget::Unit(&whole), x)?;
         case.given.operands(&whole).map_err(|e| anyhow!("{e}"))?
     };
-    let ex = mma::codec::exact::exact_dot_scaled(f, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    let ex =
+        mma::codec::exact::exact_unit(first.target.unit, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     // Pairs whose results differ: each distinct result against the first architecture's.
     let mut parts = Vec::new();
     for r in &runs[1..] {

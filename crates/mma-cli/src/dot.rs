@@ -56,7 +56,7 @@ impl Slot {
     /// as a single 0.
     fn legacy(&self, raw: u64) -> Option<u64> {
         match self.packing {
-            Layout::PackedFp4 => Some(0).filter(|_| raw == 0),
+            p if p.packed() => Some(0).filter(|_| raw == 0),
             _ => self.packing.element(&self.fmt, raw),
         }
     }
@@ -69,34 +69,79 @@ impl Slot {
         let digits = self.packing.hex_digits(&self.fmt);
         for (i, w) in codec::words::word_list(list).iter().enumerate() {
             let at = |e: operand::OperandError| anyhow!("{}: element {}: {e}", self.flag, i + 1);
-            let word = match operand::classify(w, &self.fmt, digits, |r| self.legacy(r), self.round)
-                .map_err(at)?
-            {
-                Operand::Word(s) => Word::Text(s),
-                Operand::Bits(b) => Word::Element(b),
-                Operand::Number(n) => {
-                    Word::Element(operand::encode_word(&self.fmt, &n, self.round, w).map_err(at)?)
+            let word = if let Some(v) = self.int_hex(w) {
+                Word::Element(v.map_err(|e| anyhow!("{}: element {}: {e}", self.flag, i + 1))?)
+            } else {
+                match operand::classify(w, &self.fmt, digits, |r| self.legacy(r), self.round)
+                    .map_err(at)?
+                {
+                    Operand::Word(s) => Word::Text(s),
+                    Operand::Bits(b) => Word::Element(b),
+                    Operand::Number(n) => Word::Element(
+                        operand::encode_word(&self.fmt, &n, self.round, w).map_err(at)?,
+                    ),
                 }
             };
             texts |= matches!(word, Word::Text(_));
             elements |= matches!(word, Word::Element(_));
-            if self.packing == Layout::PackedFp4 && texts && elements {
+            if self.packing.packed() && texts && elements {
                 bail!(
-                    "{}: element {}: give either packed bytes (two fp4 per hex byte, as in case files) or one value per element, not both",
+                    "{}: element {}: give either packed bytes ({} per hex byte, as in case files) or one value per element, not both",
                     self.flag,
-                    i + 1
+                    i + 1,
+                    self.per_byte()
                 );
             }
             out.push(word);
         }
-        if self.packing == Layout::PackedFp4 && elements && out.len() % 2 == 1 {
+        let per = self.packing.per_word();
+        if self.packing.packed() && elements && out.len() % per != 0 {
             bail!(
-                "{}: {} elements; packed fp4 takes an even number",
+                "{}: {} elements; {} takes a multiple of {per} ({})",
                 self.flag,
-                out.len()
+                out.len(),
+                self.packing.name(),
+                self.per_byte()
             );
         }
         Ok(out)
+    }
+
+    /// What one byte of a packed layout holds, for messages.
+    fn per_byte(&self) -> String {
+        match self.packing {
+            Layout::PackedFp4 => "two fp4".into(),
+            Layout::Bits => "eight single bits".into(),
+            _ => format!("{} {}", self.packing.per_word(), self.fmt.name),
+        }
+    }
+
+    /// A `0x…` word of an integer operand of one element per word: the element's word (at most
+    /// the format's width; `0x80` is s8's -128). `None` for any other word or slot (a packed
+    /// layout's `0x…` is a byte of several elements, read as case files read it).
+    fn int_hex(&self, w: &str) -> Option<Result<u64>> {
+        let w = w.trim();
+        let h = w.strip_prefix("0x").or_else(|| w.strip_prefix("0X"))?;
+        if !self.fmt.integer || self.packing.packed() || h.contains(['p', 'P']) {
+            return None;
+        }
+        let width = self.fmt.width();
+        let digits = (width as usize).div_ceil(4);
+        let v = (!h.is_empty() && h.len() <= 16 && h.bytes().all(|c| c.is_ascii_hexdigit()))
+            .then(|| u64::from_str_radix(h, 16).ok())
+            .flatten();
+        Some(match v {
+            Some(v) if width >= 64 || v >> width == 0 => Ok(v),
+            Some(_) => Err(anyhow!(
+                "{w} is wider than {}'s {width} bits (at most {digits} hex digits, 0x0..0x{:x})",
+                self.fmt.name,
+                (1u128 << width) - 1
+            )),
+            None => Err(anyhow!(
+                "{w:?} is not a hex word of {} (0x and 1 to {digits} hex digits)",
+                self.fmt.name
+            )),
+        })
     }
 }
 
@@ -200,7 +245,7 @@ fn dot(target: DotTarget, x: &OperandFlags, json: bool) -> Result<bool> {
     let o = case.operands()?;
     let d = t.unit.dot_scaled(&o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     let fd = &t.unit.formats.d;
-    let ex = exact::exact_dot_scaled(&t.unit.formats, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
+    let ex = exact::exact_unit(t.unit, &o.a, &o.b, o.c, &o.scale_a, &o.scale_b);
     let ulps = exact::ulp_error(fd, d, &ex);
     let d_dec = decimal::shortest(fd, d);
     if json {
@@ -222,6 +267,21 @@ fn dot(target: DotTarget, x: &OperandFlags, json: bool) -> Result<bool> {
         } else {
             format!("≈ {}", approx(&ex))
         };
+        if fd.integer {
+            // An integer D: its word and value, the exact sum, and how far the accumulator's
+            // wrap-around or clamp took D from it.
+            mma_cli::outln!("d = 0x{} = {d_dec}", cases::hex(d, fd));
+            mma_cli::outln!("exact = {}", ex.decimal());
+            match ulps {
+                Some(0.0) => mma_cli::outln!("error = 0 (d = exact)"),
+                Some(u) => mma_cli::outln!(
+                    "error = {u} (d − exact: the exact sum is outside {}'s range)",
+                    fd.name
+                ),
+                None => mma_cli::outln!("error = infinite"),
+            }
+            return Ok(true);
+        }
         mma_cli::outln!("d = {} ({d_dec})", cases::hex(d, fd));
         match ex.hex() {
             // inf, -inf, nan: one spelling.

@@ -438,7 +438,11 @@ pub fn render(title: &str, e: &Explanation, st: &Style) -> String {
             }
         }
     }
-    let d = format!("d = {:#x} ({})", e.d, e.d_format);
+    // An integer D also says its value (an s32 word reads as a number at a glance).
+    let d = match mma::format::by_name(e.d_format).and_then(|f| f.int_value(e.d)) {
+        Some(v) => format!("d = {:#x} = {v} ({})", e.d, e.d_format),
+        None => format!("d = {:#x} ({})", e.d, e.d_format),
+    };
     let _ = writeln!(out, "{}", st.head(&d));
     out
 }

@@ -388,6 +388,7 @@ impl std::fmt::Display for Evidence {
 ///     unit,
 ///     note: None,
 ///     evidence: Evidence::Unverified,
+///     sparse: None,
 /// };
 /// assert_eq!(ins.dot(&[0x4000_0000], &[0x4040_0000], 0x3f80_0000), 0x40e0_0000); // 2·3 + 1 = 7
 /// ```
@@ -417,6 +418,10 @@ pub struct Instruction<A, O> {
     pub note: Option<&'static str>,
     /// What the model rests on: the vendor's evidence table decides it for each row.
     pub evidence: Evidence,
+    /// Structured sparsity (`mma.sp`, `v_smfmac`): `k` is the logical K, A holds the kept
+    /// elements and metadata their positions, and `unit` is the dense unit of the kept
+    /// products ([`crate::sparse`]). `None` for dense instructions.
+    pub sparse: Option<crate::sparse::Sparsity>,
 }
 
 impl<A, O> Instruction<A, O> {

@@ -6,6 +6,7 @@
 //! worst input, which [`dot_command`] prints as a replayable `mma dot` command line.
 
 use crate::cases::{self, CaseError, Layout, Target};
+use crate::codec::exact::{exact_unit, ExactSum};
 use mma_core::Format;
 use mma_oracle::{evaluate, Dist, Inputs, Sampler, Summary};
 use serde_json::{json, Value as Json};
@@ -170,6 +171,39 @@ pub struct RunReport {
     pub worst: Option<Worst>,
 }
 
+/// An integer unit's sample measured exactly: the exact sum ([`exact_unit`], which knows the
+/// XOR of `.xor.popc`), D − exact, and whether D is that sum wrapped modulo 2^32 or clamped
+/// to the accumulator's range as the unit says.
+struct IntegerSample {
+    exact: i128,
+    error: f64,
+    within: bool,
+}
+
+fn integer(unit: &mma_core::DotUnit, x: &Inputs, d: u64) -> Option<IntegerSample> {
+    let mma_core::Model::IDpa(m) = &unit.model else {
+        return None;
+    };
+    let fd = &unit.formats.d;
+    let got = i128::from(fd.int_value(d)?);
+    let exact = match exact_unit(unit, &x.a, &x.b, x.c, &x.scale_a, &x.scale_b) {
+        ExactSum::Finite { value, exp: 0 } => i128::try_from(value).ok()?,
+        _ => return None,
+    };
+    let (lo, hi) = fd.int_range()?;
+    let want = if m.saturate {
+        exact.clamp(i128::from(lo), i128::from(hi))
+    } else {
+        let w = fd.width();
+        i128::from(fd.int_value((exact as u128 & ((1u128 << w) - 1)) as u64)?)
+    };
+    Some(IntegerSample {
+        exact,
+        error: (got - exact) as f64,
+        within: got == want,
+    })
+}
+
 /// Evaluates `job` on every input, calling `progress(done)` after each.
 pub fn run(
     job: &Job,
@@ -188,7 +222,17 @@ pub fn run(
     };
     let mut abs = Vec::new();
     for (i, x) in inputs.into_iter().enumerate() {
-        let e = evaluate(unit, &x);
+        let mut e = evaluate(unit, &x);
+        let int = integer(unit, &x, e.model);
+        if let Some(i) = &int {
+            // An integer unit: the error is D − exact in units of 1 (nonzero only where the
+            // exact sum left the accumulator's range), "correctly rounded" is D = exact, and
+            // within is D = the exact sum wrapped or clamped as the unit says.
+            e.signed_ulps = i.error;
+            e.report.ulps = i.error.abs();
+            e.report.correctly_rounded = i.error == 0.0;
+            e.within = i.within;
+        }
         r.correctly_rounded += e.report.correctly_rounded as usize;
         r.violations += !e.within as usize;
         match e.bound_ulps {
@@ -203,6 +247,7 @@ pub fn run(
         };
         if worse {
             let exact = match &e.exact {
+                _ if int.is_some() => int.as_ref().map_or(0.0, |i| i.exact as f64),
                 mma_oracle::ExactResult::Nan => f64::NAN,
                 mma_oracle::ExactResult::Inf { neg } => {
                     if *neg {
@@ -378,10 +423,17 @@ pub fn to_text(job: &Job, source: &Source, seed: u64, r: &RunReport) -> String {
             pct(s.infinite)
         );
     }
-    t += &format!(
-        "  correctly rounded (RNE): {:.2}%\n",
-        pct(r.correctly_rounded)
-    );
+    t += &if d.integer {
+        format!(
+            "  exact (d = the exact sum, no wrap or clamp): {:.2}%\n",
+            pct(r.correctly_rounded)
+        )
+    } else {
+        format!(
+            "  correctly rounded (RNE): {:.2}%\n",
+            pct(r.correctly_rounded)
+        )
+    };
     match r.bound_max_ulps {
         Some(b) => {
             t += &format!(

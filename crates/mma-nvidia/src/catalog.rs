@@ -172,6 +172,7 @@ impl Builder {
             unit,
             note,
             evidence,
+            sparse: None,
         });
     }
 
@@ -475,6 +476,8 @@ pub(crate) fn build() -> Vec<Instruction> {
     b.sm80(Arch::RtxBlackwell);
     b.sm75(Arch::RtxBlackwell);
     int::sm80(Arch::RtxBlackwell, &mut b.out);
+    let sparse = crate::sparse::derive(&b.out);
+    b.out.extend(sparse);
     b.out
 }
 

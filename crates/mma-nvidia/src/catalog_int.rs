@@ -80,6 +80,7 @@ impl Rows<'_> {
             unit,
             note: Some(NOTE),
             evidence,
+            sparse: None,
         });
     }
 

@@ -104,6 +104,7 @@ pub(crate) fn push(arch: Arch, out: &mut Vec<Instruction>) {
                         unit,
                         note: Some(note),
                         evidence,
+                        sparse: None,
                     });
                 }
             }

@@ -77,6 +77,7 @@ pub mod gpus;
 pub mod library;
 mod lookup;
 mod op;
+mod sparse;
 
 pub use arch::Arch;
 pub use catalog::{Instruction, Layout, Op};

@@ -59,9 +59,30 @@ pub fn catalog() -> &'static [Instruction] {
     &index().all
 }
 
-/// Turns a PTX spelling into mmasim's short form; other names pass through lower-cased.
+/// The dense PTX spelling of a sparse one (`mma.sp::ordered_metadata.sync...`,
+/// `mma.sp.sync...`, `wgmma.mma_async.sp.sync...`, `tcgen05.mma.sp...`), `None` for others.
+fn dense_of_sparse(n: &str) -> Option<String> {
+    for (sparse, dense) in [
+        ("mma.sp::ordered_metadata.sync.", "mma.sync."),
+        ("mma.sp.sync.", "mma.sync."),
+        ("wgmma.mma_async.sp.sync.", "wgmma.mma_async.sync."),
+        ("tcgen05.mma.sp.", "tcgen05.mma."),
+    ] {
+        if let Some(rest) = n.strip_prefix(sparse) {
+            return Some(format!("{dense}{rest}"));
+        }
+    }
+    None
+}
+
+/// Turns a PTX spelling into mmasim's short form (a sparse one into `sp.` and the short form
+/// of its dense spelling, as `crate::sparse` names the rows); other names pass through
+/// lower-cased.
 fn normalise(name: &str) -> String {
     let n = name.trim().to_ascii_lowercase();
+    if let Some(dense) = dense_of_sparse(&n) {
+        return format!("sp.{}", normalise(&dense));
+    }
     if let Some(rest) = n.strip_prefix("mma.sync.aligned.") {
         // mma.sync.aligned.m16n8k16.row.col[.kind::k][.block_scale.scale_vec::NX].d.a.b.c[.s]
         let parts: Vec<&str> = rest
@@ -129,6 +150,14 @@ fn normalise(name: &str) -> String {
 
 fn op_of_ptx(name: &str) -> Option<Op> {
     let n = name.trim().to_ascii_lowercase();
+    if let Some(dense) = dense_of_sparse(&n) {
+        return match op_of_ptx(&dense)? {
+            Op::Mma => Some(Op::MmaSp),
+            Op::Wgmma => Some(Op::WgmmaSp),
+            Op::Tcgen05Mma => Some(Op::Tcgen05MmaSp),
+            _ => None,
+        };
+    }
     if n.starts_with("wgmma.") {
         Some(Op::Wgmma)
     } else if n.starts_with("tcgen05.") {

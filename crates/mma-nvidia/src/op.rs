@@ -14,15 +14,24 @@ pub enum Op {
     Tcgen05Mma,
     MmaBlockScale,
     Tcgen05MmaBlockScale,
+    /// `mma.sp::ordered_metadata` (structured sparse, `crate::sparse`).
+    MmaSp,
+    /// `wgmma.mma_async.sp`.
+    WgmmaSp,
+    /// `tcgen05.mma.sp`.
+    Tcgen05MmaSp,
 }
 
 impl Op {
-    pub const ALL: [Op; 5] = [
+    pub const ALL: [Op; 8] = [
         Op::Mma,
         Op::Wgmma,
         Op::Tcgen05Mma,
         Op::MmaBlockScale,
         Op::Tcgen05MmaBlockScale,
+        Op::MmaSp,
+        Op::WgmmaSp,
+        Op::Tcgen05MmaSp,
     ];
 
     pub fn name(self) -> &'static str {
@@ -32,6 +41,9 @@ impl Op {
             Op::Tcgen05Mma => "TCGen05MMA",
             Op::MmaBlockScale => "MMABlockScale",
             Op::Tcgen05MmaBlockScale => "TCGen05MMABlockScale",
+            Op::MmaSp => "MMASp",
+            Op::WgmmaSp => "WGMMASp",
+            Op::Tcgen05MmaSp => "TCGen05MMASp",
         }
     }
 
@@ -89,5 +101,7 @@ pub(crate) fn ptx(op: Op, name: &str, k: usize, f: &Formats) -> String {
             };
             format!("tcgen05.mma.cta_group::1.{kind}{scale}")
         }
+        // The sparse rows are derived from dense ones, mnemonic included (`crate::sparse`).
+        Op::MmaSp | Op::WgmmaSp | Op::Tcgen05MmaSp => String::new(),
     }
 }

@@ -273,8 +273,12 @@ impl Job<'_> {
                 "K = {k} is not a positive multiple of the instruction's K = {step}"
             )));
         }
-        if self.layout == Layout::PackedFp4 && step % 2 != 0 {
-            return Err(PyValueError::new_err("packed fp4 needs an even K"));
+        let per = self.layout.per_word();
+        if self.layout.packed() && step % per != 0 {
+            return Err(PyValueError::new_err(format!(
+                "{} needs K a multiple of {per}",
+                self.layout.name()
+            )));
         }
         if k > step && f.c != f.d {
             return Err(PyValueError::new_err(format!(
@@ -417,9 +421,21 @@ impl Job<'_> {
         out: &mut Vec<u8>,
     ) -> Result<(), Bad> {
         let run = &x[from..to];
-        if self.layout == Layout::PackedFp4 {
-            unpack_fp4(run, out);
-            return Ok(());
+        match self.layout {
+            Layout::PackedFp4 => {
+                unpack_fp4(run, out);
+                return Ok(());
+            }
+            // Every nibble and every bit is a valid s4/u4/b1 element.
+            Layout::PackedInt4 => {
+                out.extend(run.iter().flat_map(|&w| [w & 0xF, w >> 4]));
+                return Ok(());
+            }
+            Layout::Bits => {
+                out.extend(run.iter().flat_map(|&w| (0..8).map(move |i| (w >> i) & 1)));
+                return Ok(());
+            }
+            _ => {}
         }
         if let Some(j) = map.first_bad(run) {
             return Err(self.bad_byte(which, from + j, run[j]));

@@ -54,7 +54,8 @@ const DTYPES: &[(&str, Option<&str>, Option<&str>)] = &[
 
 /// Every format of the engine (`mma::format::ALL`, in its order) as a dict: `name`,
 /// `storage_bits`, `width`, `exp_bits`, `man_bits`, `bias`, `lsb`, `signed`, `has_inf`,
-/// `has_nan`, `emin`, `emax`, `default_nan`, `all_ones_nan` (words) and the dtypes that hold
+/// `has_nan`, `emin`, `emax`, `default_nan`, `all_ones_nan` (words), `integer` (s8, u8, s4,
+/// u4, b1, s32: values are whole numbers, two's complement where signed) and the dtypes that hold
 /// it, `numpy` and `torch` (names, or None). The one table Python builds its views from.
 #[pyfunction]
 pub(crate) fn format_table<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
@@ -82,6 +83,7 @@ pub(crate) fn format_table<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDi
         d.set_item("emax", f.emax())?;
         d.set_item("default_nan", f.default_nan())?;
         d.set_item("all_ones_nan", f.all_ones_nan())?;
+        d.set_item("integer", f.integer)?;
         d.set_item("numpy", numpy)?;
         d.set_item("torch", torch)?;
         out.push(d);

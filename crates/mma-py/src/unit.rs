@@ -44,10 +44,74 @@ pub(crate) struct PyUnit {
 
 #[pymethods]
 impl PyUnit {
-    /// `"plain"`, `"byte"` (one fp6/fp4 element per byte) or `"packed_fp4"` (two per byte).
+    /// `"plain"`, `"byte"` (one fp6/fp4 element per byte), `"packed_fp4"` (two per byte),
+    /// `"packed_int4"` (two s4/u4 per byte, element `2i` in the low nibble) or `"bits"` (eight
+    /// b1 per byte, element `8i` in bit 0).
     #[getter]
     fn layout(&self) -> &'static str {
         self.layout.name()
+    }
+
+    /// Elements per word of A and B in the layout: 2 for `"packed_fp4"` and `"packed_int4"`,
+    /// 8 for `"bits"`, else 1.
+    #[getter]
+    fn per_word(&self) -> usize {
+        self.layout.per_word()
+    }
+
+    /// Whether operand `which` (`"a"`, `"b"`, `"c"`, `"d"`) is of an integer format (s8, u8,
+    /// s4, u4, b1, s32), whose `matmul`, `dots` and `pack` take integer values.
+    fn is_integer(&self, which: &str) -> PyResult<bool> {
+        Ok(self.operand_format(which)?.integer)
+    }
+
+    /// The NumPy dtype name of operand `which`'s integer values (`"int32"` for s32, `"int8"`
+    /// for s8 and s4, `"uint8"` for u8, u4 and b1), `None` for a floating-point format.
+    fn int_dtype(&self, which: &str) -> PyResult<Option<String>> {
+        let f = self.operand_format(which)?;
+        Ok(f.integer
+            .then(|| format!("{}int{}", if f.signed { "" } else { "u" }, f.storage_bits)))
+    }
+
+    /// The words of integer values of operand `which` (flat): each value checked against the
+    /// operand's format's range (`fmt.int_word`), one storage word per element (the format's
+    /// storage width: uint8 for s8/u8/s4/u4/b1, uint32 for s32). A value outside the range is
+    /// a `ValueError` with the arguments `(message, which, index, value)`; an operand of a
+    /// floating-point format a `TypeError`.
+    fn int_words<'py>(
+        &self,
+        py: Python<'py>,
+        which: &str,
+        values: numpy::PyReadonlyArray1<'py, i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let fmt = self.operand_format(which)?;
+        let Some((lo, hi)) = fmt.int_range() else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "{which}: {} is no integer format; give real values",
+                fmt.name
+            )));
+        };
+        let v = values
+            .as_slice()
+            .map_err(|e| PyValueError::new_err(format!("{which}: {e}")))?;
+        let mut out = run::zeroed::<u64>(v.len(), which)?;
+        for (i, (o, &x)) in out.iter_mut().zip(v).enumerate() {
+            match fmt.int_word(x) {
+                Some(w) => *o = w,
+                None => {
+                    return Err(PyValueError::new_err((
+                        format!(
+                            "{which}[{i}] = {x}: outside {}'s range {lo}..{hi}",
+                            fmt.name
+                        ),
+                        which.to_string(),
+                        i,
+                        x,
+                    )))
+                }
+            }
+        }
+        words_array(py, out, fmt.storage_bits, which)
     }
 
     /// The model's name as the papers write it.
@@ -314,6 +378,20 @@ impl PyUnit {
 }
 
 impl PyUnit {
+    /// The format of operand `which` (`"a"`, `"b"`, `"c"` or `"d"`).
+    fn operand_format(&self, which: &str) -> PyResult<&'static mma::Format> {
+        let f = &self.unit.formats;
+        match which {
+            "a" => Ok(&f.a),
+            "b" => Ok(&f.b),
+            "c" => Ok(&f.c),
+            "d" => Ok(&f.d),
+            _ => Err(PyValueError::new_err(format!(
+                "which: {which:?}; expected \"a\", \"b\", \"c\" or \"d\""
+            ))),
+        }
+    }
+
     /// `matmul`'s and `_matmul_words`' product once their operands are checked: the job on
     /// `threads` threads (the interpreter released), D's words in the storage width.
     fn product<'py>(

@@ -67,15 +67,21 @@ fn mnemonics_are_the_assembly_spellings() {
         "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16"
     );
     for i in mma::amd::catalog() {
-        assert_eq!(i.mnemonic, format!("v_mfma_{}", i.name));
+        // A sparse row's name carries its `smfmac_` (`crates/mma-amd/src/sparse.rs`).
+        let want = if i.sparse.is_some() {
+            format!("v_{}", i.name)
+        } else {
+            format!("v_mfma_{}", i.name)
+        };
+        assert_eq!(i.mnemonic, want);
         // CDNA4's f8f6f4 rows hold fp6/fp4 one to a byte; only CDNA4's rows carry a note (the
-        // CDNA3 behaviour each carries over).
+        // CDNA3 behaviour each carries over) and the sparse rows (the reading they take).
         let byte = i.name.contains("_f8f6f4_");
         let layout = if byte { Layout::Byte } else { Layout::Plain };
         assert_eq!(i.layout, layout, "{}", i.name);
         assert_eq!(
             i.note.is_some(),
-            i.arch == mma::amd::Arch::Cdna4,
+            i.arch == mma::amd::Arch::Cdna4 || i.sparse.is_some(),
             "{}",
             i.name
         );
@@ -159,7 +165,11 @@ fn both_catalogs_fail_in_one_shape() {
     let (f, input, near) = amd("MI300X", Some("WGMMA"), "f32_32x32x8_f16");
     assert_eq!(
         (f, input.as_str(), near),
-        ("op", "WGMMA", vec!["MFMA".to_string()])
+        (
+            "op",
+            "WGMMA",
+            vec!["MFMA".to_string(), "SMFMAC".to_string()]
+        )
     );
     let (f, input, _) = nv("H100", None, "m64n8k17.f32.f16.f16");
     assert_eq!((f, input.as_str()), ("instr", "m64n8k17.f32.f16.f16"));

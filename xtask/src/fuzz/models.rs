@@ -128,9 +128,64 @@ pub fn check(ctx: &mut Ctx, name: &str, unit: &DotUnit, kernel: &Kernel, k: usiz
                         describe(i)
                     ));
                 }
+                let wrong = ctx.guard(
+                    || describe(i),
+                    || integer_check(&s.unit, ai, bi, c[i], plain),
+                );
+                if let Some(Some(why)) = wrong {
+                    ctx.report(format!("{why}: {}", describe(i)));
+                }
             }
         }
     }
+}
+
+/// An integer unit's (I-DPA) D against arithmetic of its own: the exact sum of each block
+/// (`mma::codec::exact::exact_unit`, which knows the XOR of `.xor.popc`), wrapped modulo 2^32
+/// or clamped to s32 as the unit says, block by block with D fed on as C; and, for the product
+/// units, the oracle's integer check (`mma::oracle::evaluate`). `None` where all agree (and for
+/// any other model); else what is wrong.
+fn integer_check(unit: &DotUnit, a: &[u64], b: &[u64], c: u64, d: u64) -> Option<String> {
+    use mma::codec::exact::{exact_unit, ExactSum};
+    use mma_core::models::int_dpa::IntOp;
+    let mma::Model::IDpa(m) = &unit.model else {
+        return None;
+    };
+    let fd = &unit.formats.d;
+    let (lo, hi) = fd.int_range()?;
+    let mask = (1u64 << fd.width()) - 1;
+    let mut acc = c;
+    for (ab, bb) in a.chunks(unit.block).zip(b.chunks(unit.block)) {
+        let exact = match exact_unit(unit, ab, bb, acc, &[], &[]) {
+            ExactSum::Finite { value, exp: 0 } => value.to_string().parse::<i128>().ok()?,
+            other => return Some(format!("an integer unit's exact sum is {other:?}")),
+        };
+        let v = if m.saturate {
+            exact.clamp(i128::from(lo), i128::from(hi))
+        } else {
+            exact
+        };
+        acc = (v as u64) & mask;
+    }
+    if acc != d {
+        return Some(format!(
+            "I-DPA D {d:x} is not the exact sum {} ({acc:x})",
+            if m.saturate { "clamped" } else { "wrapped" }
+        ));
+    }
+    if m.op == IntOp::Mul {
+        let x = mma::oracle::Inputs {
+            a: a.to_vec(),
+            b: b.to_vec(),
+            c,
+            scale_a: Vec::new(),
+            scale_b: Vec::new(),
+        };
+        if !mma::oracle::evaluate(unit, &x).within {
+            return Some(format!("the oracle's integer check refuses D {d:x}"));
+        }
+    }
+    None
 }
 
 /// An operand word of `fmt`: uniformly random bits (style 0), a special value or an extreme

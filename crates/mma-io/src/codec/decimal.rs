@@ -79,6 +79,10 @@ pub fn hex_float(neg: bool, mag: &BigUint, exp: i64) -> String {
 /// The shortest decimal that reads back (round to nearest even) as `bits` of `fmt`: `nan`,
 /// `inf`, `-0`, or the fewest significant digits, ties to even among them.
 pub fn shortest(fmt: &Format, bits: u64) -> String {
+    // An integer format's value is its own shortest form.
+    if let Some(v) = fmt.int_value(bits) {
+        return v.to_string();
+    }
     let v = fmt.decode(bits);
     let (neg, sig, exp) = match v {
         Value::Nan => return "nan".into(),

@@ -43,6 +43,34 @@ pub fn exact_dot_scaled(
     ExactSum::from(&ExactDot::of_scaled(f, a, b, c, sa, sb))
 }
 
+/// The exact result of `unit`'s dot product: [`exact_dot_scaled`], except for an integer unit
+/// that counts bits with XOR (`.xor.popc`), whose sum is `c + Σ (a_k XOR b_k)`, not of
+/// products.
+pub fn exact_unit(
+    unit: &mma_core::DotUnit,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+    sa: &[u64],
+    sb: &[u64],
+) -> ExactSum {
+    use mma_core::models::int_dpa::IntOp;
+    let f = &unit.formats;
+    match &unit.model {
+        mma_core::Model::IDpa(m) if m.op == IntOp::Xor => {
+            let val = |fmt: &mma_core::Format, w: u64| i128::from(fmt.int_value(w).unwrap_or(0));
+            let sum = a.iter().zip(b).fold(val(&f.c, c), |s, (&x, &y)| {
+                s + (val(&f.a, x) ^ val(&f.b, y))
+            });
+            ExactSum::Finite {
+                value: BigInt::from(sum),
+                exp: 0,
+            }
+        }
+        _ => exact_dot_scaled(f, a, b, c, sa, sb),
+    }
+}
+
 impl From<&ExactDot> for ExactSum {
     fn from(x: &ExactDot) -> ExactSum {
         match x {
@@ -155,7 +183,12 @@ pub fn ulps_exact(
     } else {
         value.bits() as i64 - 1 + exp
     };
-    let q = floor_log2.max(d_fmt.emin() as i64) - d_fmt.man_bits as i64;
+    // An integer format's quantum is 1 everywhere.
+    let q = if d_fmt.integer {
+        0
+    } else {
+        floor_log2.max(d_fmt.emin() as i64) - d_fmt.man_bits as i64
+    };
     Some((diff, lo - q))
 }
 

@@ -14,6 +14,11 @@
 //! 4. Any other word of hex digits (`3c00`) is a case-file word, read as case files read it
 //!    (exactly the storage width).
 //!
+//! Integer formats (s8, u8, s4, u4, b1, s32) take whole numbers: a decimal integer (`-128`,
+//! `255`; `10` is ten, never a case-file word), `0x…` hex of the word (`0x80` is s8's -128;
+//! the caller reads it), or `bits:`. A value outside the format's range is an error naming the
+//! range; fractions, NaN and infinities are errors whatever the rounding mode.
+//!
 //! Decimals and hex-floats are parsed into an exact rational (`num-bigint`) and rounded once,
 //! straight from that value, by the library's single rounding routine
 //! ([`mma_core::round::round`]). A value the format cannot hold exactly is an error naming
@@ -31,7 +36,8 @@
 use super::decimal::to_exact;
 use mma_core::round::{round, Exact, RoundOpts, Rounding};
 use mma_core::{Format, Value};
-use num_bigint::BigUint;
+use num_bigint::{BigInt, BigUint, Sign};
+use num_traits::{ToPrimitive, Zero};
 
 /// A number read from the command line, exactly: `(-1)^neg · mag · 2^exp2 · 10^exp10`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,6 +78,15 @@ pub enum OperandError {
         format: &'static str,
         why: String,
     },
+    #[error("{word} is outside {format}'s range {lo}..{hi}")]
+    IntRange {
+        word: String,
+        format: &'static str,
+        lo: i64,
+        hi: i64,
+    },
+    #[error("{0:?} is not an integer operand (a decimal integer such as -128 or 255, a hex word such as 0x80, or bits:HEX)")]
+    IntSyntax(String),
     #[error("{word:?} is not exactly representable in {format}: it lies between {below} and {above}; give --round rne (or rz, ru, rd, rna) to round")]
     Inexact {
         word: String,
@@ -266,6 +281,9 @@ pub fn encode_word(
     mode: Option<Rounding>,
     word: &str,
 ) -> Result<u64, OperandError> {
+    if fmt.integer {
+        return encode_int(fmt, x, word);
+    }
     let v = match mode {
         Some(m) => round_to(fmt, x, m, word)?,
         None => {
@@ -324,6 +342,76 @@ pub fn encode_word(
         }
     };
     Ok(fmt.encode(v, fmt.default_nan()))
+}
+
+/// The word of an integer format that holds `x`: a whole number within the format's range.
+/// NaN, infinities and fractions are refused whatever the rounding mode (an integer operand is
+/// never rounded).
+fn encode_int(fmt: &Format, x: &Number, word: &str) -> Result<u64, OperandError> {
+    let not_in = |why: &str| OperandError::NotInFormat {
+        word: word.to_string(),
+        format: fmt.name,
+        why: why.to_string(),
+    };
+    let (lo, hi) = fmt.int_range().unwrap_or((0, 0));
+    let range = || OperandError::IntRange {
+        word: word.to_string(),
+        format: fmt.name,
+        lo,
+        hi,
+    };
+    let (neg, mag, exp2, exp10) = match x {
+        Number::Nan => return Err(not_in("is an integer format: it has no NaN")),
+        Number::Inf { .. } => return Err(not_in("is an integer format: it has no infinity")),
+        Number::Finite {
+            neg,
+            mag,
+            exp2,
+            exp10,
+        } => (*neg, mag, *exp2, *exp10),
+    };
+    let v = if mag.is_zero() {
+        BigInt::zero()
+    } else {
+        // Far beyond every integer format: out of range without building the number.
+        if exp2 > 256 || exp10 > 80 {
+            return Err(range());
+        }
+        let mut m = mag.clone();
+        if exp10 > 0 {
+            m *= BigUint::from(10u32).pow(exp10 as u32);
+        }
+        if exp2 > 0 {
+            m <<= exp2 as u64;
+        }
+        let whole = |m: &BigUint, d: &BigUint| (m % d).is_zero();
+        let fraction = || not_in("is an integer format: it takes whole numbers only");
+        if exp10 < 0 {
+            // A fraction unless 10^-exp10 divides the digits; a huge exponent never does
+            // (the digits are at most MAX_LEN long).
+            if -exp10 > MAX_LEN as i64 {
+                return Err(fraction());
+            }
+            let d = BigUint::from(10u32).pow((-exp10) as u32);
+            if !whole(&m, &d) {
+                return Err(fraction());
+            }
+            m /= d;
+        }
+        if exp2 < 0 {
+            if -exp2 > 4 * MAX_LEN as i64 + 64 {
+                return Err(fraction());
+            }
+            let d = BigUint::from(1u32) << ((-exp2) as u64);
+            if !whole(&m, &d) {
+                return Err(fraction());
+            }
+            m >>= (-exp2) as u64;
+        }
+        BigInt::from_biguint(if neg { Sign::Minus } else { Sign::Plus }, m)
+    };
+    let v = v.to_i64().ok_or_else(range)?;
+    fmt.int_word(v).ok_or_else(range)
 }
 
 /// Whether a rounded value equals the exact value it came from.
@@ -430,6 +518,14 @@ pub fn classify(
                 "{w} (a hex-float needs a p exponent: 0x1.8p-3; raw bits are bits:HEX)"
             )));
         }
+    }
+    if fmt.integer {
+        // An integer operand is a decimal integer (never a case-file word: `10` is ten), a
+        // hex word with its 0x (above), or bits:.
+        return match parse_number(w)? {
+            Some(n) => Ok(Operand::Number(n)),
+            None => Err(OperandError::IntSyntax(w.into())),
+        };
     }
     match parse_number(w)? {
         Some(n) => {

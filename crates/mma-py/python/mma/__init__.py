@@ -81,7 +81,8 @@ class Unit:
                 else _uint(f[w]["storage_bits"]))
             for w in ("a", "b", "c", "d")
         }
-        self._words.update(scale_block=f["scale_block"], layout=native.layout, k=native.k)
+        self._words.update(scale_block=f["scale_block"], layout=native.layout, k=native.k,
+                           per_word=native.per_word, integer=native.is_integer("a"))
 
     # Identity --------------------------------------------------------------------------------
     @property
@@ -148,6 +149,19 @@ class Unit:
         of the format is a ``ValueError``."""
         if which not in ("a", "b", "c"):
             raise ValueError(f"which: {which!r}; expected 'a', 'b' or 'c'")
+        if self._words["integer"]:
+            # Integer units take values (int8/uint8/int32/bool arrays, Python ints): the engine
+            # checks each against the format's range and makes its word.
+            x = self._int_values(codes, "codes", which)
+            if x.ndim == 0:
+                raise ValueError("codes: a 0-d array; expected elements on the last axis")
+            per = self._words["per_word"] if which != "c" else 1
+            if x.shape[-1] % per:
+                raise ValueError(f"codes: {x.shape[-1]} elements on the last axis; "
+                                 f"{self.layout} takes them in groups of {per}")
+            words = self._u.pack(which, np.ascontiguousarray(x.reshape(-1), dtype=np.uint64))
+            return words.reshape(x.shape[:-1] + (-1,)) if words.size else \
+                words.reshape(x.shape[:-1] + (0,))
         x = np.asarray(codes)
         if x.dtype.kind not in "ui":
             raise TypeError(f"codes: {x.dtype} array; expected unsigned integer words")
@@ -219,7 +233,60 @@ class Unit:
 
     # Bit level --------------------------------------------------------------------------------
     def _word_dtype(self, which: str) -> Any:
+        if which == "d" and self._words["integer"]:
+            return self._int_dtype("d")
         return self._words[which]
+
+    def _int_dtype(self, which: str) -> np.dtype:
+        """The NumPy dtype of an integer operand's values (int32 for s32, uint8 for u8)."""
+        return np.dtype(self._u.int_dtype(which))
+
+    def _int_values(self, x: Any, name: str, which: str) -> np.ndarray:
+        """The words of integer values ``x`` of operand ``which`` (a NumPy integer or bool
+        array, a Python int, or nested lists of them), in ``x``'s shape: the engine checks each
+        value against the format's range (a ValueError naming ``name`` and the index)."""
+        if _is_torch(x):
+            x = x.detach().to("cpu").numpy()
+        arr = np.asarray(x)
+        fname = self._u.formats[which]["name"]
+        if arr.dtype.kind not in "iub":
+            raise TypeError(f"{name}: {fname} takes integer values (an integer or bool array, "
+                            f"or Python ints), got {arr.dtype}")
+        flat = np.ascontiguousarray(arr.reshape(-1), dtype=np.int64)
+        if arr.dtype == np.uint64:
+            big = np.flatnonzero(flat < 0)
+            if big.size:
+                where = np.unravel_index(int(big[0]), arr.shape)
+                idx = ", ".join(str(int(i)) for i in where)
+                raise ValueError(f"{name}[{idx}] = {arr[where]}: outside {fname}'s range")
+        try:
+            words = self._u.int_words(which, flat)
+        except ValueError as e:
+            if len(e.args) == 4:
+                msg, _, index, value = e.args
+                where = np.unravel_index(index, arr.shape) if arr.ndim else ()
+                idx = ", ".join(str(int(i)) for i in where)
+                raise ValueError(
+                    f"{name}[{idx}] = {value}: {msg.split(': ', 1)[-1]}") from None
+            raise
+        return words.reshape(arr.shape)
+
+    def _int_operand(self, x: Any, name: str, which: str) -> Any:
+        """An operand of :meth:`dots` for an integer unit: words as they are (an array of the
+        word dtype: uint8 for A and B, packed bytes in a packed layout, uint32 for C), else
+        integer values, turned into words (and packed) by the engine."""
+        want = self._words[which]
+        if isinstance(x, np.ndarray) and x.dtype == want:
+            return x
+        w = self._int_values(x, name, which)
+        per = self._words["per_word"] if which != "c" else 1
+        if per > 1:
+            if w.ndim < 1 or w.shape[-1] % per:
+                raise ValueError(f"{name}: {w.shape[-1] if w.ndim else 0} elements per row; "
+                                 f"{self.layout} takes a multiple of {per}")
+            packed = self._u.pack(which, np.ascontiguousarray(w.reshape(-1), dtype=np.uint64))
+            w = packed.reshape(w.shape[:-1] + (w.shape[-1] // per,))
+        return w
 
     def dots(
         self,
@@ -250,14 +317,26 @@ class Unit:
 
         Batch dimensions ``[...]`` broadcast against each other.
 
+        Integer units (s8/u8/s4/u4/b1 into s32) take A, B and C as integer values too (int8,
+        int32, bool or other integer arrays, Python ints; s4/u4/b1 one value per element, packed
+        by the engine), or as words (uint8 bytes, packed for s4/u4/b1; uint32 C); each value is
+        checked against its format's range (a ``ValueError`` naming the argument and index).
+        D is then int32: the exact sum wrapped modulo 2^32, or clamped in ``.satfinite`` forms.
+
         Returns:
-            D's words, shape ``[...]``, in D's storage dtype.
+            D's words, shape ``[...]``, in D's storage dtype (int32 values for integer units).
 
         Raises:
             TypeError: an argument of the wrong dtype or kind.
             ValueError: shapes that do not fit, a K that is not a multiple of the instruction's
                 K, or a word that is not a valid encoding (the message names the element).
         """
+        if self._words["integer"]:
+            a = self._int_operand(a, "a", "a")
+            b = self._int_operand(b, "b", "b")
+            c = self._int_operand(c, "c", "c")
+            d = _dots(self, a, b, c, scale_a, scale_b, threads, by_instruction=True)
+            return d.view(self._int_dtype("d"))
         return _dots(self, a, b, c, scale_a, scale_b, threads, by_instruction=True)
 
     # Value level ------------------------------------------------------------------------------
@@ -271,6 +350,8 @@ class Unit:
                 product is walked instruction by instruction along K, each D fed back as the
                 next C. Every value must be exactly representable in the instruction's
                 format for that operand. Block-scaled instructions use scale factors of 1.
+                Integer units take integer values (NumPy integer or bool arrays, nested lists of
+                Python ints), each in its format's range, and return int32.
             threads: None for all cores, 1 for the calling thread, t for t threads.
 
         Returns:
@@ -284,6 +365,8 @@ class Unit:
                 message names the first such element, e.g. ``A[0, 3] = 0.1``).
         """
         t = _threads(threads)
+        if self._words["integer"]:
+            return self._int_matmul(A, B, C, t)
         is_torch = _is_torch(A)
         mats = [_as_f64(A, "A"), _as_f64(B, "B")]
         for x, name in zip(mats, "AB"):
@@ -312,6 +395,32 @@ class Unit:
             out = torch.from_numpy(words.view(np.dtype(f"int{bits}")).copy()).view(tdt)
             return out.to(A.device)
         return words.view(_np_dtype(_FORMATS[dname]["numpy"]))
+
+
+    def _int_matmul(self, A: Any, B: Any, C: Any, t: int) -> np.ndarray:
+        """:meth:`matmul` of an integer unit: integer values in, D's values (int32 for s32)
+        out; the engine checks the ranges and computes."""
+        a = self._int_values(A, "A", "a")
+        b = self._int_values(B, "B", "b")
+        for x, name in ((a, "A"), (b, "B")):
+            if x.ndim != 2:
+                raise ValueError(f"{name}: expected a matrix (2 dimensions), got shape {x.shape}")
+        (m, k), (k2, n) = a.shape, b.shape
+        if k != k2:
+            raise ValueError(f"A is {m}x{k} but B is {k2}x{n}: their K differ")
+        c = None
+        if C is not None:
+            c = self._int_values(C, "C", "c")
+            if c.shape != (m, n):
+                raise ValueError(f"C: expected shape ({m}, {n}), got {c.shape}")
+            c = np.ascontiguousarray(c.reshape(-1))
+        if k == 0 or k % self.k:
+            raise ValueError(
+                f"K = {k} is not a positive multiple of the instruction's K = {self.k}"
+            )
+        words = self._u._matmul_words(np.ascontiguousarray(a.reshape(-1)),
+                                      np.ascontiguousarray(b.T).reshape(-1), c, m, n, k, t)
+        return words.reshape(m, n).view(self._int_dtype("d"))
 
 
 def _is_torch(x: Any) -> bool:
@@ -385,14 +494,14 @@ def _dots_args(
             raise ValueError(f"{name}: expected shape [..., K], got a scalar")
     if a.shape[-1] != b.shape[-1]:
         raise ValueError(f"a has {a.shape[-1]} words per row but b has {b.shape[-1]}")
-    per = 2 if info["layout"] == "packed_fp4" else 1
+    per = info["per_word"]
     k = a.shape[-1] * per
     if k == 0:
         raise ValueError("a, b: K = 0; expected at least one element per row")
     if by_instruction and k % info["k"]:
         raise ValueError(
             f"a, b: K = {k} elements is not a multiple of the instruction's K = {info['k']}"
-            + (" (two fp4 per byte)" if per == 2 else "")
+            + (f" ({per} elements per byte, {info['layout']})" if per > 1 else "")
         )
     block = info["scale_block"]
     ops = [("a", a, 1), ("b", b, 1), ("c", c, 0)]
@@ -456,7 +565,7 @@ def _dots(
         and b.dtype == info["b"]
         and c.dtype == info["c"]
         and info["scale_block"] is None
-        and info["layout"] != "packed_fp4"
+        and info["per_word"] == 1
         and a.shape[1] > 0
         and (a.shape[1] % info["k"] == 0 or not by_instruction)
     ):
