@@ -146,6 +146,13 @@ fn count(a: &str, packing: Layout) -> usize {
 
 fn run(e: Entry, x: &OperandFlags) -> Result<Run> {
     let t = e.target;
+    if t.sparse.is_some() {
+        bail!(
+            "{} {}: a structured-sparse instruction: mma compare takes dense ones (use mma dot --meta per GPU)",
+            e.arch,
+            t.name
+        );
+    }
     let k = count(&x.a, t.packing);
     let whole = Target { k, ..t };
     let case = dot_case(&DotTarget::Unit(&whole), x)?;

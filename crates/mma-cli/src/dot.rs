@@ -225,6 +225,23 @@ pub fn dot_case(target: &DotTarget, x: &OperandFlags) -> Result<DotCase> {
         }
     }
     let [scale_a, scale_b] = scales;
+    let meta = match &x.meta {
+        None => None,
+        Some(s) => Some(
+            codec::words::word_list(s)
+                .iter()
+                .enumerate()
+                .map(|(i, w)| {
+                    w.trim().parse::<u8>().map_err(|_| {
+                        anyhow!(
+                            "--meta: element {}: {w:?} is no index (0 to 3: a kept element's place in its group)",
+                            i + 1
+                        )
+                    })
+                })
+                .collect::<Result<Vec<u8>>>()?,
+        ),
+    };
     Ok(DotCase {
         target: t,
         given: cases::Given {
@@ -233,6 +250,7 @@ pub fn dot_case(target: &DotTarget, x: &OperandFlags) -> Result<DotCase> {
             c: c.remove(0),
             scale_a,
             scale_b,
+            meta,
         },
         arch: arch_given,
         names,

@@ -135,6 +135,11 @@ pub struct OperandFlags {
     /// Block scale factors of B (block-scaled instructions).
     #[arg(long, allow_hyphen_values = true)]
     pub scale_b: Option<String>,
+    /// Sparse instructions (`sp.*`, `smfmac_*`): each kept element's index within its group
+    /// of 4 (of 2 for tf32), comma-separated, K/2 of them; --a then holds the dense row (K
+    /// values, the disabled ones ignored) or the kept ones (K/2), --b the whole column.
+    #[arg(long)]
+    pub meta: Option<String>,
     /// Round decimal and hex-float operands that their format cannot hold exactly: rne,
     /// rz, ru, rd or rna (default: such an operand is an error naming its neighbours).
     #[arg(long, value_parser = mma::codec::operand::rounding)]

@@ -270,6 +270,12 @@ pub fn gemm(target: DotTarget, x: &GemmArgs) -> Result<bool> {
             );
         }
     }
+    if t.sparse.is_some() {
+        bail!(
+            "{}: a structured-sparse instruction: mma gemm takes dense instructions (use mma dot --meta, or Unit.matmul(..., meta=...) in Python)",
+            t.name
+        );
+    }
     // A row-major, B column by column (as the drivers take it), each read straight into its
     // words: 8 bytes per element, no decoded or transposed copy.
     let a = npy::read(&x.a, "--a", &f.a, x.a_input)?;

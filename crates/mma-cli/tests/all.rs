@@ -20,5 +20,6 @@ mod input_contract;
 mod integer_operands;
 mod probe_cli;
 mod questions;
+mod sparse_operands;
 mod unit_file_cli;
 mod unit_files_from_the_fuzzer;

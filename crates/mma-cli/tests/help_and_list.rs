@@ -257,7 +257,7 @@ fn list_gpus_and_gemm_by_gpu_name() {
     );
     let (rc, out, _) = mma(&["list", "--gpus", "--vendor", "amd"]);
     assert_eq!(rc, 0);
-    assert_eq!(out.lines().count(), 1 + 3, "{out}");
+    assert_eq!(out.lines().count(), 1 + 4, "{out}");
     assert!(
         out.lines().skip(1).all(|l| l.contains("\tamd\tCDNA")),
         "{out}"

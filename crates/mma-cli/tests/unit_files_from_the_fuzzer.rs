@@ -98,7 +98,7 @@ fn unit_files_the_models_cannot_compute_are_refused() {
         // ignored by the other.
         (
             r#"{"a":"e4m3","b":"e4m3","c":"f32","d":"f32","scale":"e4m3","scale_block":2,"L_max":2,"model":"E-FDPA","params":{"rho":"RZ-FP32","overflow":"ieee","nan":"default","neg_zero_to_pos":false}}"#,
-            "only ST-FDPA and GST-FDPA apply block scale factors",
+            "only ST-FDPA, GST-FDPA and GTR-FDPA apply block scale factors",
         ),
         // Without "k" the instruction is one block of 8, which holds no whole scale block.
         (

@@ -13,4 +13,5 @@ mod lanes;
 mod layout;
 mod library;
 mod models;
+mod scaled_gtr;
 mod sparse;

@@ -12,6 +12,7 @@
 
 use mma_catalog::{Row, Vendor};
 use mma_core::catalog::{clip, Misfit};
+use mma_core::sparse::Sparsity;
 use mma_core::{DotUnit, Format, UnitFile, UnitFileError};
 use serde_json::{Map, Value as Json};
 use std::fmt;
@@ -67,6 +68,11 @@ pub struct Target {
     pub k: usize,
     pub packing: Layout,
     pub name: &'static str,
+    /// A structured-sparse instruction's pattern: `k` is the logical K, lines give `"meta"`
+    /// (each kept element's index within its group) and A dense (`k` elements, the disabled
+    /// positions not read) or compressed (the kept ones), B whole; `unit` is the dense unit
+    /// of the kept products ([`mma_core::sparse`]).
+    pub sparse: Option<Sparsity>,
 }
 
 impl Target {
@@ -84,6 +90,7 @@ impl Target {
             k,
             packing,
             name,
+            sparse: None,
         }
     }
 
@@ -98,10 +105,12 @@ impl Target {
     }
 
     /// This instruction as a unit file (`mma list --unit-file`): its unit, its K, and its
-    /// layout where it is not plain, so that the file's lines read as the catalog's do.
+    /// layout where it is not plain, so that the file's lines read as the catalog's do. A
+    /// sparse instruction's file is its dense unit of the kept products (K the kept count):
+    /// sparsity is how operands reach the unit, not part of its arithmetic.
     pub fn unit_file(&self) -> UnitFile {
         let mut file = UnitFile::from(self.unit);
-        file.k = Some(self.k);
+        file.k = Some(self.sparse.map_or(self.k, |s| s.stored(self.k)));
         if self.packing != Layout::Plain {
             file.layout = Some(self.packing.name().to_string());
         }
@@ -115,7 +124,14 @@ impl Target {
             k: r.k,
             packing: r.layout,
             name: r.name,
+            sparse: r.sparse,
         }
+    }
+
+    /// Elements of A and B (each) that the unit sums: K, or the kept count of a sparse
+    /// instruction.
+    pub fn unit_k(&self) -> usize {
+        self.sparse.map_or(self.k, |s| s.stored(self.k))
     }
 }
 
@@ -354,6 +370,8 @@ pub struct Given {
     pub c: Word,
     pub scale_a: Option<Vec<Word>>,
     pub scale_b: Option<Vec<Word>>,
+    /// A sparse instruction's metadata: each kept element's index within its group.
+    pub meta: Option<Vec<u8>>,
 }
 
 impl Given {
@@ -367,7 +385,7 @@ impl Given {
                 _ => self.scale_b.clone(),
             })
         };
-        read_operands(t, list, || Ok(self.c.clone()))
+        read_operands(t, list, || Ok(self.c.clone()), || Ok(self.meta.clone()))
     }
 
     /// The operands as a case line's fields (`"a"`, `"b"`, `"c"`, `"scale_a"`, `"scale_b"`
@@ -428,7 +446,38 @@ pub fn operands(case: &Case, t: &Target) -> Result<Operands, CaseError> {
         None => Ok(None),
         Some(_) => hex_list(&case.fields, field).map(|ws| Some(texts(ws))),
     };
-    read_operands(t, list, || str_field(&case.fields, "c").map(Word::Text))
+    read_operands(
+        t,
+        list,
+        || str_field(&case.fields, "c").map(Word::Text),
+        || meta_field(&case.fields),
+    )
+}
+
+/// A line's `"meta"`: an array of small integers (each kept element's index within its
+/// group), `None` where absent.
+fn meta_field(fields: &Map<String, Json>) -> Result<Option<Vec<u8>>, CaseError> {
+    let Some(v) = fields.get("meta") else {
+        return Ok(None);
+    };
+    let bad = |msg: String| CaseError::Field { field: "meta", msg };
+    let items = v.as_array().ok_or_else(|| {
+        bad("expected an array of indices (0 to 3: each kept element's place in its group)".into())
+    })?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            x.as_u64()
+                .and_then(|n| u8::try_from(n).ok())
+                .ok_or_else(|| {
+                    bad(format!(
+                        "meta[{i}] = {x}: expected a small non-negative integer"
+                    ))
+                })
+        })
+        .collect::<Result<Vec<u8>, _>>()
+        .map(Some)
 }
 
 /// The one reading of a case's operands, whether from a line or [`Given`]: `list(field)` the
@@ -438,13 +487,31 @@ fn read_operands(
     t: &Target,
     list: impl Fn(&'static str) -> Result<Option<Vec<Word>>, CaseError>,
     c: impl FnOnce() -> Result<Word, CaseError>,
+    meta: impl FnOnce() -> Result<Option<Vec<u8>>, CaseError>,
 ) -> Result<Operands, CaseError> {
     let f = &t.unit.formats;
     let needed = |field| list(field)?.ok_or(CaseError::Missing(field));
     let a = unpack("a", &needed("a")?, &f.a, t.packing)?;
     let b = unpack("b", &needed("b")?, &f.b, t.packing)?;
+    // A sparse instruction: A dense or compressed, B whole, both reduced to the kept
+    // products by the metadata; a dense one takes no metadata.
+    let (a, b) = match (t.sparse, meta()?) {
+        (None, None) => (a, b),
+        (None, Some(_)) => {
+            return Err(CaseError::Field {
+                field: "meta",
+                msg: format!(
+                    "{} is not a sparse instruction: it takes no metadata",
+                    t.name
+                ),
+            })
+        }
+        (Some(_), None) => return Err(CaseError::Missing("meta")),
+        (Some(s), Some(meta)) => sparse_operands(t, s, a, b, &meta)?,
+    };
+    let k = t.unit_k();
     for (field, got) in [("a", a.len()), ("b", b.len())] {
-        if got != t.k {
+        if got != k {
             // Counted in storage words, as the line writes them.
             let per = t.packing.per_word();
             return Err(CaseError::Count {
@@ -460,7 +527,7 @@ fn read_operands(
         Word::Text(s) => parse_word("c", 0, &s, &f.c)?,
         Word::Element(e) => e,
     };
-    let want = t.unit.scales_for(t.k);
+    let want = t.unit.scales_for(k);
     let mut scales = [Vec::new(), Vec::new()];
     for (slot, field) in scales.iter_mut().zip(["scale_a", "scale_b"]) {
         let words = match list(field)? {
@@ -494,6 +561,47 @@ fn read_operands(
         scale_a,
         scale_b,
     })
+}
+
+/// A sparse instruction's operands reduced to the kept products: `meta` checked (the error
+/// names the group), A compressed from its dense row where it has `k` elements (a
+/// compressed A has the kept count), B gathered at the selected positions.
+fn sparse_operands(
+    t: &Target,
+    s: Sparsity,
+    a: Vec<u64>,
+    b: Vec<u64>,
+    meta: &[u8],
+) -> Result<(Vec<u64>, Vec<u64>), CaseError> {
+    let kept = s.stored(t.k);
+    let count = |field, got: usize, want| CaseError::Count {
+        field,
+        got: got / t.packing.per_word(),
+        want: want / t.packing.per_word(),
+        instr: t.name.to_string(),
+    };
+    let bad_meta = |e: mma_core::sparse::SparseError| CaseError::Field {
+        field: "meta",
+        msg: e.to_string(),
+    };
+    s.check(t.k, meta).map_err(bad_meta)?;
+    if b.len() != t.k {
+        return Err(count("b", b.len(), t.k));
+    }
+    let a = match a.len() {
+        n if n == t.k => s.compress(&a, meta).map_err(bad_meta)?,
+        n if n == kept => a,
+        n => {
+            return Err(CaseError::Field {
+                field: "a",
+                msg: format!(
+                    "{n} elements, but {} takes {} (dense, the disabled positions ignored) or {kept} (the kept ones)",
+                    t.name, t.k
+                ),
+            })
+        }
+    };
+    Ok((a, s.gather(&b, meta).map_err(bad_meta)?))
 }
 
 /// Evaluates a parsed case, returning its target and D's storage bits.

@@ -71,9 +71,11 @@ impl Job {
         self.target.unit.describe()
     }
 
-    /// A stream of `n` random inputs of the instruction's formats and K.
+    /// A stream of `n` random inputs of the instruction's formats and K: for a sparse
+    /// instruction, the kept products (its A compressed and B gathered, K/2 each), which is
+    /// what its dense unit sums and what its exact value is the sum of.
     pub fn sample(&self, dist: Dist, seed: u64) -> Sampler {
-        Sampler::new(self.target.unit.formats, self.target.k, dist, seed)
+        Sampler::new(self.target.unit.formats, self.target.unit_k(), dist, seed)
     }
 
     /// The inputs of every case of a file written for the same formats, K and packing as this
@@ -315,9 +317,23 @@ fn with_0x(list: String) -> String {
 }
 
 /// The `mma dot` command line that replays `x` on `job`'s instruction (words with `0x`).
+/// A sparse instruction's sample is its kept products: the command gives A compressed, B
+/// whole with the gathered elements at the first places of each group (zeros elsewhere, never
+/// read) and the metadata selecting those places.
 pub fn dot_command(job: &Job, x: &Inputs) -> String {
     let f = &job.target.unit.formats;
     let p = job.target.packing;
+    let mut meta = None;
+    let b = match job.target.sparse {
+        Some(sp) => {
+            let m: Vec<u8> = (0..x.b.len()).map(|i| (i % sp.keep) as u8).collect();
+            let whole = sp.expand(&x.b, &m, job.target.k, 0).unwrap_or_default();
+            meta = Some(m);
+            whole
+        }
+        None => x.b.clone(),
+    };
+    let x = &Inputs { b, ..x.clone() };
     let mut s = format!(
         "mma dot --vendor {} --arch {} --instr {} --a {} --b {} --c {}",
         job.vendor,
@@ -333,6 +349,10 @@ pub fn dot_command(job: &Job, x: &Inputs) -> String {
             with_0x(hexes(&x.scale_a, &sf)),
             with_0x(hexes(&x.scale_b, &sf))
         );
+    }
+    if let Some(m) = meta {
+        let m: Vec<String> = m.iter().map(u8::to_string).collect();
+        s += &format!(" --meta {}", m.join(","));
     }
     s
 }

@@ -250,10 +250,12 @@ pub fn find_in(
             });
         }
     }
+    // A dense name is offered dense names, a sparse one (`sp.`) sparse ones.
+    let sparse = key.starts_with("sp.");
     let names = idx
         .all
         .iter()
-        .filter(|i| i.arch == arch)
+        .filter(|i| i.arch == arch && i.sparse.is_some() == sparse)
         .map(|i| i.name.clone());
     let near = closest(&key, names);
     let hint = if key.starts_with("tcgen05.") {

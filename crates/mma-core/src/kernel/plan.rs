@@ -396,8 +396,13 @@ fn per_dot_path(unit: &DotUnit, isa: Isa) -> Path {
                 round: FastRound::new(&m.out, &f.d),
             })
         }
+        // A block-scaled GTR-FDPA (CDNA4 `v_mfma_scale_*`) goes to the plain model: the fast
+        // GTR block applies no scale factors.
         (Model::GtrFdpa(m), Some(decs))
-            if tr_fits(m.f, m.f2, f) && f.c == format::FP32 && f.d == format::FP32 =>
+            if f.scale.is_none()
+                && tr_fits(m.f, m.f2, f)
+                && f.c == format::FP32
+                && f.d == format::FP32 =>
         {
             Path::Gtr(TrPath {
                 decs,

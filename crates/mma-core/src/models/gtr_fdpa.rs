@@ -12,14 +12,28 @@
 //! accumulates odd- and even-indexed products separately before adding C"); the first paper's Table III;
 //! mmasim 2.1.1 `MMA_GTR_FDPA` for the widths and the C-drop threshold.
 //!
-//! Inf/NaN: fp8/bf8 FNUZ operands have no Inf and their products cannot overflow fp32, so a
-//! NaN operand gives NaN and an Inf or NaN C gives Inf or NaN (IEEE). mmasim instead drops a
+//! Block scales (AMD CDNA4 `v_mfma_scale_f32_{16x16x128,32x32x64}_f8f6f4`): when the unit's
+//! formats carry a scale (ue8m0, 32 elements per scale), every product is first multiplied
+//! exactly by its block's scale pair, i.e. shifted by `(sa - 127) + (sb - 127)` (a ue8m0 scale is
+//! a power of two, so nothing is rounded), and the grouping and everything after it proceed as
+//! above; C is not scaled. A NaN scale (0xFF) makes the result NaN (the unit's NaN, as for a NaN
+//! operand), also when its products are zero, as in the NVIDIA scaled models. Evidence: CDNA3's
+//! GTR-FDPA (the AMD paper) for everything but the scales. The scaling rule is the OCP MX
+//! definition of a scaled block (each element of a 32-element block times the block's E8M0
+//! scale; Triton's Gluon `amd.cdna4.mfma_scaled` documents the instruction as
+//! `a * a_scale @ b * b_scale + acc` over OCP MX formats); no text of the CDNA4 ISA guide on it
+//! was found here. Its placement (on each exact product, before the even/odd grouping and the
+//! group alignment) is an assumption, unverified: no CDNA4 measurement is public.
+//!
+//! Inf/NaN: fp8/bf8 FNUZ operands have no Inf and their unscaled products cannot overflow fp32
+//! (scaled ones can: the sum then rounds to Inf at the final RNE), so a NaN operand gives NaN and an Inf or NaN C gives Inf or NaN (IEEE). mmasim instead drops a
 //! non-finite C together with a finite one once the products are large (a point where mmasim and the AMD paper's
 //! MATLAB model disagree; crate mma-amd, DIFFERENCES); that is
 //! the dropping rule applied to a value whose exponent means nothing, so this model does not
 //! follow it (see the mma-amd crate's DIFFERENCES).
 
 use crate::model::{untraced_block, BlockIn, Decoded, Formats, Output, MAX_BLOCK};
+use crate::models::st_fdpa::scale_term;
 use crate::models::tr_fdpa::{floor_shift, late_c, truncated_dot_traced, DotSum, LateC, TrFdpa};
 use crate::term::Term;
 use crate::trace::{NoTrace, Source, Step, TermInfo, Tracer};
@@ -109,10 +123,20 @@ impl GtrFdpa {
         if let Err(special) = d.fill(f, x, &self.out, t) {
             return special;
         }
-        let (a, b, c, n) = (&d.a, &d.b, d.c, d.n);
+        let (a, b, c, n, per) = (&d.a, &d.b, d.c, d.n, d.per);
+        let (sa, sb) = (&d.sa, &d.sb);
+        let sf = f.scale.map_or(crate::format::UE8M0, |(s, _)| s);
         let mut terms = [Term::ZERO; MAX_BLOCK];
         for k in 0..n {
-            terms[k] = Term::product(a[k], &f.a, b[k], &f.b, 0);
+            let t = Term::product(a[k], &f.a, b[k], &f.b, 0);
+            // Block scales (a power of two each for ue8m0): the product times its scale pair,
+            // exactly, before the grouping. The block lies within one scale block or holds
+            // whole ones (the unit file's check), so element `k` takes scale `k / per`.
+            terms[k] = if per == usize::MAX {
+                t
+            } else {
+                scale_term(t, sa[k / per], sb[k / per], &sf)
+            };
         }
         let dot = grouped_dot_traced(&terms[..n], self.f, t);
         let p = LateC {

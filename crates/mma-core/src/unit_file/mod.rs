@@ -23,7 +23,7 @@
 //! | `Sliced-FDPA` | `passes`, `group`, `F`, `e_zero`, `last` (rounding of the C addition), output keys of the passes |
 //! | `FTZ-MulAdd` | `P`, `acc` (a format name), `nan` |
 //! | `TR-FDPA` | `F`, `F2`, `e_zero_c`, `e_norm_min`, optional `product_inf_exp`, output keys |
-//! | `GTR-FDPA` | `F`, `F2`, `e_zero_c`, `e_norm_min`, `c_drop`, output keys |
+//! | `GTR-FDPA` | `F`, `F2`, `e_zero_c`, `e_norm_min`, `c_drop`, output keys (block scales allowed: L_max divides `scale_block` or is a multiple of it) |
 //! | `I-DPA` | `op` (`mul`, or `xor` for `.xor.popc`), `saturate` (true: clamp to s32; false: wrap) |
 //!
 //! Output keys: `rho` (final rounding as `<MODE>-<FORMAT>`: `RZ-FP32`, `RNE-FP16`, `RZ-E8M13`),
@@ -580,12 +580,25 @@ impl TryFrom<&UnitFile> for DotUnit {
         checks::check_output_formats(&model, &formats)?;
         checks::check_group_sums(&model, &formats)?;
         // Only the block-scaled models apply scale factors; another model would ignore them.
-        let scaled_model = matches!(model, Model::StFdpa(_) | Model::GstFdpa(_));
+        let scaled_model = matches!(
+            model,
+            Model::StFdpa(_) | Model::GstFdpa(_) | Model::GtrFdpa(_)
+        );
         if formats.scale.is_some() && !scaled_model {
             return Err(UnitFileError::Shape(format!(
-                "{}: \"scale\" is given, but only ST-FDPA and GST-FDPA apply block scale factors",
+                "{}: \"scale\" is given, but only ST-FDPA, GST-FDPA and GTR-FDPA apply block scale factors",
                 model.name()
             )));
+        }
+        // GTR-FDPA gives element k of a block the scale k / scale_block of the block's scales:
+        // a block must lie within one scale block or hold whole ones.
+        if let (Model::GtrFdpa(_), Some((_, per))) = (&model, formats.scale) {
+            if !per.is_multiple_of(u.l_max) && !u.l_max.is_multiple_of(per) {
+                return Err(UnitFileError::Shape(format!(
+                    "GTR-FDPA: \"L_max\" = {} must divide the elements per scale factor ({per}) or be a multiple of it",
+                    u.l_max
+                )));
+            }
         }
         // The fused models form each product exactly in 64 bits (`term.rs`), scaled models
         // times the product of the two scales' significands: they must fit together (f64 × f64
