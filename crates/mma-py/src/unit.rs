@@ -7,6 +7,7 @@
 use crate::batch::{self, Layout};
 use crate::formats::{fmt_info, valid_words};
 use crate::{run, values};
+use mma::GemmIn;
 use mma::{DotUnit, Kernel};
 use numpy::{IntoPyArray, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -40,6 +41,8 @@ pub(crate) struct PyUnit {
     /// `"unverified"`.
     #[pyo3(get)]
     evidence: &'static str,
+    /// The catalog row (its `sparse`: the structured-sparsity pattern, `None` when dense).
+    row: mma::catalog::Row,
 }
 
 #[pymethods]
@@ -148,6 +151,242 @@ impl PyUnit {
     #[getter]
     fn block(&self) -> usize {
         self.unit.block
+    }
+
+    /// The structured-sparsity pattern (`"2:4"`, `"1:2"`), or `None` for a dense unit.
+    #[getter]
+    fn sparse(&self) -> Option<String> {
+        self.row.sparse.map(|s| s.name())
+    }
+
+    /// Sparse units: the operands of the dense unit of `dots` from the sparse ones. `a`:
+    /// `rows` rows of A's words in the layout, each the dense logical row (`k` elements) or
+    /// the compressed one (`k/2`); `b`: `rows` rows of `k` elements' words; `meta`: `rows`
+    /// rows of `k/2` indices (int64), checked row by row (a `ValueError` `meta[row]: group
+    /// g: ...`). Returns A's kept elements and B's selected ones, `rows` rows of `k/2`
+    /// elements' words each, in the layout's words.
+    fn _sparse_operands<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        b: &Bound<'py, PyAny>,
+        meta: numpy::PyReadonlyArray1<'py, i64>,
+        rows: usize,
+        k: usize,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let sp = self.row.sparse.ok_or_else(|| self.dense_error())?;
+        let (ga, gb) = (batch::Held::new(a)?, batch::Held::new(b)?);
+        let (sa, sb) = (ga.src()?, gb.src()?);
+        let meta = meta
+            .as_slice()
+            .map_err(|e| PyValueError::new_err(format!("meta: {e}")))?;
+        let kh = sp.stored(k);
+        let layout = self.layout;
+        let per = layout.per_word();
+        let words_of = |e: usize| e.div_ceil(per);
+        let a_row = if sa.len() == rows * words_of(k) {
+            words_of(k)
+        } else {
+            words_of(kh)
+        };
+        for (name, got, want) in [
+            ("a", sa.len(), rows * a_row),
+            ("b", sb.len(), rows * words_of(k)),
+            ("meta", meta.len(), rows * kh),
+        ] {
+            if got != want {
+                return Err(PyValueError::new_err(format!(
+                    "{name}: {got} words for {rows} rows of K = {k}; expected {want}"
+                )));
+            }
+        }
+        let f = &self.unit.formats;
+        let (mut a_out, mut b_out) = (Vec::new(), Vec::new());
+        let (mut ra, mut rb) = (Vec::new(), Vec::new());
+        for r in 0..rows {
+            let idx = meta_row(&self.row, &meta[r * kh..(r + 1) * kh], k, r)?;
+            ra.clear();
+            rb.clear();
+            sa.extend(r * a_row, (r + 1) * a_row, &mut ra);
+            sb.extend(r * words_of(k), (r + 1) * words_of(k), &mut rb);
+            // Packed layouts hold several elements to a byte: to elements and back. (One
+            // element a word: the words as they are, checked by the dense batch after the
+            // gathering, so that a disabled position's word is never read.)
+            let (ea, eb) = if per == 1 {
+                (std::mem::take(&mut ra), std::mem::take(&mut rb))
+            } else {
+                let bad =
+                    |name: &str, e: String| PyValueError::new_err(format!("{name}[{r}]: {e}"));
+                (
+                    layout
+                        .unpack(&f.a, &ra)
+                        .map_err(|e| bad("a", e.to_string()))?,
+                    layout
+                        .unpack(&f.b, &rb)
+                        .map_err(|e| bad("b", e.to_string()))?,
+                )
+            };
+            let kept = if a_row == words_of(k) {
+                sp.compress(&ea[..k], &idx)
+            } else {
+                Ok(ea[..kh].to_vec())
+            };
+            let kept = kept.map_err(|e| PyValueError::new_err(format!("a[{r}]: {e}")))?;
+            let sel = sp
+                .gather(&eb[..k], &idx)
+                .map_err(|e| PyValueError::new_err(format!("b[{r}]: {e}")))?;
+            if per == 1 {
+                a_out.extend(kept);
+                b_out.extend(sel);
+            } else {
+                a_out.extend(layout.pack(&f.a, &kept));
+                b_out.extend(layout.pack(&f.b, &sel));
+            }
+        }
+        let bits = if layout == Layout::Plain {
+            f.a.storage_bits
+        } else {
+            8
+        };
+        let bits_b = if layout == Layout::Plain {
+            f.b.storage_bits
+        } else {
+            8
+        };
+        Ok((
+            words_array(py, a_out, bits, "a")?,
+            words_array(py, b_out, bits_b, "b")?,
+        ))
+    }
+
+    /// Sparse units: `D = A·B + C` with A's kept elements, per row of A the rows of B its
+    /// metadata selects (`k×n` row-major B, `m×n` C, `m` rows of `k/2` indices in `meta`).
+    /// `a` is `m` rows of `k` (dense logical; the disabled positions are not read) or of `k/2`
+    /// (compressed). Values (float64, each checked exact in its format) when `values`, else
+    /// storage words (uint64, one element each; `c` may be `None` for `+0`). Returns D's
+    /// words.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (a, b, c, meta, m, n, k, values, threads))]
+    fn _sparse_matmul<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        b: &Bound<'py, PyAny>,
+        c: Option<&Bound<'py, PyAny>>,
+        meta: numpy::PyReadonlyArray1<'py, i64>,
+        m: usize,
+        n: usize,
+        k: usize,
+        values: bool,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let sp = self.row.sparse.ok_or_else(|| self.dense_error())?;
+        let f = &self.unit.formats;
+        let kh = sp.stored(k);
+        let meta = meta
+            .as_slice()
+            .map_err(|e| PyValueError::new_err(format!("meta: {e}")))?;
+        if meta.len() != m * kh {
+            return Err(PyValueError::new_err(format!(
+                "meta: {} indices; expected {m} rows of K/2 = {kh}",
+                meta.len()
+            )));
+        }
+        let flat = |x: &Bound<'py, PyAny>, name: &str| -> PyResult<Vec<u64>> {
+            if values {
+                let v: numpy::PyReadonlyArray1<'py, f64> = x.extract()?;
+                Ok(v.as_slice()
+                    .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect())
+            } else {
+                let v: numpy::PyReadonlyArray1<'py, u64> = x.extract()?;
+                Ok(v.as_slice()
+                    .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?
+                    .to_vec())
+            }
+        };
+        let (av, bv) = (flat(a, "A")?, flat(b, "B")?);
+        let cv = c.map(|c| flat(c, "C")).transpose()?;
+        let ka = if av.len() == m * k { k } else { kh };
+        if av.len() != m * ka || bv.len() != k * n || cv.as_ref().is_some_and(|c| c.len() != m * n)
+        {
+            return Err(PyValueError::new_err(format!(
+                "shapes do not fit: A has {} elements, B {}, C {}; expected [M, K] or [M, K/2], \
+                 [K, N], [M, N] with (M, N, K) = ({m}, {n}, {k})",
+                av.len(),
+                bv.len(),
+                cv.as_ref().map_or(0, |c| c.len())
+            )));
+        }
+        // Each element's word, checked: a value exact in its format, a word valid in it.
+        let word = |name: &str, fmt: &mma::Format, x: u64, i: usize, j: usize| -> PyResult<u64> {
+            if values {
+                let v = f64::from_bits(x);
+                values::encode_exact(fmt, v).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "{name}[{i}, {j}] = {v:?} is not exactly representable in {} (the \
+                         instruction's {name} format)",
+                        fmt.name
+                    ))
+                })
+            } else if fmt.is_valid_encoding(x) {
+                Ok(x)
+            } else {
+                Err(PyValueError::new_err(format!(
+                    "{name}[{i}, {j}] = {x:#x} is not a valid {} word",
+                    fmt.name
+                )))
+            }
+        };
+        let mut bw = run::zeroed::<u64>(k * n, "B")?;
+        for (i, (o, &x)) in bw.iter_mut().zip(&bv).enumerate() {
+            *o = word("B", &f.b, x, i / n.max(1), i % n.max(1))?;
+        }
+        let mut cw = run::zeroed::<u64>(m * n, "C")?;
+        if let Some(cv) = &cv {
+            for (i, (o, &x)) in cw.iter_mut().zip(cv).enumerate() {
+                *o = word("C", &f.c, x, i / n.max(1), i % n.max(1))?;
+            }
+        }
+        let s = self.unit.scales_for(kh);
+        let one = match &f.scale {
+            Some((sf, _)) => values::encode_exact(sf, 1.0)
+                .ok_or_else(|| PyValueError::new_err("the scale format cannot hold 1"))?,
+            None => 0,
+        };
+        let (sa, sbs) = (vec![one; s], vec![one; n * s]);
+        let k_step = sp.stored(self.k);
+        let threads = run::threads(threads)?;
+        let mut d = run::zeroed::<u64>(m * n, "D")?;
+        let mut b_cols = run::zeroed::<u64>(n * kh, "B")?;
+        for i in 0..m {
+            let idx = meta_row(&self.row, &meta[i * kh..(i + 1) * kh], k, i)?;
+            let pos: Vec<usize> = sp.positions(&idx).collect();
+            let mut a_row = Vec::with_capacity(kh);
+            for (t, &p) in pos.iter().enumerate() {
+                let col = if ka == k { p } else { t };
+                a_row.push(word("A", &f.a, av[i * ka + col], i, col)?);
+            }
+            for j in 0..n {
+                for (t, &p) in pos.iter().enumerate() {
+                    b_cols[j * kh + t] = bw[p * n + j];
+                }
+            }
+            let x = GemmIn {
+                a: &a_row,
+                b_cols: &b_cols,
+                c: &cw[i * n..(i + 1) * n],
+                scale_a: &sa,
+                scale_b: &sbs,
+            };
+            let out = &mut d[i * n..(i + 1) * n];
+            py.detach(|| self.unit.gemm((1, n, kh), k_step, &x, out, threads))
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            py.check_signals()?;
+        }
+        words_array(py, d, f.d.storage_bits, "D")
     }
 
     /// Whether batches take the vector-lane path on this CPU.
@@ -378,6 +617,11 @@ impl PyUnit {
 }
 
 impl PyUnit {
+    /// A `ValueError` for a dense unit (sparse calls need a sparsity pattern).
+    fn dense_error(&self) -> PyErr {
+        PyValueError::new_err(format!("meta: {} is a dense instruction", self.name))
+    }
+
     /// The format of operand `which` (`"a"`, `"b"`, `"c"` or `"d"`).
     fn operand_format(&self, which: &str) -> PyResult<&'static mma::Format> {
         let f = &self.unit.formats;
@@ -413,6 +657,29 @@ impl PyUnit {
         let d = py.detach(|| job.run(threads))?;
         words_array(py, d, self.unit.formats.d.storage_bits, "D")
     }
+}
+
+/// One row's metadata as the ISA allows it (`Sparsity::check`): indices in `0..group`,
+/// increasing within each group; a `ValueError` `meta[row]: group g: selector [..] is not
+/// allowed (..)` otherwise.
+fn meta_row(r: &mma::catalog::Row, meta: &[i64], k: usize, row: usize) -> PyResult<Vec<u8>> {
+    let Some(sp) = r.sparse else {
+        return Err(PyValueError::new_err("meta: a dense instruction"));
+    };
+    let err = |e: String| PyValueError::new_err(format!("meta[{row}]: {e}"));
+    if let Some(j) = meta
+        .iter()
+        .position(|&x| !(0..sp.group as i64).contains(&x))
+    {
+        let g = j / sp.keep;
+        let sel = &meta[g * sp.keep..((g + 1) * sp.keep).min(meta.len())];
+        return Err(err(format!(
+            "group {g}: selector {sel:?} is not allowed (an index beyond the group)"
+        )));
+    }
+    let idx: Vec<u8> = meta.iter().map(|&x| x as u8).collect();
+    sp.check(k, &idx).map_err(|e| err(e.to_string()))?;
+    Ok(idx)
 }
 
 /// A contiguous array's elements; `what` names it in the error.
@@ -464,5 +731,6 @@ pub(crate) fn unit_of(r: mma::catalog::Row) -> PyUnit {
         k: r.k,
         layout: r.layout,
         evidence: r.evidence.name(),
+        row: r,
     }
 }

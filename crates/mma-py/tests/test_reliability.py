@@ -83,7 +83,8 @@ def test_dots_chains_instruction_by_instruction_on_every_catalog_instruction(spe
     checked = refused = 0
     for u in UNITS:
         k = u.k
-        per = 2 if u.layout == "packed_fp4" else 1
+        # Elements per byte of the packed layouts (fp4, s4/u4 two, b1 eight).
+        per = u._u.per_word
         a = _words(u, "a", (n, 3 * k // per), rng, special)
         b = _words(u, "b", (n, 3 * k // per), rng, special)
         c = _words(u, "c", (n,), rng, special)
@@ -91,19 +92,26 @@ def test_dots_chains_instruction_by_instruction_on_every_catalog_instruction(spe
         s = 0 if block is None else k // block
         sa = None if block is None else _scales(u, (n, 3 * s), rng)
         sb = None if block is None else _scales(u, (n, 3 * s), rng)
+        # Sparse units (issue 58): random legal selectors, K/2 of them per row (the first
+        # `keep` indices of a random permutation of each group, sorted).
+        meta = None
+        if u.sparse is not None:
+            keep, group = (int(x) for x in u.sparse.split(":"))
+            perm = np.argsort(rng.random((n, 3 * k // group, group)), axis=-1)
+            meta = np.sort(perm[..., :keep], axis=-1).reshape(n, -1)
         if u.formats["c"] != u.formats["d"]:
             # D cannot be fed back as C: three instructions are refused, naming why.
             with pytest.raises(ValueError, match="chained"):
-                u.dots(a, b, c, sa, sb)
+                u.dots(a, b, c, sa, sb, meta=meta)
             refused += 1
             continue
-        whole = u.dots(a, b, c, sa, sb)
+        whole = u.dots(a, b, c, sa, sb, meta=meta)
         d = c
         w = k // per
         for t in range(3):
             part = (lambda x, width: None if x is None else x[:, t * width:(t + 1) * width])
             d = u.dots(a[:, t * w:(t + 1) * w], b[:, t * w:(t + 1) * w], d,
-                       part(sa, s), part(sb, s))
+                       part(sa, s), part(sb, s), meta=part(meta, k // 2))
         bad = np.nonzero(whole != d)[0]
         assert bad.size == 0, (
             f"{u.arch} {u.op} {u.instr}: row {bad[0]}: dots {whole[bad[0]]:#x}, "

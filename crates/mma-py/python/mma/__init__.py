@@ -82,7 +82,8 @@ class Unit:
             for w in ("a", "b", "c", "d")
         }
         self._words.update(scale_block=f["scale_block"], layout=native.layout, k=native.k,
-                           per_word=native.per_word, integer=native.is_integer("a"))
+                           per_word=native.per_word, integer=native.is_integer("a"),
+                           sparse=native.sparse)
 
     # Identity --------------------------------------------------------------------------------
     @property
@@ -123,8 +124,18 @@ class Unit:
 
     @property
     def k(self) -> int:
-        """Elements per dot product of one instruction (the instruction's K)."""
+        """Elements per dot product of one instruction (the instruction's K; the logical K,
+        A's row before compression, for a sparse unit)."""
         return self._u.k
+
+    @property
+    def sparse(self) -> Optional[str]:
+        """The structured-sparsity pattern of a sparse instruction (``mma.sp``,
+        ``wgmma.mma_async.sp``, ``tcgen05.mma.sp``, AMD ``v_smfmac``): ``"2:4"`` (2 kept of
+        every 4 elements of A's row) or ``"1:2"`` (tf32); None for a dense one. A sparse unit's
+        :attr:`k` is the logical K, and :meth:`dots` and :meth:`matmul` take the metadata as
+        ``meta=``."""
+        return self._u.sparse
 
     @property
     def layout(self) -> str:
@@ -297,6 +308,7 @@ class Unit:
         scale_b: Optional[np.ndarray] = None,
         *,
         threads: Optional[int] = None,
+        meta: Any = None,
     ) -> np.ndarray:
         """Dot products on raw storage words: ``d[...] = a[..., :] · b[..., :] + c[...]``.
 
@@ -314,6 +326,14 @@ class Unit:
                 instructions only.
             threads: None for all cores, 1 for the calling thread, t for t threads. The
                 result does not depend on it.
+            meta: sparse units only (:attr:`sparse`), and required there: integers, shape
+                ``[..., K/2]``, each kept element's index within its group (``0..4`` for
+                2:4, ``0..2`` for 1:2), increasing within a group. ``a`` is then either the
+                dense logical row, ``[..., K]`` (the disabled positions are not read: any
+                word, NaN included, has no effect), or the compressed one, ``[..., K/2]``
+                (the kept elements in order); ``b`` is always ``[..., K]``. Each dot product
+                is the dense unit of K/2 applied to A's kept elements and B's elements at the
+                selected positions (``mma::sparse``), chained per instruction as above.
 
         Batch dimensions ``[...]`` broadcast against each other.
 
@@ -335,12 +355,19 @@ class Unit:
             a = self._int_operand(a, "a", "a")
             b = self._int_operand(b, "b", "b")
             c = self._int_operand(c, "c", "c")
+        if self._words["sparse"] is not None:
+            d = _sparse_dots(self, a, b, c, scale_a, scale_b, meta, threads)
+        else:
+            if meta is not None:
+                raise ValueError(f"meta: {self.instr} is a dense instruction; pass no meta")
             d = _dots(self, a, b, c, scale_a, scale_b, threads, by_instruction=True)
+        if self._words["integer"]:
             return d.view(self._int_dtype("d"))
-        return _dots(self, a, b, c, scale_a, scale_b, threads, by_instruction=True)
+        return d
 
     # Value level ------------------------------------------------------------------------------
-    def matmul(self, A: Any, B: Any, C: Any = None, *, threads: Optional[int] = None) -> Any:
+    def matmul(self, A: Any, B: Any, C: Any = None, *, threads: Optional[int] = None,
+               meta: Any = None) -> Any:
         """``D = A @ B + C`` as the GPU computes it, for real-valued matrices.
 
         Args:
@@ -353,6 +380,12 @@ class Unit:
                 Integer units take integer values (NumPy integer or bool arrays, nested lists of
                 Python ints), each in its format's range, and return int32.
             threads: None for all cores, 1 for the calling thread, t for t threads.
+            meta: sparse units only (:attr:`sparse`), and required there: integers, shape
+                ``[M, K/2]``, each kept element of A's row's index within its group,
+                increasing within a group. A is then ``[M, K]`` (dense; the disabled positions
+                are not read, NaN included) or ``[M, K/2]`` (compressed); B is ``[K, N]``.
+                ``D[i, j]`` is the dense unit of K/2 on row i's kept elements and column j of B
+                at row i's selected positions.
 
         Returns:
             D in D's format (float16, float32 or float64), as the same kind of object as A: a
@@ -365,9 +398,12 @@ class Unit:
                 message names the first such element, e.g. ``A[0, 3] = 0.1``).
         """
         t = _threads(threads)
+        if self._words["sparse"] is None and meta is not None:
+            raise ValueError(f"meta: {self.instr} is a dense instruction; pass no meta")
+        if self._words["sparse"] is not None:
+            return self._sparse_matmul(A, B, C, meta, t)
         if self._words["integer"]:
             return self._int_matmul(A, B, C, t)
-        is_torch = _is_torch(A)
         mats = [_as_f64(A, "A"), _as_f64(B, "B")]
         for x, name in zip(mats, "AB"):
             if x.ndim != 2:
@@ -386,6 +422,11 @@ class Unit:
                 f"K = {k} is not a positive multiple of the instruction's K = {self.k}"
             )
         words = self._u.matmul(mats[0], mats[1], c, t).reshape(m, n)
+        return self._d_out(words, A)
+
+    def _d_out(self, words: np.ndarray, A: Any) -> Any:
+        """D's words as D's values, as the kind of object A is."""
+        is_torch = _is_torch(A)
         dname = self._u.formats["d"]["name"]
         if is_torch:
             import torch
@@ -396,6 +437,47 @@ class Unit:
             return out.to(A.device)
         return words.view(_np_dtype(_FORMATS[dname]["numpy"]))
 
+
+    def _sparse_matmul(self, A: Any, B: Any, C: Any, meta: Any, t: int) -> Any:
+        """:meth:`matmul` of a sparse unit: shapes and dtypes checked here, the compression,
+        the gathering and the arithmetic in the engine."""
+        integer = self._words["integer"]
+        if integer:
+            a = self._int_values(A, "A", "a")
+            b = self._int_values(B, "B", "b")
+        else:
+            a, b = _as_f64(A, "A"), _as_f64(B, "B")
+        for x, name in ((a, "A"), (b, "B")):
+            if x.ndim != 2:
+                raise ValueError(f"{name}: expected a matrix (2 dimensions), got shape {x.shape}")
+        (m, ka), (k, n) = a.shape, b.shape
+        if k == 0 or k % self.k:
+            raise ValueError(
+                f"K = {k} is not a positive multiple of the instruction's K = {self.k}"
+            )
+        if ka not in (k, k // 2):
+            raise ValueError(f"A is {m}x{ka} but B is {k}x{n}: A takes K = {k} columns "
+                             f"(dense) or K/2 = {k // 2} (compressed, {self.sparse})")
+        mt = _meta_arg(meta, self)
+        if mt.shape != (m, k // 2):
+            raise ValueError(f"meta: expected shape ({m}, {k // 2}) (rows of A, K/2), "
+                             f"got {mt.shape}")
+        c = None
+        if C is not None:
+            c = self._int_values(C, "C", "c") if integer else _as_f64(C, "C")
+            if c.shape != (m, n):
+                raise ValueError(f"C: expected shape ({m}, {n}), got {c.shape}")
+        elif not integer:
+            c = np.zeros((m, n), dtype=np.float64)
+        dt = np.uint64 if integer else np.float64
+        flat = [None if x is None else np.ascontiguousarray(x.reshape(-1), dtype=dt)
+                for x in (a, b, c)]
+        words = self._u._sparse_matmul(flat[0], flat[1], flat[2],
+                                       np.ascontiguousarray(mt.reshape(-1)), m, n, k,
+                                       not integer, t).reshape(m, n)
+        if integer:
+            return words.view(self._int_dtype("d"))
+        return self._d_out(words, A)
 
     def _int_matmul(self, A: Any, B: Any, C: Any, t: int) -> np.ndarray:
         """:meth:`matmul` of an integer unit: integer values in, D's values (int32 for s32)
@@ -481,7 +563,8 @@ def _words_arg(x: Any, name: str, want: Any) -> np.ndarray:
 
 
 def _dots_args(
-    unit: Unit, a: Any, b: Any, c: Any, scale_a: Any, scale_b: Any, by_instruction: bool
+    unit: Unit, a: Any, b: Any, c: Any, scale_a: Any, scale_b: Any, by_instruction: bool,
+    step: Optional[int] = None,
 ) -> Tuple[Tuple[int, ...], int, Dict[str, np.ndarray]]:
     """The checks of `Unit.dots` in general: dtypes, K, scales and batch shapes broadcast;
     returns (batch shape, K in elements, each operand flat and contiguous)."""
@@ -496,11 +579,12 @@ def _dots_args(
         raise ValueError(f"a has {a.shape[-1]} words per row but b has {b.shape[-1]}")
     per = info["per_word"]
     k = a.shape[-1] * per
+    step = info["k"] if step is None else step
     if k == 0:
         raise ValueError("a, b: K = 0; expected at least one element per row")
-    if by_instruction and k % info["k"]:
+    if by_instruction and k % step:
         raise ValueError(
-            f"a, b: K = {k} elements is not a multiple of the instruction's K = {info['k']}"
+            f"a, b: K = {k} elements is not a multiple of the instruction's K = {step}"
             + (f" ({per} elements per byte, {info['layout']})" if per > 1 else "")
         )
     block = info["scale_block"]
@@ -510,8 +594,8 @@ def _dots_args(
             if s is not None:
                 raise ValueError(f"{name}: {unit.instr} has no block scaling; pass None")
     else:
-        step = info["k"] if by_instruction else k
-        want = u.scales_for(step) * (k // step)
+        sstep = step if by_instruction else k
+        want = u.scales_for(sstep) * (k // sstep)
         for s, name in ((scale_a, "scale_a"), (scale_b, "scale_b")):
             if s is None:
                 raise ValueError(f"{name}: {unit.instr} needs {want} scale factors per row")
@@ -540,6 +624,77 @@ def _dots_args(
     return batch, k, flat
 
 
+def _meta_arg(meta: Any, unit: Unit) -> np.ndarray:
+    """A sparse unit's metadata as int64 (values checked by the engine)."""
+    if meta is None:
+        raise ValueError(f"meta: {unit.instr} is a {unit.sparse} sparse instruction; give "
+                         "meta=, each kept element's index within its group")
+    if _is_torch(meta):
+        meta = meta.detach().to("cpu").numpy()
+    mt = np.asarray(meta)
+    if mt.dtype.kind not in "iu":
+        raise TypeError(f"meta: expected integers (each kept element's index within its "
+                        f"group), got {mt.dtype}")
+    if mt.dtype == np.uint64:
+        mt = np.minimum(mt, np.uint64(2**62))
+    return mt.astype(np.int64)
+
+
+def _sparse_dots(unit: Unit, a: Any, b: Any, c: Any, scale_a: Any, scale_b: Any, meta: Any,
+                 threads: Optional[int]) -> np.ndarray:
+    """`Unit.dots` of a sparse unit: the shapes here, the compression and gathering in the
+    engine (`_sparse_operands`), then the dense unit's dots of K/2, chained per instruction."""
+    info = unit._words
+    mt = _meta_arg(meta, unit)
+    a = _words_arg(a, "a", info["a"])
+    b = _words_arg(b, "b", info["b"])
+    c = _words_arg(c, "c", info["c"])
+    for x, name in ((a, "a"), (b, "b"), (mt, "meta")):
+        if x.ndim < 1:
+            raise ValueError(f"{name}: expected shape [..., K], got a scalar")
+    per = info["per_word"]
+    k = b.shape[-1] * per
+    if k == 0 or k % info["k"]:
+        raise ValueError(f"b: K = {k} elements is not a positive multiple of the instruction's "
+                         f"K = {info['k']}")
+    half = k // 2
+    if a.shape[-1] * per not in (k, half):
+        raise ValueError(f"a: {a.shape[-1] * per} elements per row; expected K = {k} (dense) "
+                         f"or K/2 = {half} (compressed, {unit.sparse})")
+    if mt.shape[-1] != half:
+        raise ValueError(f"meta: {mt.shape[-1]} indices per row; expected K/2 = {half}")
+    ops = [("a", a, 1), ("b", b, 1), ("meta", mt, 1), ("c", c, 0)]
+    try:
+        batch = np.broadcast_shapes(*[x.shape[: x.ndim - r] for _, x, r in ops])
+    except ValueError:
+        shapes = ", ".join(f"{nm} {x.shape}" for nm, x, _ in ops)
+        raise ValueError(f"batch dimensions do not broadcast: {shapes}") from None
+    flat = {}
+    for name, x, r in ops:
+        full = np.broadcast_to(x, batch + x.shape[x.ndim - r:])
+        flat[name] = np.ascontiguousarray(full).reshape(-1)
+    rows = math.prod(batch)
+    if rows == 0:
+        return np.zeros(batch, dtype=unit._word_dtype("d"))
+    try:
+        ac, bg = unit._u._sparse_operands(flat["a"], flat["b"], flat["meta"], rows, k)
+    except ValueError as e:
+        msg = str(e)
+        if msg.startswith(("meta[", "a[", "b[")) and batch and len(batch) != 1:
+            head, rest = msg.split("]", 1)
+            name, row = head.split("[")
+            idx = ", ".join(str(int(i)) for i in np.unravel_index(int(row), batch))
+            raise ValueError(f"{name}[{idx}]{rest}") from None
+        if msg.startswith("meta[0]") and not batch:
+            raise ValueError("meta" + msg[len("meta[0]"):]) from None
+        raise
+    ac = ac.reshape(rows, -1)
+    bg = bg.reshape(rows, -1)
+    d = _dots(unit, ac, bg, flat["c"], scale_a, scale_b, threads, by_instruction=True,
+              k_step=info["k"] // 2)
+    return d.reshape(batch)
+
+
 def _dots(
     unit: Unit,
     a: Any,
@@ -549,9 +704,11 @@ def _dots(
     scale_b: Any,
     threads: Optional[int],
     by_instruction: bool,
+    k_step: Optional[int] = None,
 ) -> np.ndarray:
     t = _threads(threads)
     u, info = unit._u, unit._words
+    step = info["k"] if k_step is None else k_step
     if (
         scale_a is None
         and scale_b is None
@@ -567,7 +724,7 @@ def _dots(
         and info["scale_block"] is None
         and info["per_word"] == 1
         and a.shape[1] > 0
-        and (a.shape[1] % info["k"] == 0 or not by_instruction)
+        and (a.shape[1] % step == 0 or not by_instruction)
     ):
         # The usual call, rows of words already in shape: nothing to reshape or broadcast, so
         # that a batch of a few thousand dot products is not dominated by the checks below.
@@ -577,7 +734,7 @@ def _dots(
         flat = {"a": np.ascontiguousarray(a), "b": np.ascontiguousarray(b),
                 "c": np.ascontiguousarray(c)}
     else:
-        batch, k, flat = _dots_args(unit, a, b, c, scale_a, scale_b, by_instruction)
+        batch, k, flat = _dots_args(unit, a, b, c, scale_a, scale_b, by_instruction, step)
     n = math.prod(batch)
     if n == 0:
         return np.zeros(batch, dtype=unit._word_dtype("d"))
@@ -589,7 +746,7 @@ def _dots(
             flat.get("scale_a"),
             flat.get("scale_b"),
             k,
-            info["k"] if by_instruction else k,
+            step if by_instruction else k,
             t,
         )
     except ValueError as e:
@@ -643,9 +800,10 @@ def catalog(vendor: Optional[str] = None, arch: Optional[str] = None) -> List[Di
     """Every instruction, as dicts with the keys ``vendor``, ``arch``, ``op``, ``instr``,
     ``k``, ``ptx`` (NVIDIA, else None), ``mnemonic`` (AMD, else None), ``model``,
     ``parameters``, ``note`` (where the arithmetic of an instruction mmasim does not list
-    comes from) and ``evidence`` (what the model rests on: ``"hardware"``, recorded GPU
+    comes from), ``evidence`` (what the model rests on: ``"hardware"``, recorded GPU
     outputs reproduced; ``"reference"``, mmasim's corpus reproduced; ``"unverified"``,
-    neither). ``vendor`` and ``arch`` filter.
+    neither) and ``sparse`` (``"2:4"`` or ``"1:2"`` for a structured-sparse instruction,
+    whose ``k`` is the logical K; None for a dense one). ``vendor`` and ``arch`` filter.
 
     Raises:
         KeyError: an unknown vendor or architecture.
