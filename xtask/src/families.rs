@@ -124,10 +124,13 @@ fn group(entries: Vec<Entry>) -> Vec<Family> {
 
 /// Every family of every vendor built in, in catalog order (NVIDIA first). AMD names have no
 /// `mMnN` prefix: an AMD family is one instruction and its `_Nb` forms, which share their
-/// single-block arithmetic.
+/// single-block arithmetic. The structured-sparse rows are left out: their arithmetic is
+/// their dense sibling's unit on the kept products (`mma_core::sparse`), which that sibling's
+/// family runs, and the vectors' lines carry no metadata.
 pub fn families() -> Vec<Family> {
     group(
         mma::catalog::instructions()
+            .filter(|r| r.sparse.is_none())
             .map(|r| Entry {
                 vendor: r.vendor.name(),
                 arch: r.arch.to_string(),

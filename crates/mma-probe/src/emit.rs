@@ -130,7 +130,7 @@ fn targets(d: &Format) -> Vec<u32> {
 /// The targeted probes for `spec` (see the module docs), labelled by feature.
 pub fn targeted(spec: &Spec) -> Vec<Record> {
     if spec.formats.d.integer {
-        return crate::emit_int::targeted(spec);
+        return crate::emit_int::targeted(spec.formats, spec.k);
     }
     let mut p = Builder {
         spec,
@@ -393,7 +393,7 @@ pub fn random_iter(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Rec
 
 fn sample(spec: &Spec, sampler: &str, rng: &mut Xoshiro256PlusPlus) -> Record {
     if spec.formats.d.integer {
-        return crate::emit_int::sample(spec, sampler, rng);
+        return crate::emit_int::sample(spec.formats, spec.k, sampler, rng);
     }
     let f = spec.formats;
     let k = spec.k;

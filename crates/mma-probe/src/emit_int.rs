@@ -14,9 +14,9 @@
 //! -2..=2, `wide` the extremes, `cancel` products that cancel in pairs, `zeros` mostly zeros,
 //! `subnormal` (the float samplers' name kept) sums near the accumulator's ends.
 
-use crate::emit::Spec;
 use crate::records::Record;
 use mma_core::format::Format;
+use mma_core::Formats;
 use rand::{Rng, RngCore};
 
 fn record(label: &str, a: Vec<u64>, b: Vec<u64>, c: u64) -> Record {
@@ -36,9 +36,7 @@ fn word(f: &Format, v: i64) -> Option<u64> {
 }
 
 /// The targeted integer probes.
-pub(crate) fn targeted(spec: &Spec) -> Vec<Record> {
-    let f = spec.formats;
-    let k = spec.k;
+pub(crate) fn targeted(f: Formats, k: usize) -> Vec<Record> {
     let (fa, fb, fc) = (f.a, f.b, f.c);
     let mut out = Vec::new();
     let (Some((alo, ahi)), Some((blo, bhi)), Some((clo, chi))) =
@@ -84,9 +82,7 @@ pub(crate) fn targeted(spec: &Spec) -> Vec<Record> {
 }
 
 /// One random integer record from `sampler` (one of `emit::SAMPLERS`).
-pub(crate) fn sample(spec: &Spec, sampler: &str, rng: &mut impl RngCore) -> Record {
-    let f = spec.formats;
-    let k = spec.k;
+pub(crate) fn sample(f: Formats, k: usize, sampler: &str, rng: &mut impl RngCore) -> Record {
     let (fa, fb, fc) = (f.a, f.b, f.c);
     let range = |f: &Format| f.int_range().unwrap_or((0, 0));
     let pick = |f: &Format, lo: i64, hi: i64, rng: &mut dyn RngCore| {

@@ -1,8 +1,9 @@
 //! The unit file reader's checks of a model against its formats: parameter ranges the exact
 //! arithmetic is written for, output formats D can store, group sums that fit their words,
-//! and integer models on integer formats only (and the floating-point ones on none).
+//! and integer models on integer formats only (and the floating-point ones on none); and the
+//! error every refusal of the reader is (here, below the reader, so that no circle runs
+//! between the two files).
 
-use super::UnitFileError;
 use crate::model::Formats;
 use crate::models::e_fdpa::EFdpa;
 use crate::models::gst_fdpa::GstFdpa;
@@ -12,6 +13,31 @@ use crate::models::st_fdpa::StFdpa;
 use crate::models::t_fdpa::TFdpa;
 use crate::models::tr_fdpa::TrFdpa;
 use crate::unit::Model;
+
+/// Why a unit file does not describe a unit.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UnitFileError {
+    #[error("unknown format {0:?} (expected a name as `mma list` prints it: f16, bf16, e4m3, ue8m0, ...)")]
+    Format(String),
+    #[error("unknown model {0:?} (expected FMA, E-FDPA, T-FDPA, ST-FDPA, GST-FDPA, Sliced-FDPA, FTZ-MulAdd, TR-FDPA, GTR-FDPA or I-DPA)")]
+    Model(String),
+    #[error("{model}: missing parameter {key:?}")]
+    Missing { model: String, key: &'static str },
+    #[error("{model}: unknown parameter {key:?}")]
+    Unknown { model: String, key: String },
+    #[error("{model}: parameter {key:?} = {value}: {msg}")]
+    Value {
+        model: String,
+        key: String,
+        value: String,
+        msg: String,
+    },
+    #[error("{0}")]
+    Shape(String),
+    #[error("\"layout\" {value:?}: {msg}")]
+    Layout { value: String, msg: String },
+}
 
 /// Largest magnitude of an exponent parameter (`e_zero` and the like).
 const MAX_EXP_PARAM: i32 = 4096;

@@ -44,6 +44,8 @@
 
 mod checks;
 
+pub use checks::UnitFileError;
+
 use crate::catalog::Layout;
 use crate::format::{self, Format};
 use crate::model::{Formats, NanStyle, Output, OutputRounding};
@@ -128,31 +130,6 @@ pub struct UnitFile {
     pub l_max: usize,
     pub model: String,
     pub params: BTreeMap<String, Param>,
-}
-
-/// Why a unit file does not describe a unit.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum UnitFileError {
-    #[error("unknown format {0:?} (expected a name as `mma list` prints it: f16, bf16, e4m3, ue8m0, ...)")]
-    Format(String),
-    #[error("unknown model {0:?} (expected FMA, E-FDPA, T-FDPA, ST-FDPA, GST-FDPA, Sliced-FDPA, FTZ-MulAdd, TR-FDPA, GTR-FDPA or I-DPA)")]
-    Model(String),
-    #[error("{model}: missing parameter {key:?}")]
-    Missing { model: String, key: &'static str },
-    #[error("{model}: unknown parameter {key:?}")]
-    Unknown { model: String, key: String },
-    #[error("{model}: parameter {key:?} = {value}: {msg}")]
-    Value {
-        model: String,
-        key: String,
-        value: String,
-        msg: String,
-    },
-    #[error("{0}")]
-    Shape(String),
-    #[error("\"layout\" {value:?}: {msg}")]
-    Layout { value: String, msg: String },
 }
 
 /// A format by the name `mma list` and the case files use (`f16`, `e4m3`, `ue8m0`), or a
