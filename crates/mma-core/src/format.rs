@@ -42,7 +42,7 @@ pub struct Format {
     /// Position of the mantissa's least significant bit in the storage word (13 for tf32,
     /// whose low 13 bits are ignored on input and written as zero on output).
     pub lsb: u32,
-    /// An integer format ([`Format::int`]): no exponent, `man_bits` value bits, two's
+    /// An integer format (`Format::int` builds one): no exponent, `man_bits` value bits, two's
     /// complement where `signed` (s8, s4, s32), plain binary where not (u8, u4, and b1, the
     /// single bit of the `.b1` instructions). Its values are whole numbers (`exp` 0 when
     /// decoded); [`Format::decode`], [`Format::encode`] and [`Format::encode_exact`] know the

@@ -26,7 +26,7 @@ use crate::report::{error_report, ErrorReport};
 use crate::rounding::{max_finite, quantum};
 use crate::sample::Inputs;
 use mma_core::model::{BlockIn, BlockModel};
-use mma_core::{DotUnit, Format, Formats, Model, Value};
+use mma_core::{DotUnit, ExactDot, Format, Formats, Model, Value};
 use rug::Rational;
 
 /// The Table V kind of a (non-composite) model of a unit with output format `d`, and the format
@@ -80,9 +80,8 @@ pub fn model_kind(model: &Model, d: &Format) -> Option<(ModelKind, Format)> {
     }
 }
 
-/// The exact value the unit approximates: the exact dot product, except for the `.xor.popc`
-/// I-DPA, whose terms are `a XOR b` of single bits rather than products (C plus the count of
-/// differing bits, an integer).
+/// The exact value the unit approximates: the core's one exact sum of what the model sums
+/// ([`ExactDot::of_unit`]: products, or the XORs of a `.xor.popc` unit), as a rational.
 fn exact_of(
     model: &Model,
     f: &Formats,
@@ -92,18 +91,12 @@ fn exact_of(
     scale_a: &[u64],
     scale_b: &[u64],
 ) -> ExactResult {
-    match model {
-        Model::IDpa(m) if m.op == mma_core::models::int_dpa::IntOp::Xor => {
-            let v = |fmt: &Format, w: u64| i128::from(fmt.int_value(w).unwrap_or(0));
-            let terms: i128 = a
-                .iter()
-                .zip(b)
-                .map(|(&a, &b)| v(&f.a, a) ^ v(&f.b, b))
-                .sum();
-            ExactResult::finite(Rational::from(rug::Integer::from(v(&f.c, c) + terms)))
-        }
-        _ => exact_dot_scaled(f, a, b, c, scale_a, scale_b),
-    }
+    let unit = DotUnit {
+        formats: *f,
+        block: a.len().max(1),
+        model: *model,
+    };
+    ExactResult::from_exact_dot(&ExactDot::of_unit(&unit, a, b, c, scale_a, scale_b))
 }
 
 /// An I-DPA block: exact (no bound to speak of) until the sum leaves the s32 range, where

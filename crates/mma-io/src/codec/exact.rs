@@ -43,9 +43,8 @@ pub fn exact_dot_scaled(
     ExactSum::from(&ExactDot::of_scaled(f, a, b, c, sa, sb))
 }
 
-/// The exact result of `unit`'s dot product: [`exact_dot_scaled`], except for an integer unit
-/// that counts bits with XOR (`.xor.popc`), whose sum is `c + Σ (a_k XOR b_k)`, not of
-/// products.
+/// The exact result of `unit`'s dot product: the core's exact sum of what the unit sums
+/// ([`ExactDot::of_unit`]: products, or for a `.xor.popc` unit the XORs of the bits).
 pub fn exact_unit(
     unit: &mma_core::DotUnit,
     a: &[u64],
@@ -54,21 +53,7 @@ pub fn exact_unit(
     sa: &[u64],
     sb: &[u64],
 ) -> ExactSum {
-    use mma_core::models::int_dpa::IntOp;
-    let f = &unit.formats;
-    match &unit.model {
-        mma_core::Model::IDpa(m) if m.op == IntOp::Xor => {
-            let val = |fmt: &mma_core::Format, w: u64| i128::from(fmt.int_value(w).unwrap_or(0));
-            let sum = a.iter().zip(b).fold(val(&f.c, c), |s, (&x, &y)| {
-                s + (val(&f.a, x) ^ val(&f.b, y))
-            });
-            ExactSum::Finite {
-                value: BigInt::from(sum),
-                exp: 0,
-            }
-        }
-        _ => exact_dot_scaled(f, a, b, c, sa, sb),
-    }
+    ExactSum::from(&ExactDot::of_unit(unit, a, b, c, sa, sb))
 }
 
 impl From<&ExactDot> for ExactSum {
