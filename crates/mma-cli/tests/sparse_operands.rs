@@ -152,6 +152,7 @@ fn case_lines_carry_meta() {
 
 /// The error report samples a sparse instruction's kept products (K/2 each) and prints a
 /// replayable `mma dot` with `--meta`; the replay gives the reported word.
+#[cfg(feature = "oracle")]
 #[test]
 fn error_report_replays_sparse_instructions() {
     let (rc, out, err) = mma(&[
