@@ -130,7 +130,8 @@ def test_gpu_table_comes_from_the_engine_with_the_same_answers():
     }
     names = ["V100", "T4", "A100", "A10", "RTX 3090", "RTX 4060", "L4", "L40S", "RTX 4090",
              "H100", "H100 SXM", "H200", "H100 PCIe", "B200", "B300", "GB200", "RTX 5090",
-             "RTX PRO 6000", "MI100", "MI210", "MI250", "MI250X", "MI300X", "MI300A", "MI325X"]
+             "RTX PRO 6000", "MI100", "MI210", "MI250", "MI250X", "MI300X", "MI300A", "MI325X",
+                 "MI350X", "MI355X"]
     assert [g["name"] for g in mt.gpus()] == names
     for name, (vendor, arch, instr, plat) in before.items():
         assert mt.gpu_info(name) == {"name": name, "vendor": vendor, "arch": arch,
