@@ -31,10 +31,6 @@ fn record(label: &str, a: Vec<u64>, b: Vec<u64>, c: u64) -> Record {
     }
 }
 
-fn word(f: &Format, v: i64) -> Option<u64> {
-    f.int_word(v)
-}
-
 /// The targeted integer probes.
 pub(crate) fn targeted(f: Formats, k: usize) -> Vec<Record> {
     let (fa, fb, fc) = (f.a, f.b, f.c);
@@ -44,10 +40,11 @@ pub(crate) fn targeted(f: Formats, k: usize) -> Vec<Record> {
     else {
         return out;
     };
-    let zero = |f: &Format| word(f, 0).unwrap_or(0);
+    let zero = |f: &Format| f.int_word(0).unwrap_or(0);
     for (av, bv) in [(ahi, bhi), (alo, blo), (ahi, blo), (alo, bhi)] {
         for cv in [0, chi, clo] {
-            let (Some(a), Some(b), Some(c)) = (word(&fa, av), word(&fb, bv), word(&fc, cv)) else {
+            let (Some(a), Some(b), Some(c)) = (fa.int_word(av), fb.int_word(bv), fc.int_word(cv))
+            else {
                 continue;
             };
             out.push(record("extreme", vec![a; k], vec![b; k], c));
@@ -56,9 +53,9 @@ pub(crate) fn targeted(f: Formats, k: usize) -> Vec<Record> {
     // The block probe: +1 at element 0, -1 at element j.
     let minus = [(-1, 1), (1, -1)]
         .into_iter()
-        .find_map(|(x, y)| Some((word(&fa, x)?, word(&fb, y)?)));
+        .find_map(|(x, y)| Some((fa.int_word(x)?, fb.int_word(y)?)));
     if let (Some((ma, mb)), Some(one_a), Some(one_b), Some(c)) =
-        (minus, word(&fa, 1), word(&fb, 1), word(&fc, chi))
+        (minus, fa.int_word(1), fb.int_word(1), fc.int_word(chi))
     {
         for j in 1..k {
             let (mut a, mut b) = (vec![zero(&fa); k], vec![zero(&fb); k]);

@@ -60,20 +60,36 @@ pub struct IDpa {
 
 untraced_block!(IDpa);
 
+impl IntOp {
+    /// One term: `a·b`, or `a XOR b`.
+    #[inline]
+    fn apply(self, a: i64, b: i64) -> i64 {
+        match self {
+            IntOp::Mul => a * b,
+            IntOp::Xor => a ^ b,
+        }
+    }
+}
+
+/// The block's terms, one per element pair (products or XORs of the decoded integers).
+#[inline]
+fn element_terms<'a>(
+    op: IntOp,
+    f: &'a Formats,
+    x: &'a BlockIn<'_>,
+) -> impl Iterator<Item = i64> + 'a {
+    let val = |fmt: &crate::format::Format, w: u64| fmt.int_value(w).unwrap_or(0);
+    x.a.iter()
+        .zip(x.b)
+        .map(move |(&a, &b)| op.apply(val(&f.a, a), val(&f.b, b)))
+}
+
 impl IDpa {
     /// The exact sum of one block: C plus the products (or XORs) of the elements.
     #[inline]
     fn exact(&self, f: &Formats, x: &BlockIn<'_>) -> i128 {
-        let val = |fmt: &crate::format::Format, w: u64| i128::from(fmt.int_value(w).unwrap_or(0));
-        let mut sum = val(x.c_fmt, x.c);
-        for (&a, &b) in x.a.iter().zip(x.b) {
-            let (a, b) = (val(&f.a, a), val(&f.b, b));
-            sum += match self.op {
-                IntOp::Mul => a * b,
-                IntOp::Xor => a ^ b,
-            };
-        }
-        sum
+        let c = i128::from(x.c_fmt.int_value(x.c).unwrap_or(0));
+        element_terms(self.op, f, x).fold(c, |s, t| s + i128::from(t))
     }
 
     /// [`BlockModel::block`](crate::model::BlockModel::block), telling `t` each step.
@@ -120,35 +136,19 @@ fn mask(width: u32) -> u64 {
 /// The block's exact terms for a trace: each product (or XOR) and C, as integers.
 fn terms(op: IntOp, f: &Formats, x: &BlockIn<'_>) -> Vec<TermInfo> {
     let term = |source, v: i64| {
-        let neg = v < 0;
         let sig = v.unsigned_abs();
-        let e = if sig == 0 {
-            0
-        } else {
-            63 - sig.leading_zeros() as i32
-        };
         TermInfo {
             source,
-            neg,
+            neg: v < 0,
             sig,
             lsb: 0,
-            e,
+            e: 63 - sig.max(1).leading_zeros() as i32,
         }
     };
-    let val = |fmt: &crate::format::Format, w: u64| fmt.int_value(w).unwrap_or(0);
-    let mut out: Vec<TermInfo> =
-        x.a.iter()
-            .zip(x.b)
-            .enumerate()
-            .map(|(k, (&a, &b))| {
-                let (a, b) = (val(&f.a, a), val(&f.b, b));
-                let v = match op {
-                    IntOp::Mul => a * b,
-                    IntOp::Xor => a ^ b,
-                };
-                term(crate::trace::Source::Product(k), v)
-            })
-            .collect();
-    out.push(term(crate::trace::Source::C, val(x.c_fmt, x.c)));
-    out
+    let c = x.c_fmt.int_value(x.c).unwrap_or(0);
+    element_terms(op, f, x)
+        .enumerate()
+        .map(|(k, v)| term(crate::trace::Source::Product(k), v))
+        .chain([term(crate::trace::Source::C, c)])
+        .collect()
 }
