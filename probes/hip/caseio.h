@@ -23,6 +23,7 @@
 struct Case {
   size_t line;  // 0-based index into the file's lines
   std::vector<uint64_t> a, b;
+  std::vector<uint64_t> sa, sb;  // scaled MFMAs: ue8m0 scale_a/scale_b, one per 32 elements
   uint64_t c = 0, d = 0;
 };
 
@@ -79,9 +80,14 @@ static bool word_list(const std::string &list, const char *key, Fmt f, std::vect
     }
     std::string w = list.substr(p + 1, e - p - 1);
     uint64_t v;
-    if (!hex_word(w, FMTS[f].bits, v)) {
+    if (!hex_word(w, FMTS[f].store_bits, v)) {
       err = std::string(key) + "[" + std::to_string(out.size()) + "]: \"" + w + "\" is not a " +
-            std::to_string(FMTS[f].bits / 4) + "-digit hex word (" + FMTS[f].name + ")";
+            std::to_string(FMTS[f].store_bits / 4) + "-digit hex word (" + FMTS[f].name + ")";
+      return false;
+    }
+    if (FMTS[f].bits < 64 && v >> FMTS[f].bits) {  // fp6/fp4: the code in the byte's low bits
+      err = std::string(key) + "[" + std::to_string(out.size()) + "]: \"" + w + "\" does not fit " +
+            FMTS[f].name + " (" + std::to_string(FMTS[f].bits) + " bits)";
       return false;
     }
     out.push_back(v);
@@ -152,6 +158,28 @@ static bool parse_case(const std::string &line, const Name &nm, const Op &op, Ca
   }
   if (field(line, "instr", s) && lower(s) != nm.name && lower(s) != std::string("v_mfma_") + nm.name) {
     err = "\"instr\" is " + s + ", but this run is " + nm.name;
+    return false;
+  }
+  // Block scales (v_mfma_scale_*): ue8m0 words, one per 32 elements of "a" and of "b".
+  if (op.scaled()) {
+    if (field(line, "scale_format", s) && s != FMTS[UE8M0].name) {
+      err = "scale_format is " + s + ", but " + nm.name + " takes ue8m0";
+      return false;
+    }
+    if (num_field(line, "scale_block", k) && k != 32) {
+      err = "\"scale_block\" is " + std::to_string(k) + ", but " + nm.name + " scales blocks of 32";
+      return false;
+    }
+    if (!list_field(line, "scale_a", s, err) || !word_list(s, "scale_a", UE8M0, cs.sa, err)) return false;
+    if (!list_field(line, "scale_b", s, err) || !word_list(s, "scale_b", UE8M0, cs.sb, err)) return false;
+    if (cs.sa.size() != cs.a.size() / 32 || cs.sb.size() != cs.a.size() / 32) {
+      err = std::to_string(cs.a.size()) + " elements need " + std::to_string(cs.a.size() / 32) +
+            " scales each in scale_a and scale_b, got " + std::to_string(cs.sa.size()) + " and " +
+            std::to_string(cs.sb.size());
+      return false;
+    }
+  } else if (field(line, "scale_a", s) || field(line, "scale_b", s)) {
+    err = std::string("the line has block scales, but ") + nm.name + " takes none";
     return false;
   }
   return true;

@@ -9,6 +9,10 @@
 // 32x32x2 f32, 16x16x16 f16 and 32x32x16 fp8 forms are shown in AMD's "Matrix Core Programming on
 // AMD CDNA3 and CDNA4 architecture" (ROCm blogs, 2025, sections 5.1-5.3) and agree with the rule,
 // which is applied to every CDNA3 form; --layout-test settles each instruction on a device.
+// CDNA4 (gfx950): the calculator version read has no gfx950 class; the rule is applied to the
+// doubled-K f16/bf16/i8 forms (8 halves / 16 bytes per lane: lane i + M (k / e), slot k % e) and
+// to f8f6f4 (32 elements per lane: lane i + M (k / 32), slot k % 32), an assumption for both,
+// consistent with LLVM's operand sizes and with AMD's MX kernels (see the scale note below).
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -64,28 +68,43 @@ static Loc out_loc(const Op &op, int i, int j, int b) {
 static Loc a_loc(const Op &op, int i, int k, int b) { return in_loc(op.m, op.k, op.blocks, i, k, b); }
 static Loc b_loc(const Op &op, int k, int j, int b) { return in_loc(op.n, op.k, op.blocks, j, k, b); }
 
-// Register images: A and B one 64-bit word per lane (64 per case); C and D acc_words() 32-bit
-// words per lane (an f64 element in two words, low first). A place outside the lane's operand
-// is never touched; it is counted in g_out_of_range instead (the self-test requires 0).
+// Register images: A and B IW 64-bit words per lane (the largest operand, f8f6f4's 32 bytes; the
+// kernel reads the operand's size from the start), element `slot` of a lane's operand in bits
+// [slot w, slot w + w), w the element's register width (fp6 elements straddle 64-bit words);
+// C and D acc_words() 32-bit words per lane (an f64 element in two words, low first). A place
+// outside the lane's operand is never touched; it is counted in g_out_of_range instead (the
+// self-test requires 0). The dense packing of fp6 (6 bits) and fp4 (4 bits) from bit 0 up,
+// element 0 lowest, is an assumption (the f8f6f4 operand sizes, 6 and 4 dwords for 32 elements,
+// are LLVM's; the order within them is not stated in any source read); --layout-test settles it.
+constexpr int IW = MAX_OPND_BYTES / 8;
 static long g_out_of_range = 0;
-static bool in_range(const Op &op, Loc l, bool input) {
-  int bits = input ? op.in_bits() : op.out_bits();
-  int slots = input ? op.opnd_bytes * 8 / bits : op.acc_bytes * 8 / bits;
+static bool in_range(const Op &op, Loc l, bool input, bool is_b = false) {
+  int bits = input ? op.bits(is_b) : op.out_bits();
+  int slots = input ? op.reg_bytes(is_b) * 8 / bits : op.acc_bytes * 8 / bits;
   bool ok = l.lane >= 0 && l.lane < 64 && l.slot >= 0 && l.slot < slots;
   if (!ok) g_out_of_range++;
   return ok;
 }
-static void put_in(const Op &op, std::vector<uint64_t> &img, size_t c, Loc l, uint64_t v) {
-  if (!in_range(op, l, true)) return;
-  const int bits = op.in_bits();
+static void put_in(const Op &op, bool is_b, std::vector<uint64_t> &img, size_t c, Loc l, uint64_t v) {
+  if (!in_range(op, l, true, is_b)) return;
+  int bits = op.bits(is_b);
+  if (g_mutation == 7 && bits < 8) bits = 8;  // fp6/fp4 one per byte, as in the case files
   uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
-  img[c * 64 + l.lane] |= (v & mask) << (l.slot * bits);
+  size_t at = (c * 64 + l.lane) * IW;
+  int p = l.slot * bits;
+  img[at + p / 64] |= (v & mask) << (p % 64);
+  if (p % 64 + bits > 64) img[at + p / 64 + 1] |= (v & mask) >> (64 - p % 64);
 }
-static uint64_t get_in(const Op &op, const std::vector<uint64_t> &img, size_t c, Loc l) {
-  if (!in_range(op, l, true)) return 0;
-  const int bits = op.in_bits();
+static uint64_t get_in(const Op &op, bool is_b, const std::vector<uint64_t> &img, size_t c, Loc l) {
+  if (!in_range(op, l, true, is_b)) return 0;
+  int bits = op.bits(is_b);
+  if (g_mutation == 7 && bits < 8) bits = 8;
   uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
-  return (img[c * 64 + l.lane] >> (l.slot * bits)) & mask;
+  size_t at = (c * 64 + l.lane) * IW;
+  int p = l.slot * bits;
+  uint64_t v = img[at + p / 64] >> (p % 64);
+  if (p % 64 + bits > 64) v |= img[at + p / 64 + 1] << (64 - p % 64);
+  return v & mask;
 }
 static void put_out(const Op &op, std::vector<uint32_t> &img, size_t c, Loc l, uint64_t v) {
   if (!in_range(op, l, false)) return;
@@ -102,4 +121,16 @@ static uint64_t get_out(const Op &op, const std::vector<uint32_t> &img, size_t c
   size_t w = (c * 64 + l.lane) * op.acc_words();
   if (op.out_bits() == 64) return img[w + 2 * l.slot] | (uint64_t)img[w + 2 * l.slot + 1] << 32;
   return img[w + l.slot];
+}
+
+// Block scales (v_mfma_scale_*_f8f6f4): two 32-bit words per lane, the lane's scale_a and
+// scale_b operands; with opsel 0 byte 0 is the ue8m0 scale of the 32 consecutive k that the lane
+// holds of A (and of B). That each lane's scale applies to the elements the lane itself holds
+// (lane t: A row t % M, k block t / M) is how AMD's kernels lay them out (composable_kernel's
+// MX scale preshuffle, scale[row lane % 16][k block lane / 16] for 16x16x128); not stated by the
+// ISA text read here: an assumption, which --layout-test checks with random scales.
+constexpr uint32_t SCALE_ONE = 127;  // ue8m0 2^0
+static int scale_lane(const Op &op, bool is_b, int ij, int k) {
+  if (g_mutation == 6) k = 0;  // one scale lane per row: forgets the k blocks
+  return (is_b ? b_loc(op, k, ij, 0) : a_loc(op, ij, k, 0)).lane;
 }

@@ -21,10 +21,12 @@
 // Running cases
 // ---------------------------------------------------------------------------------------------
 
-// Runs n waves of one MFMA: A/B images (64 words a case), C image in, D image out.
+// Runs n waves of one MFMA: A/B images (64 IW words a case), C image in, scale image (64 2
+// words a case: scale_a, scale_b; read by the scaled MFMAs only), D image out.
 using Launcher = std::function<bool(int op, size_t n, const std::vector<uint64_t> &a,
                                     const std::vector<uint64_t> &b, const std::vector<uint32_t> &c,
-                                    std::vector<uint32_t> &d, std::string &err)>;
+                                    const std::vector<uint32_t> &s, std::vector<uint32_t> &d,
+                                    std::string &err)>;
 
 static bool is_zero(Fmt f, uint64_t v) {
   if (f == S32) return (uint32_t)v == 0;  // 0x80000000 is -2^31, not a zero
@@ -50,18 +52,24 @@ static bool run_cases(int opi, std::vector<Case> &cases, const Launcher &launch,
       if (cases[i].a.size() / K > step) active.push_back(i);
     for (size_t from = 0; from < active.size(); from += CHUNK) {
       size_t n = std::min(CHUNK, active.size() - from);
-      std::vector<uint64_t> ai(n * 64, 0), bi(n * 64, 0);
-      std::vector<uint32_t> ci(n * 64 * W, 0), di(n * 64 * W, 0);
+      std::vector<uint64_t> ai(n * 64 * IW, 0), bi(n * 64 * IW, 0);
+      std::vector<uint32_t> ci(n * 64 * W, 0), di(n * 64 * W, 0), si(n * 64 * 2, SCALE_ONE);
       for (size_t c = 0; c < n; c++) {
         const Case &cs = cases[active[from + c]];
         for (size_t kk = 0; kk < K; kk++) {
-          put_in(op, ai, c, a_loc(op, 0, (int)kk, 0), cs.a[step * K + kk]);
-          put_in(op, bi, c, b_loc(op, (int)kk, 0, 0), cs.b[step * K + kk]);
+          put_in(op, false, ai, c, a_loc(op, 0, (int)kk, 0), cs.a[step * K + kk]);
+          put_in(op, true, bi, c, b_loc(op, (int)kk, 0, 0), cs.b[step * K + kk]);
         }
+        // The scales of A row 0 and B column 0, one per 32 k, in the lanes that hold those k.
+        if (op.scaled())
+          for (size_t g = 0; g < K / 32; g++) {
+            si[(c * 64 + scale_lane(op, false, 0, (int)(32 * g))) * 2] = (uint32_t)cs.sa[step * K / 32 + g];
+            si[(c * 64 + scale_lane(op, true, 0, (int)(32 * g))) * 2 + 1] = (uint32_t)cs.sb[step * K / 32 + g];
+          }
         // D of the previous call is C of this one.
         put_out(op, ci, c, out_loc(op, 0, 0, 0), g_mutation == 5 ? cs.c : cs.d);
       }
-      if (!launch(opi, n, ai, bi, ci, di, err)) return false;
+      if (!launch(opi, n, ai, bi, ci, si, di, err)) return false;
       for (size_t c = 0; c < n; c++) {
         Case &cs = cases[active[from + c]];
         cs.d = get_out(op, di, c, out_loc(op, 0, 0, 0));
@@ -92,14 +100,20 @@ static bool run_cases(int opi, std::vector<Case> &cases, const Launcher &launch,
 
 // Full random matrices of small integers in every block, packed with in_loc/out_loc, one call;
 // every element of D is compared with the exact A B + C. This checks all of a layout (the
-// order of k within a row included), which the single-dot-product runs cannot.
+// order of k within a row included), which the single-dot-product runs cannot. For the scaled
+// MFMAs every lane's scale_a and scale_b is random in 2^-1, 2^0, 2^1 (ue8m0 126..128) and
+// multiplies the products of the 32 k that lane holds (layouts.h, scale_lane): the scale
+// placement is checked too.
 static bool layout_check(int opi, const Launcher &launch, int ncases, unsigned seed, std::string &report) {
   const Op &op = OPS[opi];
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> small(-2, 2), cval(-3, 3);
   const size_t n = ncases, W = op.acc_words();
-  std::vector<uint64_t> ai(n * 64, 0), bi(n * 64, 0);
-  std::vector<uint32_t> ci(n * 64 * W, 0), di(n * 64 * W, 0);
+  std::vector<uint64_t> ai(n * 64 * IW, 0), bi(n * 64 * IW, 0);
+  std::vector<uint32_t> ci(n * 64 * W, 0), di(n * 64 * W, 0), si(n * 64 * 2, SCALE_ONE);
+  std::uniform_int_distribution<int> sval(126, 128);
+  if (op.scaled())
+    for (uint32_t &x : si) x = (uint32_t)sval(rng);
   // A[c][b][i][k], B[c][b][k][j], C[c][b][i][j]
   std::vector<int> A(n * op.blocks * op.m * op.k), B(n * op.blocks * op.k * op.n),
       C(n * op.blocks * op.m * op.n);
@@ -111,12 +125,12 @@ static bool layout_check(int opi, const Launcher &launch, int ncases, unsigned s
       for (int i = 0; i < op.m; i++)
         for (int k = 0; k < op.k; k++) {
           A[ia(c, b, i, k)] = small(rng);
-          put_in(op, ai, c, a_loc(op, i, k, b), encode_small(op.a, A[ia(c, b, i, k)]));
+          put_in(op, false, ai, c, a_loc(op, i, k, b), encode_small(op.a, A[ia(c, b, i, k)]));
         }
       for (int k = 0; k < op.k; k++)
         for (int j = 0; j < op.n; j++) {
           B[ib(c, b, k, j)] = small(rng);
-          put_in(op, bi, c, b_loc(op, k, j, b), encode_small(op.b, B[ib(c, b, k, j)]));
+          put_in(op, true, bi, c, b_loc(op, k, j, b), encode_small(op.b, B[ib(c, b, k, j)]));
         }
       for (int i = 0; i < op.m; i++)
         for (int j = 0; j < op.n; j++) {
@@ -125,7 +139,7 @@ static bool layout_check(int opi, const Launcher &launch, int ncases, unsigned s
         }
     }
   std::string err;
-  if (!launch(opi, n, ai, bi, ci, di, err)) {
+  if (!launch(opi, n, ai, bi, ci, si, di, err)) {
     report = err;
     return false;
   }
@@ -135,11 +149,17 @@ static bool layout_check(int opi, const Launcher &launch, int ncases, unsigned s
     for (int b = 0; b < op.blocks; b++)
       for (int i = 0; i < op.m; i++)
         for (int j = 0; j < op.n; j++) {
-          long want = C[ic(c, b, i, j)];
-          for (int k = 0; k < op.k; k++) want += (long)A[ia(c, b, i, k)] * B[ib(c, b, k, j)];
+          double want = C[ic(c, b, i, j)];
+          for (int k = 0; k < op.k; k++) {
+            double p = (double)A[ia(c, b, i, k)] * B[ib(c, b, k, j)];
+            if (op.scaled())  // exact: powers of two of small integers
+              p = ldexp(p, (int)si[(c * 64 + scale_lane(op, false, i, k)) * 2] - 127 +
+                               (int)si[(c * 64 + scale_lane(op, true, j, k)) * 2 + 1] - 127);
+            want += p;
+          }
           double got = decode(op.cd, get_out(op, di, c, out_loc(op, i, j, b)));
           total++;
-          if (got != (double)want) {
+          if (got != want) {
             if (bad < 4)
               first << " case " << c << " D[" << i << "][" << j << "] block " << b << ": got " << got
                     << ", want " << want << ";";
