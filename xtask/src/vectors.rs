@@ -6,7 +6,8 @@
 //! blank line) describing the feature probed. `"d"` may be omitted: it depends on the
 //! instruction, and the snapshots hold the outputs. An optional `"expect"` object gives
 //! hand-derived results per vendor (`"nvidia"`), architecture (`"Hopper"`), architecture and
-//! operation (`"Blackwell:TCGen05MMA"`) or family (`"Turing:MMA:m8n8k4.f32.f16.f16.f32"`), as decimal values (`"-0.75"`, `"+0"`, `"-0"`, `"inf"`, `"nan"`) or
+//! operation (`"Blackwell:TCGen05MMA"`), family (`"Turing:MMA:m8n8k4.f32.f16.f16.f32"`) or a
+//! text the family's name contains (`"~satfinite"`), as decimal values (`"-0.75"`, `"+0"`, `"-0"`, `"inf"`, `"nan"`) or
 //! hex words (`"0x7fffffff"`); the tests check them on every applicable family.
 
 use crate::families::Family;
@@ -218,11 +219,20 @@ pub fn expect_keys(fam: &Family) -> [String; 4] {
     ]
 }
 
-/// The expectation that applies to a family (see [`expect_keys`]).
+/// The expectation that applies to a family: under its family key; else under a `"~text"`
+/// key whose text the family's label contains (`"~satfinite"`: every saturating integer
+/// family, whatever its architecture); else under the other keys of [`expect_keys`].
 pub fn expectation<'a>(v: &'a Vector, fam: &Family) -> Option<&'a str> {
-    expect_keys(fam)
-        .iter()
-        .find_map(|k| v.expect.get(k))
+    let keys = expect_keys(fam);
+    let label = v.expect.iter().find_map(|(k, want)| {
+        k.strip_prefix('~')
+            .filter(|t| fam.label.contains(t))
+            .map(|_| want)
+    });
+    v.expect
+        .get(&keys[0])
+        .or(label)
+        .or_else(|| keys[1..].iter().find_map(|k| v.expect.get(k)))
         .map(String::as_str)
 }
 

@@ -17,13 +17,15 @@ use common::{code, declared, documents, files, rel, root, rust_sources, ROOTS};
 /// Files allowed to hold `unsafe` (ARCHITECTURE.md, "Invariants"): the architecture leaves of
 /// the kernel (x86-64 and AArch64 vector routines), the wrappers that hold their routines
 /// (`lanes/mod.rs`), the CLI's SIGPIPE reset (`main.rs`) and its bench's thread clock, native
-/// FMA baseline and `matrixmultiply::sgemm` reference (`bench.rs`).
+/// FMA baseline and `matrixmultiply::sgemm` reference (`bench.rs`), and the native integer
+/// baseline's AVX2/AVX-512 copies (`bench/native_int.rs`).
 const UNSAFE_ALLOWED: &[&str] = &[
     "crates/mma-core/src/kernel/x86/",
     "crates/mma-core/src/kernel/aarch64/",
     "crates/mma-core/src/kernel/lanes/mod.rs",
     "crates/mma-cli/src/main.rs",
     "crates/mma-cli/src/bench.rs",
+    "crates/mma-cli/src/bench/native_int.rs",
 ];
 
 #[test]

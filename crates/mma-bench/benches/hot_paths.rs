@@ -74,6 +74,7 @@ fn units() -> Vec<(&'static str, DotUnit, usize)> {
                     g: 16,
                     f: 35,
                     e_zero: -139,
+                    group_floor: None,
                     out: rz,
                 }),
             },

@@ -1,5 +1,7 @@
 //! `mma bench`: dot products per second of the models against a native FMA chain (fp64 for the
-//! fp64 instructions, fp32 otherwise) on the same random inputs, and the threaded matrix driver.
+//! fp64 instructions, fp32 otherwise; for the integer instructions an i8 × i8 → i32 chain with
+//! wrapping adds, i16 where an operand is u8) on the same random inputs, and the threaded matrix
+//! driver.
 
 use anyhow::{bail, Result};
 use mma::codec::words;
@@ -12,6 +14,9 @@ use serde_json::json;
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+mod native_int;
+use native_int::NativeInt;
 
 /// One instruction to measure: vendor, architecture, operation, name.
 const LIST: &[(&str, &str, &str, &str)] = &[
@@ -57,6 +62,16 @@ const LIST: &[(&str, &str, &str, &str)] = &[
     ("amd", "CDNA1", "MFMA", "f32_32x32x4bf16"),
     ("amd", "CDNA1", "MFMA", "f32_32x32x8f16"),
     ("amd", "CDNA3", "MFMA", "f32_16x16x8_xf32"),
+    // I-DPA, the integer dot products (`kernel/scalar/int_dpa.rs`), against the native
+    // integer chain: s8, and b1 with XOR.
+    ("nvidia", "Ampere", "MMA", "m16n8k32.s32.s8.s8.s32"),
+    ("amd", "CDNA3", "MFMA", "i32_16x16x32_i8"),
+    (
+        "nvidia",
+        "Ampere",
+        "MMA",
+        "m16n8k256.s32.b1.b1.s32.xor.popc",
+    ),
 ];
 
 /// Dot products per second of the models against a native FMA chain (single thread),
@@ -229,11 +244,22 @@ struct Data {
     native: Native,
 }
 
-/// The operands decoded for the native baseline: fp64 for the fp64 instructions, fp32 for the
-/// rest.
+/// The operands decoded for the native baseline: fp64 for the fp64 instructions, i8 (i16 where
+/// an operand is u8) with i32 C for the integer ones, fp32 for the rest.
 enum Native {
     F32(Vec<f32>, Vec<f32>, Vec<f32>),
     F64(Vec<f64>, Vec<f64>, Vec<f64>),
+    Int(NativeInt),
+}
+
+impl Native {
+    fn name(&self) -> &'static str {
+        match self {
+            Native::F32(..) => "f32",
+            Native::F64(..) => "f64",
+            Native::Int(x) => x.name(),
+        }
+    }
 }
 
 fn data(unit: &DotUnit, k: usize, n: usize, seed: u64) -> Data {
@@ -252,7 +278,9 @@ fn data(unit: &DotUnit, k: usize, n: usize, seed: u64) -> Data {
     let to_f32 = |fmt: &Format, w: &[u64]| -> Vec<f32> {
         w.iter().map(|&x| fmt.decode(x).to_f64() as f32).collect()
     };
-    let native = if f.a == format::FP64 {
+    let native = if f.a.integer && f.b.integer && f.c.integer {
+        Native::Int(NativeInt::of(f, &a, &b, &c))
+    } else if f.a == format::FP64 {
         Native::F64(to_f64(&f.a, &a), to_f64(&f.b, &b), to_f64(&f.c, &c))
     } else {
         Native::F32(to_f32(&f.a, &a), to_f32(&f.b, &b), to_f32(&f.c, &c))
@@ -397,6 +425,13 @@ fn native_rate(d: &Data, seconds: f64) -> f64 {
                 black_box(&out);
             })
         }
+        Native::Int(x) => {
+            let mut out = vec![0i32; d.n];
+            rate(seconds, d.n, || {
+                x.run(d.k, &mut out);
+                black_box(&out);
+            })
+        }
     }
 }
 
@@ -454,10 +489,7 @@ fn run(o: &BenchCmd) -> Result<bool> {
             black_box(&out);
         });
         let nat = native_rate(&d, o.seconds);
-        let native_fmt = match d.native {
-            Native::F32(..) => "f32",
-            Native::F64(..) => "f64",
-        };
+        let native_fmt = d.native.name();
         let ratio = nat / model;
         if !o.json {
             mma_cli::outln!(

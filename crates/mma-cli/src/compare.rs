@@ -72,16 +72,20 @@ pub fn families() -> Vec<String> {
 #[derive(clap::Args)]
 pub struct CompareCmd {
     /// The family: D.A.B.C formats (f32.f16.f16.f32, f32.bf16.bf16.f32, ...).
-    #[arg(long)]
-    pub instr_family: String,
+    #[arg(long, required_unless_present = "question")]
+    pub instr_family: Option<String>,
     /// Architectures, comma-separated (names, PTX targets or products).
     #[arg(
         long,
         value_delimiter = ',',
-        required_unless_present = "all",
+        required_unless_present_any = ["all", "question"],
         conflicts_with = "all"
     )]
     pub arch: Vec<String>,
+    /// Instead of architectures: the two readings of an open question (`mma probe emit
+    /// --question list`), this project's and the alternative, on the operands given.
+    #[arg(long, conflicts_with_all = ["instr_family", "arch", "all"])]
+    pub question: Option<String>,
     /// Every architecture that has an instruction of the family.
     #[arg(long)]
     pub all: bool,
@@ -94,13 +98,40 @@ pub struct CompareCmd {
 
 impl CompareCmd {
     pub fn run(self) -> Result<bool> {
+        if let Some(q) = &self.question {
+            return compare_question(q, &self.operands, self.json);
+        }
+        let Some(fam) = &self.instr_family else {
+            bail!("--instr-family is required (or --question)");
+        };
         let archs = if self.all {
             Archs::All
         } else {
             Archs::Named(&self.arch)
         };
-        compare(&self.instr_family, archs, &self.operands, self.json)
+        compare(fam, archs, &self.operands, self.json)
     }
+}
+
+/// `mma compare --question NAME`: the two readings of an open question (`mma probe emit
+/// --question list`) on the same operands, side by side, and where their traces part.
+fn compare_question(name: &str, x: &OperandFlags, json: bool) -> Result<bool> {
+    let q = crate::questions::find(name)?;
+    let mut runs = Vec::new();
+    for (label, file) in [("this-project", q.default), (q.label, q.alternative)] {
+        let target = crate::questions::unit(file)?;
+        let e = Entry {
+            vendor: "question",
+            arch: label,
+            target: Target {
+                name: q.instr,
+                ..target
+            },
+        };
+        runs.push(run(e, x)?);
+    }
+    let fam = format!("{} ({} {})", family(runs[0].target.unit), q.arch, q.instr);
+    report(&fam, &runs, &[], x, json)
 }
 
 /// Which architectures to compare.
@@ -358,6 +389,17 @@ fn compare(fam: &str, archs: Archs, x: &OperandFlags, json: bool) -> Result<bool
             skipped.join("; ")
         );
     }
+    report(fam, &runs, &skipped, x, json)
+}
+
+/// The table (or JSON) of `runs`: the exact value, each result and where the traces part.
+fn report(
+    fam: &str,
+    runs: &[Run],
+    skipped: &[String],
+    x: &OperandFlags,
+    json: bool,
+) -> Result<bool> {
     let first = &runs[0];
     let f = &first.target.unit.formats;
     let o = {
@@ -428,7 +470,7 @@ fn compare(fam: &str, archs: Archs, x: &OperandFlags, json: bool) -> Result<bool
         "decimal",
         width = fd.hex_digits().max(1)
     );
-    for r in &runs {
+    for r in runs {
         let ulps = r.ulps.map_or("inf".to_string(), |u| format!("{u:+}"));
         let _ = writeln!(
             out,
@@ -439,7 +481,7 @@ fn compare(fam: &str, archs: Archs, x: &OperandFlags, json: bool) -> Result<bool
             decimal(r.explanation.d, &fd)
         );
     }
-    for r in &runs {
+    for r in runs {
         let _ = writeln!(out, "  {}: {}", r.arch, r.explanation.unit);
     }
     for (a, b, why) in &parts {
@@ -448,7 +490,7 @@ fn compare(fam: &str, archs: Archs, x: &OperandFlags, json: bool) -> Result<bool
     if parts.is_empty() && runs.len() > 1 {
         let _ = writeln!(out, "all results agree");
     }
-    for s in &skipped {
+    for s in skipped {
         let _ = writeln!(out, "skipped {s}");
     }
     mma_cli::out!("{out}");

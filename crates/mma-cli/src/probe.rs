@@ -64,8 +64,10 @@ pub struct EmitCmd {
     /// Folder to write probes.jsonl and random.jsonl into (with --question: NAME.jsonl).
     #[arg(short, long, required_unless_present = "question")]
     pub output: Option<PathBuf>,
-    /// An open question (crates/mma-cli/questions/index.txt; `list` prints them): writes NAME.jsonl,
-    /// the probes on which its two readings differ, each with both expected words.
+    /// An open question (crates/mma-cli/questions/index.txt; `list` prints them): writes both
+    /// readings' unit files and NAME.jsonl, the probes on which the readings differ, each with
+    /// both expected words (a question whose readings never differ writes no probe and says
+    /// so). `mma compare --question NAME` shows one input under both readings.
     #[arg(long, conflicts_with_all = [
         "a_format", "b_format", "c_format", "d_format", "k", "scale_format", "block", "records",
         "seed",

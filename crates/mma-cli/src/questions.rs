@@ -5,7 +5,9 @@
 //! The questions are data: `crates/mma-cli/questions/index.txt` (one line per question) and the unit
 //! files beside it, compiled into the binary here so that the tool needs no checkout. Both
 //! readings run through the same unit-file path as `--unit FILE` (`Target::from_unit_file`),
-//! so an expected word is what `mma dot --unit FILE` prints for the same operands.
+//! so an expected word is what `mma dot --unit FILE` prints for the same operands. Where no
+//! input tells the readings apart (`same` in the index), `emit` says so and writes no probe;
+//! the tests hold every `same` question to that over the same candidates.
 
 use anyhow::{anyhow, bail, Context, Result};
 use mma::cases::Target;
@@ -17,19 +19,29 @@ use serde_json::Value as Json;
 use std::io::Write;
 use std::path::Path;
 
-/// The index: `name<TAB>arch<TAB>instr<TAB>default file<TAB>alternative file<TAB>evidence`.
+/// The index: `name<TAB>arch<TAB>instr<TAB>default file<TAB>alternative file<TAB>label<TAB>
+/// differ|same<TAB>evidence`.
 pub const INDEX: &str = include_str!("../questions/index.txt");
 
 /// The unit files the index names, by file name.
-const FILES: &[(&str, &str)] = &[
-    (
-        "mxf8f6f4-window-floor.this-project.json",
-        include_str!("../questions/mxf8f6f4-window-floor.this-project.json"),
-    ),
-    (
-        "mxf8f6f4-window-floor.tcgen05-model.json",
-        include_str!("../questions/mxf8f6f4-window-floor.tcgen05-model.json"),
-    ),
+macro_rules! files {
+    ($($n:literal),* $(,)?) => {
+        &[$(($n, include_str!(concat!("../questions/", $n)))),*]
+    };
+}
+const FILES: &[(&str, &str)] = files![
+    "mxf8f6f4-window-floor.this-project.json",
+    "mxf8f6f4-window-floor.tcgen05-model.json",
+    "f16-window-floor.this-project.json",
+    "f16-window-floor.tcgen05-model.json",
+    "nvfp4-groups.this-project.json",
+    "nvfp4-groups.tcgen05-model.json",
+    "mxf4-group-floor.this-project.json",
+    "mxf4-group-floor.tcgen05-model.json",
+    "hopper-fp8-c-late.this-project.json",
+    "hopper-fp8-c-late.c-added-last.json",
+    "hopper-fp8-exponent-floor.this-project.json",
+    "hopper-fp8-exponent-floor.no-floor.json",
 ];
 
 /// The most probes written per question: a handful settles it, and a device run stays short.
@@ -46,6 +58,10 @@ pub struct Question {
     /// This project's reading (the catalog's unit) and the other model's, as file names.
     pub default: &'static str,
     pub alternative: &'static str,
+    /// The alternative's name in the probes' `d_<label>` key.
+    pub label: &'static str,
+    /// Whether some input tells the readings apart (`differ` in the index) or none does.
+    pub differ: bool,
     pub evidence: &'static str,
 }
 
@@ -57,8 +73,8 @@ pub fn questions() -> Vec<Question> {
         .map(|l| {
             let f: Vec<&'static str> = l.split('\t').collect();
             assert!(
-                f.len() == 6,
-                "crates/mma-cli/questions/index.txt: 6 fields per line: {l}"
+                f.len() == 8 && (f[6] == "differ" || f[6] == "same"),
+                "crates/mma-cli/questions/index.txt: 8 fields per line, the seventh differ or same: {l}"
             );
             Question {
                 name: f[0],
@@ -66,7 +82,9 @@ pub fn questions() -> Vec<Question> {
                 instr: f[2],
                 default: f[3],
                 alternative: f[4],
-                evidence: f[5],
+                label: f[5],
+                differ: f[6] == "differ",
+                evidence: f[7],
             }
         })
         .collect()
@@ -84,7 +102,8 @@ fn unit_text(file: &str) -> Result<&'static str> {
         })
 }
 
-fn unit(file: &'static str) -> Result<Target> {
+/// A question's unit file as a target.
+pub fn unit(file: &'static str) -> Result<Target> {
     let f: mma::UnitFile = serde_json::from_str(unit_text(file)?)
         .with_context(|| format!("crates/mma-cli/questions/{file}: not a unit file"))?;
     Target::from_unit_file(&f, file).with_context(|| format!("crates/mma-cli/questions/{file}"))
@@ -156,6 +175,77 @@ fn tiny_draws(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Record> 
     })
 }
 
+/// Random inputs whose block scales are spread over the scale format's whole range: each
+/// block's scale is its format's largest or smallest positive value, or a random one, and
+/// the elements are random finite words. Products of a small-scale block then sit far below
+/// the window's top, where the truncation of each group (and so the grouping) shows.
+fn spread_draws(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Record> + '_ {
+    let mut h = seed.wrapping_mul(0xd1b5_4a32_d192_ed03) | 1;
+    let mut next = move || {
+        h ^= h >> 12;
+        h ^= h << 25;
+        h ^= h >> 27;
+        h.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let f = spec.formats;
+    // The scale format's largest and smallest positive finite words.
+    let ends = f.scale.map(|(s, _)| {
+        let mut w: Vec<u64> = (0..=s.storage_mask())
+            .filter(|&w| matches!(s.decode(w), mma::Value::Finite { neg: false, .. }))
+            .collect();
+        w.sort_by(|&x, &y| s.decode(x).to_f64().total_cmp(&s.decode(y).to_f64()));
+        (
+            w.last().copied().unwrap_or(0),
+            w.first().copied().unwrap_or(0),
+        )
+    });
+    (0..n).map(move |i| {
+        // A random finite word of `fmt` (NaN and Inf encodings redrawn).
+        let finite = |fmt: &Format, r: &mut dyn FnMut() -> u64| loop {
+            let bits = fmt.width().min(63);
+            let w = (r() & ((1u64 << bits) - 1)) << fmt.lsb;
+            if matches!(
+                fmt.decode(w),
+                mma::Value::Finite { .. } | mma::Value::Zero { .. }
+            ) {
+                return w;
+            }
+        };
+        let a = (0..spec.k).map(|_| finite(&f.a, &mut next)).collect();
+        let b = (0..spec.k).map(|_| finite(&f.b, &mut next)).collect();
+        let c = if i % 2 == 0 {
+            0
+        } else {
+            finite(&f.c, &mut next)
+        };
+        let (scale_a, scale_b) = match f.scale {
+            Some((s, per)) => {
+                let (top, low) = ends.unwrap_or((0, 0));
+                let sc = |r: &mut dyn FnMut() -> u64| match r() % 3 {
+                    0 => top,
+                    1 => low,
+                    _ => finite(&s, r),
+                };
+                let m = spec.k.div_ceil(per);
+                (
+                    (0..m).map(|_| sc(&mut next)).collect(),
+                    (0..m).map(|_| sc(&mut next)).collect(),
+                )
+            }
+            None => (Vec::new(), Vec::new()),
+        };
+        Record {
+            label: format!("spread {i}"),
+            a,
+            b,
+            c,
+            scale_a,
+            scale_b,
+            d: 0,
+        }
+    })
+}
+
 /// A probe: the inputs, this project's word and the other model's.
 pub type Probe = (Record, u64, u64);
 
@@ -180,6 +270,7 @@ pub fn probes(q: &Question) -> Result<(Formats, Vec<Probe>)> {
     let cands = targeted(&spec)
         .into_iter()
         .chain(tiny_draws(&spec, CANDIDATES, 1))
+        .chain(spread_draws(&spec, CANDIDATES, 1))
         .chain(random_iter(&spec, CANDIDATES, 1));
     for r in cands {
         let d0 = this
@@ -198,52 +289,90 @@ pub fn probes(q: &Question) -> Result<(Formats, Vec<Probe>)> {
     Ok((spec.formats, out))
 }
 
-/// `mma probe emit --question NAME -o DIR`: writes `DIR/NAME.jsonl`, the probes in the case
+/// The question called `name`, or an error listing the names.
+pub fn find(name: &str) -> Result<Question> {
+    questions()
+        .into_iter()
+        .find(|q| q.name == name)
+        .ok_or_else(|| {
+            anyhow!(
+                "--question: unknown question {name:?}; the questions are: list, {}",
+                names()
+            )
+        })
+}
+
+/// Writes `text` to `path` through [`OutFile`] (whole or not at all).
+fn write_file(path: &Path, text: &str) -> Result<()> {
+    let mut f = OutFile::create(path, &[])?;
+    let r = f.write_all(text.as_bytes());
+    r.map_err(|e| f.error(e))?;
+    f.commit()?;
+    Ok(())
+}
+
+/// `mma probe emit --question NAME -o DIR`: writes both readings' unit files into `DIR` (for
+/// `mma explain --unit`, `mma dot --unit`) and `DIR/NAME.jsonl`, the probes in the case
 /// format of `mma probe emit` (no `"d"`: the device fills it in), each with `d_this_project`
-/// and `d_tcgen05_model`, the word each reading expects.
+/// and `d_<label>`, the word each reading expects. A question whose readings never differ
+/// writes no probe and says so.
 pub fn emit(name: &str, dir: &Path) -> Result<bool> {
     if name == "list" {
         for q in questions() {
             mma_cli::outln!(
-                "{}\t{} {}\t{}\t{}\t{}",
+                "{}\t{} {}\t{}\t{} ({})\t{}\t{}",
                 q.name,
                 q.arch,
                 q.instr,
                 q.default,
                 q.alternative,
+                q.label,
+                if q.differ { "differ" } else { "same" },
                 q.evidence
             );
         }
         return Ok(true);
     }
-    let qs = questions();
-    let Some(q) = qs.iter().find(|q| q.name == name) else {
-        bail!(
-            "--question: unknown question {name:?}; the questions are: list, {}",
-            names()
-        );
-    };
-    let (formats, found) = probes(q)?;
-    if found.is_empty() {
-        return Err(anyhow!(
-            "--question {name}: no input among the candidates separates the two readings"
-        ));
+    let q = find(name)?;
+    let (formats, found) = probes(&q)?;
+    match (q.differ, found.is_empty()) {
+        (true, true) => bail!(
+            "--question {name}: no input among the candidates separates the two readings \
+             (the index says they differ; please report this)"
+        ),
+        (false, false) => bail!(
+            "--question {name}: the index says the readings never differ, yet an input \
+             separates them (please report this)"
+        ),
+        _ => {}
     }
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for file in [q.default, q.alternative] {
+        write_file(&dir.join(file), unit_text(file)?)?;
+    }
+    if !q.differ {
+        mma_cli::outln!(
+            "{name}: the two readings give the same word on every candidate input: nothing to \
+             run on a GPU. {}",
+            q.evidence
+        );
+        return Ok(true);
+    }
     let path = dir.join(format!("{name}.jsonl"));
+    let key = format!("d_{}", q.label);
     let mut f = OutFile::create(&path, &[])?;
     let r: std::io::Result<()> = (|| {
         writeln!(
             f,
             "# Question {name} ({} {}): run each line on the device and set \"d\"; \
-             it equals d_this_project ({}) or d_tcgen05_model ({}). {}",
+             it equals d_this_project ({}) or {key} ({}). {}",
             q.arch, q.instr, q.default, q.alternative, q.evidence
         )?;
         for (i, (rec, d0, d1)) in found.iter().enumerate() {
             let extra = [
                 ("probe", Json::String(format!("question {name} {}", i + 1))),
                 ("d_this_project", records::hex(*d0, &formats.d).into()),
-                ("d_tcgen05_model", records::hex(*d1, &formats.d).into()),
+                (key.as_str(), records::hex(*d1, &formats.d).into()),
             ];
             writeln!(f, "{}", records::write_line(&formats, rec, None, &extra))?;
         }

@@ -17,6 +17,7 @@ mod gemm_memory;
 mod help_and_list;
 mod infer_hw;
 mod input_contract;
+mod integer_kernel_catalog;
 mod integer_operands;
 mod probe_cli;
 mod questions;

@@ -13,7 +13,8 @@ fn folder() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("questions")
 }
 
-/// The index lines (name, arch, instruction, default file, alternative file, evidence).
+/// The index lines (name, arch, instruction, default file, alternative file, label,
+/// differ|same, evidence).
 fn index() -> Vec<Vec<String>> {
     fs::read_to_string(folder().join("index.txt"))
         .unwrap()
@@ -55,8 +56,9 @@ fn the_index_names_existing_unit_files_of_the_catalog_instruction() {
     let qs = index();
     assert!(!qs.is_empty());
     for q in &qs {
-        assert_eq!(q.len(), 6, "{q:?}");
-        assert!(q[5].starts_with("unverified"), "evidence: {q:?}");
+        assert_eq!(q.len(), 8, "{q:?}");
+        assert!(q[6] == "differ" || q[6] == "same", "{q:?}");
+        assert!(q[7].starts_with("unverified"), "evidence: {q:?}");
         // This project's reading is the catalog's unit, bit for bit.
         let (rc, catalog, err) = mma(&["list", "--arch", &q[1], "--instr", &q[2], "--unit-file"]);
         assert_eq!(rc, 0, "{err}");
@@ -71,13 +73,27 @@ fn the_index_names_existing_unit_files_of_the_catalog_instruction() {
 
 #[test]
 fn every_question_writes_probes_whose_words_differ_and_match_mma_dot() {
+    let mut differing = 0;
     for q in index() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().to_str().unwrap();
         let (rc, said, err) = mma(&["probe", "emit", "--question", &q[0], "-o", out]);
         assert_eq!(rc, 0, "{err}");
+        // Both readings' unit files are written beside the probes, as shipped.
+        for file in [&q[3], &q[4]] {
+            let written = fs::read_to_string(dir.path().join(file)).unwrap();
+            assert_eq!(written, fs::read_to_string(folder().join(file)).unwrap());
+        }
+        let probes = dir.path().join(format!("{}.jsonl", q[0]));
+        if q[6] == "same" {
+            // `emit` tried every candidate and found no input that separates the readings.
+            assert!(said.contains("same word on every candidate"), "{said}");
+            assert!(!probes.exists(), "{}", q[0]);
+            continue;
+        }
+        differing += 1;
         assert!(said.contains("probes"), "{said}");
-        let text = fs::read_to_string(dir.path().join(format!("{}.jsonl", q[0]))).unwrap();
+        let text = fs::read_to_string(&probes).unwrap();
         let lines: Vec<serde_json::Map<String, Json>> = text
             .lines()
             .filter(|l| !l.starts_with('#'))
@@ -87,7 +103,10 @@ fn every_question_writes_probes_whose_words_differ_and_match_mma_dot() {
         let (this, other) = (folder().join(&q[3]), folder().join(&q[4]));
         let mut filled = String::new();
         for mut l in lines {
-            let (d0, d1) = (l["d_this_project"].clone(), l["d_tcgen05_model"].clone());
+            let (d0, d1) = (
+                l["d_this_project"].clone(),
+                l[&format!("d_{}", q[5])].clone(),
+            );
             assert_ne!(d0, d1, "{l:?}");
             assert!(!l.contains_key("d"), "the device fills in d");
             assert_eq!(dot(this.to_str().unwrap(), &l), d0.as_str().unwrap());
@@ -103,6 +122,7 @@ fn every_question_writes_probes_whose_words_differ_and_match_mma_dot() {
         assert!(!err.contains("not read"), "{err}");
         assert!(said.contains("records"), "{said}");
     }
+    assert!(differing >= 3, "{differing} questions with probes");
 }
 
 #[test]
@@ -176,4 +196,112 @@ fn a_hand_derived_probe_separates_the_mxf8f6f4_window_floor() {
         dot(unit("tcgen05-model").to_str().unwrap(), &line),
         "0000007f"
     );
+}
+
+/// By hand, H100 `m16n8k32.f32.e4m3.e4m3.f32` (T-FDPA F = 13, RZ-E8M13): a[0] = b[0] = 2^-9
+/// (e4m3 `01`, the smallest subnormal), the product 2^-18; the other 31 products are zero;
+/// C = 1.0 (`3f800000`).
+///
+/// - This project (C a term of the window): e_max = 0 (C's exponent), the quantum 2^-13, so
+///   2^-18 truncates to 0 and the sum is 1.0: `3f800000`.
+/// - C added last: the products alone give 2^-18 (exact in E8M13), then 1 + 2^-18 is one
+///   fp32 nearest-even addition, exact (2^-18 is 32 fp32 ulps of 1): `3f800020`.
+///
+/// `mma compare --question` shows both words and where the traces part.
+#[test]
+fn a_hand_derived_case_separates_hopper_fp8_c_late_in_dot_and_compare() {
+    let mut a = vec!["00"; 32];
+    let mut b = vec!["00"; 32];
+    (a[0], b[0]) = ("01", "01");
+    let line: serde_json::Map<String, Json> =
+        serde_json::from_value(serde_json::json!({"a": a, "b": b, "c": "3f800000"})).unwrap();
+    let unit = |n: &str| folder().join(format!("hopper-fp8-c-late.{n}.json"));
+    assert_eq!(
+        dot(unit("this-project").to_str().unwrap(), &line),
+        "3f800000"
+    );
+    assert_eq!(
+        dot(unit("c-added-last").to_str().unwrap(), &line),
+        "3f800020"
+    );
+
+    let list = |v: &[&str]| {
+        v.iter()
+            .map(|w| format!("bits:{w}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let (sa, sb) = (list(&a), list(&b));
+    let args = [
+        "compare",
+        "--question",
+        "hopper-fp8-c-late",
+        "--a",
+        &sa,
+        "--b",
+        &sb,
+        "--c",
+        "bits:3f800000",
+    ];
+    let (rc, out, err) = mma(&args);
+    assert_eq!(rc, 0, "{err}");
+    assert!(
+        out.contains("this-project") && out.contains("c_added_last"),
+        "{out}"
+    );
+    assert!(
+        out.contains("3f800000") && out.contains("3f800020"),
+        "{out}"
+    );
+    assert!(out.contains("traces part at"), "{out}");
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let (rc, out, err) = mma(&json_args);
+    assert_eq!(rc, 0, "{err}");
+    let v: Json = serde_json::from_str(&out).unwrap();
+    let d: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["d"].as_str().unwrap())
+        .collect();
+    assert_eq!(d, ["3f800000", "3f800020"], "{out}");
+    // The exact value is 1 + 2^-18: the alternative is exact, this project 32 ulps low.
+    assert_eq!(v["differences"].as_array().unwrap().len(), 1, "{out}");
+}
+
+/// A question and an architecture list are two different comparisons.
+#[test]
+fn compare_refuses_a_question_with_architectures() {
+    let (rc, _, err) = mma(&[
+        "compare",
+        "--question",
+        "hopper-fp8-c-late",
+        "--arch",
+        "H100",
+        "--a",
+        "0",
+        "--b",
+        "0",
+        "--c",
+        "0",
+    ]);
+    assert_eq!(rc, 2, "{err}");
+    assert!(
+        err.contains("--question") || err.contains("--arch"),
+        "{err}"
+    );
+    let (rc, _, err) = mma(&[
+        "compare",
+        "--question",
+        "no-such",
+        "--a",
+        "0",
+        "--b",
+        "0",
+        "--c",
+        "0",
+    ]);
+    assert_ne!(rc, 0);
+    assert!(err.contains("hopper-fp8-c-late"), "{err}");
 }

@@ -181,3 +181,59 @@ fn error_report_replays_sparse_instructions() {
     assert_eq!(rc, 0, "{err}");
     assert!(out.starts_with(&format!("d = {model}")), "{out} vs {model}");
 }
+
+/// Blackwell's block-scaled sparse NVFP4, `tcgen05.mma.sp` `kind::mxf4nvf4` with ue4m3 scales
+/// (`sp.m128n8k128...block32`): logical K = 128, 64 kept products in adjacent pairs. A dense
+/// is 1, 1, 6, 6, 1, 1, 6, 6 in every group of 8 with the metadata (0, 1, 4, 5) keeping the
+/// ones; B all 1. One scale pair per 32 logical elements, i.e. per 16 kept products (the
+/// dense unit's block of 16): A's scales 1, 2, 0.5, 1, B's all 1. The sum is
+/// 16·1 + 16·2 + 16·0.5 + 16·1 = 72 = 0x42900000 (1.125 · 2^6), exact, C = 0; the 6s at the
+/// disabled positions have no effect. Eight scales (one per 16 logical) are refused, and so
+/// is a selector that splits a pair.
+#[test]
+fn block_scaled_sparse_nvfp4_scales_each_32_logical_elements() {
+    let sp = "sp.m128n8k128.kind::mxf4nvf4.block32.f32.e2m1.e2m1.ue4m3";
+    let a = ["1", "1", "6", "6", "1", "1", "6", "6"]
+        .repeat(16)
+        .join(",");
+    let b = ["1"; 128].join(",");
+    let meta = ["0", "1", "4", "5"].repeat(16).join(",");
+    let run = |meta: &str, sa: &str, sb: &str| {
+        mma(&[
+            "dot",
+            "--arch",
+            "B200",
+            "--instr",
+            sp,
+            "--a",
+            &a,
+            "--b",
+            &b,
+            "--c",
+            "0",
+            "--meta",
+            meta,
+            "--scale-a",
+            sa,
+            "--scale-b",
+            sb,
+        ])
+    };
+    let (rc, out, err) = run(&meta, "1,2,0.5,1", "1,1,1,1");
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.starts_with("d = 42900000 (72)"), "{out}");
+    assert!(err.contains("unverified"), "{err}");
+    let (rc, _, err) = run(&meta, "1,2,0.5,1,1,1,1,1", "1,1,1,1,1,1,1,1");
+    assert_eq!(rc, 2, "{err}");
+    assert!(
+        err.contains("--scale-a: 8 words") && err.contains("takes 4"),
+        "{err}"
+    );
+    let split = ["0", "2", "4", "5"].repeat(16).join(",");
+    let (rc, _, err) = run(&split, "1,2,0.5,1", "1,1,1,1");
+    assert_eq!(rc, 2, "{err}");
+    assert!(
+        err.contains("group 0") && err.contains("adjacent pairs"),
+        "{err}"
+    );
+}

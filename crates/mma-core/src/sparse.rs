@@ -3,7 +3,9 @@
 //! A structured-sparse instruction (NVIDIA `mma.sp`, `wgmma.mma_async.sp`, `tcgen05.mma.sp`;
 //! AMD `v_smfmac`) takes a row of A of logical length K that holds, in every group of
 //! `group` consecutive elements, at most `keep` non-zero ones: 2 of each 4 (1 of each 2 for
-//! tf32, which the ISA spells as pairs). A holds only the kept elements (K·keep/group of
+//! tf32, which the ISA spells as pairs; 4 of each 8 in adjacent pairs for the fp4 kinds
+//! `mxf4` and `mxf4nvf4`, the PTX ISA's pair-wise sparsity, which sf-tensor/tcgen05's MODEL.md
+//! describes the same way: two pair selectors per eight elements). A holds only the kept elements (K·keep/group of
 //! them, "compressed"), and the metadata says, for each kept element, its position within
 //! its group. The instruction multiplies each kept element with B's element at that logical
 //! position; the other positions of B are not read.
@@ -23,11 +25,13 @@
 //! encodings of the other selectors are undefined behaviour). [`Sparsity::nibble`] gives the
 //! 4-bit field the PTX metadata register holds for a pair of a 2:4 group (`i0 | i1 << 2`).
 
-/// The sparsity pattern of an instruction: `keep` of every `group` consecutive elements.
+/// The sparsity pattern of an instruction: `keep` of every `group` consecutive elements;
+/// with `pairs`, the kept elements come in adjacent pairs (2i, 2i + 1) of the group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sparsity {
     pub keep: usize,
     pub group: usize,
+    pub pairs: bool,
 }
 
 /// Why a row's metadata selects nothing valid.
@@ -57,20 +61,41 @@ pub enum SparseError {
 
 impl Sparsity {
     /// 2 of each 4 (f16, bf16, fp8, integer and fp4 sparse forms).
-    pub const TWO_OF_FOUR: Sparsity = Sparsity { keep: 2, group: 4 };
+    pub const TWO_OF_FOUR: Sparsity = Sparsity {
+        keep: 2,
+        group: 4,
+        pairs: false,
+    };
     /// 1 of each 2 (tf32).
-    pub const ONE_OF_TWO: Sparsity = Sparsity { keep: 1, group: 2 };
+    pub const ONE_OF_TWO: Sparsity = Sparsity {
+        keep: 1,
+        group: 2,
+        pairs: false,
+    };
+    /// 4 of each 8 as two adjacent pairs (`kind::mxf4`, `kind::mxf4nvf4`): the metadata still
+    /// gives each kept element's index in its group, so a group's four indices are
+    /// `2p, 2p + 1, 2q, 2q + 1` with p < q.
+    pub const PAIRS_FOUR_OF_EIGHT: Sparsity = Sparsity {
+        keep: 4,
+        group: 8,
+        pairs: true,
+    };
 
-    /// `2:4`, `1:2`.
+    /// `2:4`, `1:2`, `4:8-pairs`.
     pub fn name(&self) -> String {
-        format!("{}:{}", self.keep, self.group)
+        let pairs = if self.pairs { "-pairs" } else { "" };
+        format!("{}:{}{pairs}", self.keep, self.group)
     }
 
     /// The pattern [`Sparsity::name`] spells as `name`.
     pub fn by_name(name: &str) -> Option<Sparsity> {
-        [Sparsity::TWO_OF_FOUR, Sparsity::ONE_OF_TWO]
-            .into_iter()
-            .find(|s| s.name() == name)
+        [
+            Sparsity::TWO_OF_FOUR,
+            Sparsity::ONE_OF_TWO,
+            Sparsity::PAIRS_FOUR_OF_EIGHT,
+        ]
+        .into_iter()
+        .find(|s| s.name() == name)
     }
 
     /// Elements A stores (and metadata indices) for a logical K: `K·keep/group`.
@@ -101,6 +126,13 @@ impl Sparsity {
             }
             if sel.windows(2).any(|w| w[0] >= w[1]) {
                 return Err(bad("indices must increase within a group"));
+            }
+            if self.pairs
+                && sel
+                    .chunks(2)
+                    .any(|p| p.len() != 2 || p[0] % 2 != 0 || p[1] != p[0] + 1)
+            {
+                return Err(bad("kept elements come in adjacent pairs 2i, 2i + 1"));
             }
         }
         Ok(())

@@ -88,8 +88,13 @@ impl BlockModel for Model {
 
 /// `RZ-FP32`, `RNE-FP16`, `RZ-E8M13`: the final rounding as the papers write it.
 fn rho_name(o: &crate::model::Output) -> String {
-    let mode = o.rho.mode.short_name().to_uppercase();
-    match o.rho.fmt.name {
+    rho_text(o.rho.mode, &o.rho.fmt)
+}
+
+/// `RZ-FP32`: a rounding mode and the format it rounds to.
+fn rho_text(mode: crate::round::Rounding, fmt: &Format) -> String {
+    let mode = mode.short_name().to_uppercase();
+    match fmt.name {
         "f32" => format!("{mode}-FP32"),
         "f16" => format!("{mode}-FP16"),
         other => format!("{mode}-{}", other.to_uppercase()),
@@ -114,8 +119,11 @@ impl DotUnit {
                 rho_name(&t.out)
             ),
             Model::GstFdpa(t) => {
+                let floor = t
+                    .group_floor
+                    .map_or(String::new(), |x| format!(" group_floor={x}"));
                 format!(
-                    "GST-FDPA G={} F={} L_max={l} e_zero={} rho={}",
+                    "GST-FDPA G={} F={} L_max={l} e_zero={}{floor} rho={}",
                     t.g,
                     t.f,
                     t.e_zero,
@@ -129,7 +137,10 @@ impl DotUnit {
                 s.pass.f,
                 s.pass.e_zero,
                 rho_name(&s.pass.out),
-                s.last.short_name().to_uppercase()
+                match s.last_format {
+                    Some(fmt) => rho_text(s.last, &fmt),
+                    None => s.last.short_name().to_uppercase(),
+                }
             ),
             Model::EFdpa(e) => format!("E-FDPA L_max={l} rho={}", rho_name(&e.out)),
             Model::Fma(m) => format!("FMA sequential, {}", m.mode.short_name().to_uppercase()),

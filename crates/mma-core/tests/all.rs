@@ -8,6 +8,7 @@ mod fast_paths;
 mod formats;
 mod gemm;
 mod integer;
+mod integer_kernel;
 mod internal_checks;
 mod lanes;
 mod layout;

@@ -138,6 +138,7 @@ fn sliced_fast_matches_plain() {
                 group,
                 passes: 2,
                 last,
+                last_format: None,
             }),
             ..t
         }
@@ -182,6 +183,7 @@ fn gst_fast_matches_plain() {
                 g: 16,
                 f: 35,
                 e_zero: -139,
+                group_floor: None,
                 out: rz32,
             }),
         };
@@ -203,6 +205,7 @@ fn gst_fast_matches_plain() {
                 g: 16,
                 f: 35,
                 e_zero: -139,
+                group_floor: None,
                 out: nv_out(format::FP32, Rounding::NearestEven, false),
             }),
             ..unit
@@ -715,6 +718,51 @@ fn gtr_fdpa_fast_matches_plain() {
     for (i, u) in units.iter().enumerate() {
         for k in [u.block, 2 * u.block, 4 * u.block] {
             compare_amd(u, k, 5000, 2000 + i as u64 * 100 + k as u64);
+        }
+    }
+}
+
+/// The open questions' alternative parameters (`last_format`, `group_floor`) have no fast
+/// path of their own: the kernel must still give the plain model's words, never those of the
+/// catalog's unit without them.
+#[test]
+fn open_question_parameters_give_the_plain_models_words() {
+    let sliced: DotUnit = serde_json::from_str(
+        r#"{"a":"e4m3","b":"e4m3","c":"f32","d":"f32","L_max":32,"model":"Sliced-FDPA",
+        "params":{"F":13,"e_zero":-133,"group":32,"last":"RNE-FP32","nan":"all-ones",
+        "neg_zero_to_pos":true,"overflow":"inf","passes":1,"rho":"RZ-E8M13"}}"#,
+    )
+    .unwrap();
+    let floor: DotUnit = serde_json::from_str(
+        r#"{"a":"e2m1","b":"e2m1","c":"f32","d":"f32","scale":"ue8m0","scale_block":32,
+        "L_max":64,"model":"GST-FDPA","params":{"F":35,"G":16,"e_zero":-4096,
+        "group_floor":-174,"nan":"all-ones","neg_zero_to_pos":true,"overflow":"inf",
+        "rho":"RZ-FP32"}}"#,
+    )
+    .unwrap();
+    for (i, u) in [sliced, floor].iter().enumerate() {
+        // The parameters survive a unit file's round trip.
+        let again: DotUnit = serde_json::from_str(&serde_json::to_string(u).unwrap()).unwrap();
+        assert_eq!(&again, u);
+        let kern = u.kernel();
+        let f = &u.formats;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(77 + i as u64);
+        let k = u.block;
+        let s = u.scales_for(k);
+        let sf = f.scale.map_or(format::UE8M0, |(x, _)| x);
+        for _ in 0..3000 {
+            let a: Vec<u64> = (0..k).map(|_| word(&f.a, &mut rng)).collect();
+            let b: Vec<u64> = (0..k).map(|_| word(&f.b, &mut rng)).collect();
+            let c = word(&f.c, &mut rng);
+            // Small scales too, where the group floor acts.
+            let sa: Vec<u64> = (0..s).map(|_| word(&sf, &mut rng) & 0x3f).collect();
+            let sb: Vec<u64> = (0..s).map(|_| word(&sf, &mut rng) & 0x3f).collect();
+            assert_eq!(
+                kern.dot_scaled(&a, &b, c, &sa, &sb),
+                u.dot_plain_scaled(&a, &b, c, &sa, &sb),
+                "{}\na {a:x?}\nb {b:x?}\nc {c:x}\nsa {sa:x?} sb {sb:x?}",
+                u.describe()
+            );
         }
     }
 }

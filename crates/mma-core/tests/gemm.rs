@@ -255,6 +255,7 @@ fn gemm_with_block_scales() {
             g: 16,
             f: 35,
             e_zero: -139,
+            group_floor: None,
             out: rz32(),
         }),
     };

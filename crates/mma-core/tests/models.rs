@@ -265,6 +265,7 @@ fn gst_fdpa_group_exponent_comes_from_the_scales() {
             g: 2,
             f: 25,
             e_zero: -139,
+            group_floor: None,
             out: nv_out(format::FP32, Rounding::TowardZero),
         }),
     };
@@ -277,6 +278,49 @@ fn gst_fdpa_group_exponent_comes_from_the_scales() {
         u.dot_scaled(&[0, 0, 0, 0], &[0x7, 0x7, 0, 0], c, &[0x7f], &[0x7f]),
         c
     );
+}
+
+/// `group_floor`, an open question's reading (`gst_fdpa.rs`), by hand. GST-FDPA G = 16,
+/// F = 35, e2m1 with a ue8m0 scale per 32, K = 64, C = +0.
+/// - Group 0: 2.0 · 2.0 (e2m1 `4`) under the scale pair 2^-75 · 2^-75 (`34`): 4 · 2^-150 =
+///   2^-148, a term of exponent -150 (the scale pair's).
+/// - Group 2: -1.0 · 1.0 (`a`, `2`) under 2^-90 · 2^-90 (`25`): -2^-180, exponent -180.
+/// - Groups 1 and 3 are zero, C is +0: zero terms at e_zero.
+///
+/// With e_zero = -4096 the window's top is -150, the quantum 2^-185, and -2^-180 is kept:
+/// 2^-148 - 2^-180 truncates toward zero to the subnormal 1 · 2^-149 (`00000001`). With
+/// `group_floor` = -174 that result is subnormal, group 2's scale pair is below group 0's and
+/// its kept value 2^-180 is below 2^-174: it is dropped and the sum 2^-148 gives `00000002`.
+/// With the catalog's e_zero = -139 the zero terms put the top at -139 and the quantum at
+/// 2^-174, -2^-180 truncates to 0, and the floor changes nothing: `00000002` either way.
+#[test]
+fn gst_fdpa_group_floor_drops_small_low_scale_groups_of_a_subnormal_result() {
+    let unit = |e_zero: i32, group_floor: Option<i32>| DotUnit {
+        formats: Formats {
+            a: format::E2M1,
+            b: format::E2M1,
+            c: format::FP32,
+            d: format::FP32,
+            scale: Some((format::UE8M0, 32)),
+        },
+        block: 64,
+        model: Model::GstFdpa(GstFdpa {
+            g: 16,
+            f: 35,
+            e_zero,
+            group_floor,
+            out: nv_out(format::FP32, Rounding::TowardZero),
+        }),
+    };
+    let mut a = [0u64; 64];
+    let mut b = [0u64; 64];
+    (a[0], b[0], a[32], b[32]) = (0x4, 0x4, 0xa, 0x2);
+    let (sa, sb) = ([0x34, 0x25], [0x34, 0x25]);
+    let d = |u: DotUnit| u.dot_scaled(&a, &b, 0, &sa, &sb);
+    assert_eq!(d(unit(-4096, None)), 0x0000_0001);
+    assert_eq!(d(unit(-4096, Some(-174))), 0x0000_0002);
+    assert_eq!(d(unit(-139, None)), 0x0000_0002);
+    assert_eq!(d(unit(-139, Some(-174))), 0x0000_0002);
 }
 
 #[test]
@@ -298,6 +342,7 @@ fn sliced_fdpa_adds_c_last() {
             group: 2,
             passes: 2,
             last: Rounding::NearestEven,
+            last_format: None,
         }),
     };
     let a = [ONE, 0, 0x2800, 0]; // 2^-5

@@ -103,3 +103,43 @@ fn disabled_positions_have_no_effect() {
     );
     assert!(S24.expand(&ac[..1], &meta, 4, 0).is_err());
 }
+
+/// The fp4 kinds' pair-wise pattern: 4 of each 8 as two adjacent pairs. The metadata gives
+/// each kept element's index in its group of 8, so the legal selectors are the 6 choices of
+/// two pairs p < q of the group's 4 pairs: (2p, 2p + 1, 2q, 2q + 1).
+#[test]
+fn every_legal_pair_selector_and_the_illegal_ones() {
+    let s = Sparsity::PAIRS_FOUR_OF_EIGHT;
+    assert_eq!(s.name(), "4:8-pairs");
+    assert_eq!(Sparsity::by_name("4:8-pairs"), Some(s));
+    assert_eq!(s.stored(16), 8);
+    let b: Vec<u64> = (20..28).collect();
+    let mut legal = 0;
+    for p in 0..4u8 {
+        for q in p + 1..4 {
+            let sel = [2 * p, 2 * p + 1, 2 * q, 2 * q + 1];
+            assert_eq!(s.check(8, &sel), Ok(()), "{sel:?}");
+            let want: Vec<u64> = sel.iter().map(|&i| 20 + u64::from(i)).collect();
+            assert_eq!(s.gather(&b, &sel), Ok(want));
+            legal += 1;
+        }
+    }
+    assert_eq!(legal, 6);
+    // Increasing but not in pairs: (0, 2, 4, 5) splits a pair; (1, 2, 4, 5) starts a pair at
+    // an odd index. Both are named by their group (the second group here).
+    for bad in [[0u8, 2, 4, 5], [1, 2, 4, 5]] {
+        let mut meta = vec![0u8, 1, 2, 3];
+        meta.extend(bad);
+        assert_eq!(
+            s.check(16, &meta),
+            Err(SparseError::Selector {
+                group: 1,
+                indices: bad.to_vec(),
+                why: "kept elements come in adjacent pairs 2i, 2i + 1"
+            })
+        );
+    }
+    // The 2:4 pattern of the same indices' first half stays legal there: pairs are the fp4
+    // kinds' rule only.
+    assert_eq!(S24.check(4, &[0, 2]), Ok(()));
+}

@@ -99,6 +99,7 @@ fn unit(
             g: 16,
             f: 35,
             e_zero: -139,
+            group_floor: None,
             out: out(false),
         }),
         Path::Fma => {

@@ -67,6 +67,7 @@ fn unit(arch: Arch, k: usize, d: Format, a: Format, b: Format) -> DotUnit {
             group: 2,
             passes: 2,
             last: Rounding::NearestEven,
+            last_format: None,
         })
     };
     // One block covers the whole instruction: the passes split K themselves.

@@ -284,6 +284,7 @@ pub fn candidates(formats: &Formats, k: usize) -> Vec<Group> {
                                     g,
                                     f: fb,
                                     e_zero,
+                                    group_floor: None,
                                     out,
                                 })
                             }));
@@ -383,6 +384,7 @@ fn sliced_groups(groups: &mut Vec<Group>, f: Formats, k: usize, c: CUse) {
                                     group,
                                     passes,
                                     last,
+                                    last_format: None,
                                 })
                             }));
                         }

@@ -162,6 +162,7 @@ fn sliced_fdpa_with_four_passes() {
             group: 1,
             passes: 4,
             last: Rounding::NearestEven,
+            last_format: None,
         }),
     };
     comes_back(unit, 32, 500);
@@ -194,6 +195,7 @@ fn gst_fdpa_with_other_groups_and_rounding() {
             g: 8,
             f: 20,
             e_zero: format::FP32.emin() - 13,
+            group_floor: None,
             out: out(Rounding::Down),
         }),
     };

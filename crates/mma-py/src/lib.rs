@@ -55,7 +55,7 @@ fn find(arch: &str, instr: &str, vendor: Option<&str>, op: Option<&str>) -> PyRe
 }
 
 /// The catalog as a list of dicts: vendor, arch, op, instr, k, ptx (NVIDIA) or mnemonic
-/// (AMD), model, parameters, note, evidence and sparse (`"2:4"`, `"1:2"` or None); filtered by vendor and architecture when given. An
+/// (AMD), model, parameters, note, evidence and sparse (`"2:4"`, `"1:2"`, `"4:8-pairs"` or None); filtered by vendor and architecture when given. An
 /// architecture no catalog knows, or only another vendor's, is a `KeyError`, not an empty list.
 #[pyfunction]
 #[pyo3(signature = (vendor=None, arch=None))]

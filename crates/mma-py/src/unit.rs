@@ -153,7 +153,7 @@ impl PyUnit {
         self.unit.block
     }
 
-    /// The structured-sparsity pattern (`"2:4"`, `"1:2"`), or `None` for a dense unit.
+    /// The structured-sparsity pattern (`"2:4"`, `"1:2"`, `"4:8-pairs"`), or `None` for a dense unit.
     #[getter]
     fn sparse(&self) -> Option<String> {
         self.row.sparse.map(|s| s.name())

@@ -53,7 +53,7 @@ def test_unit_and_catalog_say_sparse():
     assert by["sp.m16n8k32.f32.f16.f16.f32"]["k"] == 32
     assert by["sp.m16n8k16.f32.tf32.tf32.f32"]["sparse"] == "1:2"
     assert by["m16n8k16.f32.f16.f16.f32"]["sparse"] is None
-    assert {r["sparse"] for r in mma.catalog()} == {None, "2:4", "1:2"}
+    assert {r["sparse"] for r in mma.catalog()} == {None, "2:4", "1:2", "4:8-pairs"}
 
 
 # Ampere mma.sp f16 -----------------------------------------------------------------------------

@@ -137,6 +137,7 @@ pub fn sliced_last_add_matches_add_c_last() {
                 group: 2,
                 passes: 2,
                 last: Rounding::NearestEven,
+                last_format: None,
             };
             let last = LastAdd::new(&m, &f).expect("an IEEE last addition");
             let special = |w: u64| matches!(d.decode(w), Value::Inf { .. } | Value::Nan);

@@ -115,6 +115,15 @@ impl Kernel {
         {
             return;
         }
+        // I-DPA: whole rows on the words as stored (`scalar/int_dpa.rs`), where A and B share
+        // the width integer elements come in (`u8`) or are `u64`; other pairs one dot at a time.
+        if let Path::Int(p) = &self.plan.path {
+            match (a, b) {
+                (Words::U8(a), Words::U8(b)) => return arch::int_dots(self, p, k, a, b, c, d),
+                (Words::U64(a), Words::U64(b)) => return arch::int_dots(self, p, k, a, b, c, d),
+                _ => {}
+            }
+        }
         if let (Words::U64(a), Words::U64(b)) = (a, b) {
             return self.dots_u64(k, s, (a, b), c, (scale_a, scale_b), d);
         }

@@ -56,6 +56,7 @@ pub mod checks;
 use crate::model::{BlockIn, BlockModel};
 use crate::unit::{DotUnit, Model};
 use plan::{Decs, GPath, Path, Plan};
+use scalar::int_dpa::int_block;
 use scalar::{e_fdpa::efdpa_block, fma, ftz_mul_add, gst::gst_block, sliced::sliced_block};
 use scalar::{t_fdpa::tfdpa_block, tr_fdpa};
 use table::{Bf16Dec, F16Dec, Tf32Dec};
@@ -168,6 +169,7 @@ impl Kernel {
             }
             (&Path::EFdpa(decs), Model::EFdpa(m)) => efdpa_block(m, f, decs, x),
             (Path::Sliced(p), Model::SlicedFdpa(m)) => sliced_block(m, f, p, x),
+            (Path::Int(p), Model::IDpa(_)) => return int_block(p, x),
             (&Path::Fma(wide, nan), _) => {
                 return if wide {
                     fma::fma_block::<f64>(nan, x)

@@ -9,7 +9,8 @@
 
 pub(super) use crate::kernel::lanes::{LaneRoutine, LaneRoutineScaled, Stored};
 
-use crate::kernel::plan::{GPath, LaneKey, StKey, VDotKey};
+use crate::kernel::plan::{GPath, IPath, LaneKey, StKey, VDotKey};
+use crate::kernel::words::Word;
 use crate::kernel::{Isa, Kernel, Rows};
 use crate::model::{BlockIn, Formats};
 use crate::models::gst_fdpa::GstFdpa;
@@ -17,6 +18,21 @@ use crate::models::gst_fdpa::GstFdpa;
 /// Zero-extends `x` into `out` (portable).
 pub(super) fn widen<W: Copy + Into<u64>>(_: &Kernel, x: &[W], out: &mut [u64]) {
     crate::kernel::words::widen_words(x, out)
+}
+
+/// I-DPA's rows of dot products: the portable body.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn int_dots<W: Word>(
+    k: &Kernel,
+    p: &IPath,
+    kk: usize,
+    a: &[W],
+    b: &[W],
+    c: &[u64],
+    d: &mut [u64],
+) {
+    let (f, block) = (&k.unit.formats, k.unit.block);
+    crate::kernel::scalar::int_dpa::int_dots(p, f, block, kk, a, b, c, d)
 }
 
 /// No vector dot product: uninhabited.

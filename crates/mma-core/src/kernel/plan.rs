@@ -6,8 +6,8 @@
 //! 1. the per-dot path ([`Path`]): which scalar block routine of `kernel/` the model and formats
 //!    allow (T-FDPA, and the passes of Sliced-FDPA, with `F <= 48` and `F >= ma + mb`;
 //!    GST-FDPA with four-bit elements; CDNA2 FTZ-MulAdd with fp16/bf16 into fp32; TR/GTR-FDPA
-//!    within the `i64` bounds of [`tr_fits`]; E-FDPA; FMA chains in fp32 or fp64 with RNE), or
-//!    the plain model;
+//!    within the `i64` bounds of [`tr_fits`]; E-FDPA; FMA chains in fp32 or fp64 with RNE;
+//!    I-DPA with elements of at most eight bits, [`IPath::of`]), or the plain model;
 //! 2. for the vector instruction sets ([`Isa::Avx2`], [`Isa::Avx512`]) only: the vector block
 //!    of one dot product ([`VDotKey`]), the lane family that evaluates a group of dot products
 //!    per vector (eight or sixteen; [`LaneKey`], [`StKey`]) and the
@@ -25,6 +25,7 @@ use super::Isa;
 use crate::format::{self, Format};
 use crate::model::{Formats, Output, MAX_BLOCK};
 use crate::models::gtr_fdpa::GtrFdpa;
+use crate::models::int_dpa::{IDpa, IntOp};
 use crate::models::tr_fdpa::TrFdpa;
 use crate::unit::{DotUnit, Model};
 
@@ -74,6 +75,77 @@ pub(super) enum Path {
     /// Sliced-FDPA: each pass through the T-FDPA kernel, prepared for the pass
     /// (`kernel/scalar/sliced.rs`).
     Sliced(TPath),
+    /// I-DPA with elements of at most eight bits and C and D of at most 32: the exact sum in
+    /// `i32` partial sums and an `i64` total (`kernel/scalar/int_dpa.rs`).
+    Int(IPath),
+}
+
+/// Prepared I-DPA ([`IPath::of`]): the decoders of A and B, XOR or products, and D's range.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct IPath {
+    pub(super) a: IntDec,
+    pub(super) b: IntDec,
+    /// `a XOR b` (`.xor.popc`) rather than `a·b`.
+    pub(super) xor: bool,
+    /// One clamp to `[lo, hi]` (`.satfinite`) rather than the wrap to D's width.
+    pub(super) saturate: bool,
+    pub(super) lo: i64,
+    pub(super) hi: i64,
+    /// D's width as a word mask.
+    pub(super) mask: u64,
+}
+
+/// How the word of an integer format of at most eight bits decodes without a branch: the
+/// value is `((w as u16 & mask) << shift) as i16 >> shift` (signed: `mask` all ones and
+/// `shift = 16 - width`, the arithmetic shift extending the sign; unsigned: `mask` the width's
+/// bits, `shift = 0`), the bits above the width ignored as [`Format::int_value`] ignores them.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct IntDec {
+    pub(super) mask: u16,
+    pub(super) shift: u16,
+}
+
+impl IntDec {
+    fn of(f: &Format) -> Option<IntDec> {
+        let w = f.width();
+        if !f.integer || !(1..=8).contains(&w) {
+            return None;
+        }
+        Some(if f.signed {
+            IntDec {
+                mask: u16::MAX,
+                shift: 16 - w as u16,
+            }
+        } else {
+            IntDec {
+                mask: (1 << w) - 1,
+                shift: 0,
+            }
+        })
+    }
+}
+
+impl IPath {
+    /// The fast I-DPA path, where its sums are exact in `i64`: elements of at most eight bits
+    /// (each term below `2^16` in magnitude, so that 64 of them sum within `i32`), C and D
+    /// integers of at most 32 bits, no scale factors.
+    fn of(m: &IDpa, unit: &DotUnit) -> Option<IPath> {
+        let f = &unit.formats;
+        let small = |g: &Format| g.integer && (1..=32).contains(&g.width());
+        if !small(&f.c) || !small(&f.d) || f.scale.is_some() || unit.block == 0 {
+            return None;
+        }
+        let (lo, hi) = f.d.int_range()?;
+        Some(IPath {
+            a: IntDec::of(&f.a)?,
+            b: IntDec::of(&f.b)?,
+            xor: m.op == IntOp::Xor,
+            saturate: m.saturate,
+            lo,
+            hi,
+            mask: (1u64 << f.d.width()) - 1,
+        })
+    }
 }
 
 /// Prepared TR-FDPA or GTR-FDPA: decoders, parameters, the output rounding.
@@ -357,9 +429,11 @@ fn per_dot_path(unit: &DotUnit, isa: Isa) -> Path {
             })
         }
         // The per-dot GST block holds at most `MAX_BLOCK / 4 + 1` group terms
-        // (`scalar/gst.rs`): groups shorter than four in a long block go to the plain model.
+        // (`scalar/gst.rs`): groups shorter than four in a long block go to the plain model, as
+        // does an open question's `group_floor` (a second pass no fast path has).
         (Model::GstFdpa(m), Some(Decs::T8(ta, tb)))
-            if m.f <= MAX_FAST_F
+            if m.group_floor.is_none()
+                && m.f <= MAX_FAST_F
                 && m.g <= 16
                 && m.g > 0
                 && unit.block.div_ceil(m.g) <= MAX_BLOCK / 4 =>
@@ -420,6 +494,7 @@ fn per_dot_path(unit: &DotUnit, isa: Isa) -> Path {
                 round: FastRound::new(&m.pass.out, &f.d),
             })
         }
+        (Model::IDpa(m), _) => IPath::of(m, unit).map_or(Path::Plain, Path::Int),
         (Model::Fma(m), _) if m.mode == crate::round::Rounding::NearestEven => {
             let all = |g: Format| f.a == g && f.b == g && f.c == g && f.d == g;
             if all(format::FP64) {

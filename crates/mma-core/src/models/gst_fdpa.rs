@@ -8,6 +8,14 @@
 //! The group terms and `c` then go through T-FDPA with `F` fraction bits. the first paper's Table III
 //! (G = 16, F = 35, e_zero = -139, RZ to fp32), and the reference model mmasim 2.1.1
 //! (`gst_fdpa`) for the zero-group rule.
+//!
+//! `group_floor` (off in every catalog unit) is an open question's alternative reading, not a
+//! measured behaviour: the published B200 model of sf-tensor/tcgen05 (MIT; its MODEL.md, read
+//! as a paper) applies "the observed 2^-174 subnormal group floor to lower-scale groups" of
+//! MXF4. Written here as: when the result is a nonzero subnormal of D, every group whose scale
+//! pair is below the largest scale pair of the nonzero groups and whose kept value (after the
+//! window's truncation) is smaller in magnitude than 2^group_floor is dropped, and the other
+//! groups and C are summed and rounded again (the trace shows both passes).
 
 use crate::model::{untraced_block, BlockIn, Decoded, Formats, Output, MAX_BLOCK};
 use crate::models::st_fdpa::scale_pair;
@@ -23,6 +31,9 @@ pub struct GstFdpa {
     pub g: usize,
     pub f: u32,
     pub e_zero: i32,
+    /// The alternative reading's subnormal group floor (see the module header); `None` in
+    /// the catalog.
+    pub group_floor: Option<i32>,
     pub out: Output,
 }
 
@@ -40,6 +51,8 @@ impl GstFdpa {
         let (sa, sb) = (&d.sa, &d.sb);
         let sf = f.scale.map(|(s, _)| s).unwrap_or(crate::format::UE8M0);
         let mut terms = [Term::ZERO; MAX_BLOCK + 1];
+        // Each group's scale-pair exponent when the group is nonzero (for `group_floor`).
+        let mut scale_e = [None; MAX_BLOCK];
         let mut groups = 0;
         for g0 in (0..n).step_by(self.g) {
             let g1 = (g0 + self.g).min(n);
@@ -74,6 +87,7 @@ impl GstFdpa {
             let scale = scale_pair(s_a, s_b, &sf);
             let term = match scale {
                 Some((sig, lsb_s, e_s)) if !all_zero => {
+                    scale_e[groups] = Some(e_s);
                     let mut sum: i128 = 0;
                     for p in &prods[..g1 - g0] {
                         if p.sig != 0 {
@@ -114,6 +128,52 @@ impl GstFdpa {
         terms[groups] = Term::of_value(c, x.c_fmt, self.e_zero);
         let (sum, _) = truncated_sum_traced(&terms[..=groups], self.f, Labels::GroupsThenC, t);
         // Every term's -0 is turned into +0 by the output conventions of these paths.
-        self.out.round_encode_traced(&f.d, sum, false, t)
+        let d = self.out.round_encode_traced(&f.d, sum, false, t);
+        match self.group_floor {
+            Some(floor) if is_subnormal(&f.d, d) => {
+                let quantum = sum.exp;
+                let top = scale_e[..groups].iter().flatten().max().copied();
+                let mut kept = [Term::ZERO; MAX_BLOCK + 1];
+                let mut n = 0;
+                for (g, term) in terms[..groups].iter().enumerate() {
+                    let low_scale = matches!((scale_e[g], top), (Some(e), Some(m)) if e < m);
+                    if !(low_scale && below(term, quantum, floor)) {
+                        kept[n] = *term;
+                        n += 1;
+                    }
+                }
+                if n == groups {
+                    return d;
+                }
+                kept[n] = terms[groups];
+                // The window stays where it was: the largest term is a group of the largest
+                // scale pair, a zero group or C, none of which is dropped.
+                let (sum, _) = truncated_sum_traced(&kept[..=n], self.f, Labels::GroupsThenC, t);
+                self.out.round_encode_traced(&f.d, sum, false, t)
+            }
+            _ => d,
+        }
+    }
+}
+
+/// Whether `term`, truncated to the window's `quantum`, is smaller in magnitude than
+/// 2^`floor`.
+fn below(term: &Term, quantum: i32, floor: i32) -> bool {
+    let kept = term.truncated(quantum).unsigned_abs();
+    if floor <= quantum {
+        kept == 0
+    } else {
+        floor - quantum >= 127 || kept < 1u128 << (floor - quantum)
+    }
+}
+
+/// Whether `d` is a nonzero subnormal word of `fmt`.
+fn is_subnormal(fmt: &crate::format::Format, d: u64) -> bool {
+    match fmt.decode(d) {
+        Value::Finite { sig, exp, .. } => {
+            let top = exp + 63 - sig.leading_zeros() as i32;
+            top < 1 - fmt.bias
+        }
+        _ => false,
     }
 }

@@ -42,6 +42,10 @@ pub struct SlicedFdpa {
     /// The rounding of the final addition of C (to the output format of `pass`), which need
     /// not be the passes' own rounding.
     pub last: Rounding,
+    /// The precision of that addition where it is not the passes' own (their `rho` format):
+    /// an open question's reading (`RNE-FP32` after `RZ-E8M13` passes, an fp32 add of C
+    /// after the fp8 passes); `None` in the catalog.
+    pub last_format: Option<crate::format::Format>,
 }
 
 untraced_block!(SlicedFdpa);
@@ -142,6 +146,7 @@ impl SlicedFdpa {
                 let last = Output {
                     rho: OutputRounding {
                         mode: self.last,
+                        fmt: self.last_format.unwrap_or(out.rho.fmt),
                         ..out.rho
                     },
                     ..*out

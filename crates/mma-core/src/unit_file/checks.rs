@@ -55,9 +55,13 @@ pub(super) fn check_ranges(m: &Model) -> Result<(), UnitFileError> {
     // Exponent parameters far beyond every format's range (f64 products reach 2^-2148) would
     // overflow the shifts of the exact sums.
     let exps: Vec<(&str, i32)> = match m {
+        Model::GstFdpa(g) => {
+            let mut v = vec![("e_zero", g.e_zero)];
+            v.extend(g.group_floor.map(|x| ("group_floor", x)));
+            v
+        }
         Model::TFdpa(TFdpa { e_zero, .. })
         | Model::StFdpa(StFdpa { e_zero, .. })
-        | Model::GstFdpa(GstFdpa { e_zero, .. })
         | Model::SlicedFdpa(SlicedFdpa {
             pass: TFdpa { e_zero, .. },
             ..

@@ -19,8 +19,8 @@
 //! | `FMA` | `rounding` (`RNE`, `RZ`, `RD`, `RU`, `RNA`), `nan` |
 //! | `E-FDPA` | output keys |
 //! | `T-FDPA`, `ST-FDPA` | `F`, `e_zero`, output keys |
-//! | `GST-FDPA` | `G`, `F`, `e_zero`, output keys |
-//! | `Sliced-FDPA` | `passes`, `group`, `F`, `e_zero`, `last` (rounding of the C addition), output keys of the passes |
+//! | `GST-FDPA` | `G`, `F`, `e_zero`, optional `group_floor` (an open question's reading, `gst_fdpa.rs`), output keys |
+//! | `Sliced-FDPA` | `passes`, `group`, `F`, `e_zero`, `last` (rounding of the C addition: `RNE` at the passes' precision, or with a format, `RNE-FP32`), output keys of the passes |
 //! | `FTZ-MulAdd` | `P`, `acc` (a format name), `nan` |
 //! | `TR-FDPA` | `F`, `F2`, `e_zero_c`, `e_norm_min`, optional `product_inf_exp`, output keys |
 //! | `GTR-FDPA` | `F`, `F2`, `e_zero_c`, `e_norm_min`, `c_drop`, output keys (block scales allowed: L_max divides `scale_block` or is a multiple of it) |
@@ -220,6 +220,9 @@ impl From<&DotUnit> for UnitFile {
                 p.insert("G".into(), int(m.g));
                 p.insert("F".into(), int(m.f));
                 p.insert("e_zero".into(), int(m.e_zero));
+                if let Some(x) = m.group_floor {
+                    p.insert("group_floor".into(), int(x));
+                }
                 put_out(&mut p, &m.out);
             }
             Model::SlicedFdpa(m) => {
@@ -227,7 +230,11 @@ impl From<&DotUnit> for UnitFile {
                 p.insert("group".into(), int(m.group));
                 p.insert("F".into(), int(m.pass.f));
                 p.insert("e_zero".into(), int(m.pass.e_zero));
-                p.insert("last".into(), m.last.short_name().to_uppercase().into());
+                let last = match m.last_format {
+                    Some(fmt) => rho_name(m.last, &fmt),
+                    None => m.last.short_name().to_uppercase(),
+                };
+                p.insert("last".into(), last.into());
                 put_out(&mut p, &m.pass.out);
             }
             Model::FtzMulAdd(m) => {
@@ -356,6 +363,17 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// An optional integer: absent is `None`.
+    fn opt_int(&mut self, key: &'static str) -> Result<Option<i32>, UnitFileError> {
+        match self.opt(key) {
+            None => Ok(None),
+            Some(v @ Param::Int(x)) => i32::try_from(*x)
+                .map(Some)
+                .map_err(|_| self.bad(key, v, "out of range")),
+            Some(v) => Err(self.bad(key, v, "expected an integer")),
+        }
+    }
+
     fn flag(&mut self, key: &'static str) -> Result<bool, UnitFileError> {
         let v = self.get(key)?;
         match v {
@@ -370,6 +388,22 @@ impl<'a> Reader<'a> {
             Param::Text(x) => Ok(x),
             _ => Err(self.bad(key, v, "expected a name")),
         }
+    }
+
+    /// Sliced-FDPA's `last`: a mode (`RNE`, at the passes' precision) or a mode and a
+    /// format (`RNE-FP32`).
+    fn last(&mut self) -> Result<(Rounding, Option<Format>), UnitFileError> {
+        let s = self.text("last")?;
+        if let Some((mode, fmt)) = parse_rho(s) {
+            return Ok((mode, Some(fmt)));
+        }
+        rounding_by_name(s).map(|m| (m, None)).ok_or_else(|| {
+            self.bad(
+                "last",
+                &Param::from(s),
+                "expected RNE, RZ, RD, RU or RNA, or a mode and format such as RNE-FP32",
+            )
+        })
     }
 
     fn rounding(&mut self, key: &'static str) -> Result<Rounding, UnitFileError> {
@@ -481,30 +515,32 @@ impl TryFrom<&UnitFile> for DotUnit {
             params: &u.params,
             used: Vec::new(),
         };
-        let model =
-            match u.model.as_str() {
-                "FMA" => Model::Fma(Fma {
-                    mode: r.rounding("rounding")?,
-                    nan: r.nan("nan")?,
-                }),
-                "E-FDPA" => Model::EFdpa(EFdpa { out: r.out()? }),
-                "T-FDPA" => Model::TFdpa(TFdpa {
-                    f: r.int("F")?,
-                    e_zero: r.int("e_zero")?,
-                    out: r.out()?,
-                }),
-                "ST-FDPA" => Model::StFdpa(StFdpa {
-                    f: r.int("F")?,
-                    e_zero: r.int("e_zero")?,
-                    out: r.out()?,
-                }),
-                "GST-FDPA" => Model::GstFdpa(GstFdpa {
-                    g: r.int("G")?,
-                    f: r.int("F")?,
-                    e_zero: r.int("e_zero")?,
-                    out: r.out()?,
-                }),
-                "Sliced-FDPA" => Model::SlicedFdpa(SlicedFdpa {
+        let model = match u.model.as_str() {
+            "FMA" => Model::Fma(Fma {
+                mode: r.rounding("rounding")?,
+                nan: r.nan("nan")?,
+            }),
+            "E-FDPA" => Model::EFdpa(EFdpa { out: r.out()? }),
+            "T-FDPA" => Model::TFdpa(TFdpa {
+                f: r.int("F")?,
+                e_zero: r.int("e_zero")?,
+                out: r.out()?,
+            }),
+            "ST-FDPA" => Model::StFdpa(StFdpa {
+                f: r.int("F")?,
+                e_zero: r.int("e_zero")?,
+                out: r.out()?,
+            }),
+            "GST-FDPA" => Model::GstFdpa(GstFdpa {
+                g: r.int("G")?,
+                f: r.int("F")?,
+                e_zero: r.int("e_zero")?,
+                group_floor: r.opt_int("group_floor")?,
+                out: r.out()?,
+            }),
+            "Sliced-FDPA" => {
+                let (last, last_format) = r.last()?;
+                Model::SlicedFdpa(SlicedFdpa {
                     passes: r.int("passes")?,
                     group: r.int("group")?,
                     pass: TFdpa {
@@ -512,45 +548,41 @@ impl TryFrom<&UnitFile> for DotUnit {
                         e_zero: r.int("e_zero")?,
                         out: r.out()?,
                     },
-                    last: r.rounding("last")?,
-                }),
-                "FTZ-MulAdd" => Model::FtzMulAdd(FtzMulAdd {
-                    p: r.int("P")?,
-                    acc: fmt(r.text("acc")?)?,
-                    nan: r.nan("nan")?,
-                }),
-                "TR-FDPA" => Model::TrFdpa(TrFdpa {
-                    f: r.int("F")?,
-                    f2: r.int("F2")?,
-                    e_zero_c: r.int("e_zero_c")?,
-                    e_norm_min: r.int("e_norm_min")?,
-                    product_inf_exp: match r.opt("product_inf_exp") {
-                        None => None,
-                        Some(Param::Int(x)) => Some(i32::try_from(*x).map_err(|_| {
-                            r.bad("product_inf_exp", &Param::Int(*x), "out of range")
-                        })?),
-                        Some(v) => return Err(r.bad("product_inf_exp", v, "expected an integer")),
-                    },
-                    out: r.out()?,
-                }),
-                "GTR-FDPA" => Model::GtrFdpa(GtrFdpa {
-                    f: r.int("F")?,
-                    f2: r.int("F2")?,
-                    e_zero_c: r.int("e_zero_c")?,
-                    e_norm_min: r.int("e_norm_min")?,
-                    c_drop: r.int("c_drop")?,
-                    out: r.out()?,
-                }),
-                "I-DPA" => Model::IDpa(IDpa {
-                    op: {
-                        let s = r.text("op")?;
-                        IntOp::by_name(s)
-                            .ok_or_else(|| r.bad("op", &Param::from(s), "expected mul or xor"))?
-                    },
-                    saturate: r.flag("saturate")?,
-                }),
-                other => return Err(UnitFileError::Model(other.into())),
-            };
+                    last,
+                    last_format,
+                })
+            }
+            "FTZ-MulAdd" => Model::FtzMulAdd(FtzMulAdd {
+                p: r.int("P")?,
+                acc: fmt(r.text("acc")?)?,
+                nan: r.nan("nan")?,
+            }),
+            "TR-FDPA" => Model::TrFdpa(TrFdpa {
+                f: r.int("F")?,
+                f2: r.int("F2")?,
+                e_zero_c: r.int("e_zero_c")?,
+                e_norm_min: r.int("e_norm_min")?,
+                product_inf_exp: r.opt_int("product_inf_exp")?,
+                out: r.out()?,
+            }),
+            "GTR-FDPA" => Model::GtrFdpa(GtrFdpa {
+                f: r.int("F")?,
+                f2: r.int("F2")?,
+                e_zero_c: r.int("e_zero_c")?,
+                e_norm_min: r.int("e_norm_min")?,
+                c_drop: r.int("c_drop")?,
+                out: r.out()?,
+            }),
+            "I-DPA" => Model::IDpa(IDpa {
+                op: {
+                    let s = r.text("op")?;
+                    IntOp::by_name(s)
+                        .ok_or_else(|| r.bad("op", &Param::from(s), "expected mul or xor"))?
+                },
+                saturate: r.flag("saturate")?,
+            }),
+            other => return Err(UnitFileError::Model(other.into())),
+        };
         r.finish()?;
         checks::check_ranges(&model)?;
         checks::check_integer_formats(&model, &formats)?;

@@ -328,7 +328,8 @@ class Unit:
                 result does not depend on it.
             meta: sparse units only (:attr:`sparse`), and required there: integers, shape
                 ``[..., K/2]``, each kept element's index within its group (``0..4`` for
-                2:4, ``0..2`` for 1:2), increasing within a group. ``a`` is then either the
+                2:4, ``0..2`` for 1:2, ``0..8`` in adjacent pairs for 4:8-pairs),
+                increasing within a group. ``a`` is then either the
                 dense logical row, ``[..., K]`` (the disabled positions are not read: any
                 word, NaN included, has no effect), or the compressed one, ``[..., K/2]``
                 (the kept elements in order); ``b`` is always ``[..., K]``. Each dot product
@@ -802,7 +803,7 @@ def catalog(vendor: Optional[str] = None, arch: Optional[str] = None) -> List[Di
     ``parameters``, ``note`` (where the arithmetic of an instruction mmasim does not list
     comes from), ``evidence`` (what the model rests on: ``"hardware"``, recorded GPU
     outputs reproduced; ``"reference"``, mmasim's corpus reproduced; ``"unverified"``,
-    neither) and ``sparse`` (``"2:4"`` or ``"1:2"`` for a structured-sparse instruction,
+    neither) and ``sparse`` (``"2:4"``, ``"1:2"`` or ``"4:8-pairs"`` for a structured-sparse instruction,
     whose ``k`` is the logical K; None for a dense one). ``vendor`` and ``arch`` filter.
 
     Raises:

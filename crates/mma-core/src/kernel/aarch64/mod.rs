@@ -18,7 +18,7 @@ mod gst;
 mod neon;
 
 pub(super) use super::no_vector::{
-    block, dot, gemm_lanes, gst_v, last_add, permute_bytes, vdot_of, widen, VDot,
+    block, dot, gemm_lanes, gst_v, int_dots, last_add, permute_bytes, vdot_of, widen, VDot,
 };
 pub(crate) use super::no_vector::{host_binary32_is_ieee, GemmLanes};
 pub(super) use crate::kernel::lanes::{LaneRoutine, LaneRoutineScaled, Stored};

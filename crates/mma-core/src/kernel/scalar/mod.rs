@@ -1,7 +1,8 @@
 //! The portable per-dot kernels, one file per model family: T-FDPA (`t_fdpa.rs`), GST-FDPA
 //! (`gst.rs`), E-FDPA (`e_fdpa.rs`), Sliced-FDPA through the T-FDPA kernel (`sliced.rs`),
-//! FTZ-MulAdd (`ftz_mul_add.rs`), TR-FDPA and GTR-FDPA (`tr_fdpa.rs`), and the fp32/fp64 FMA
-//! chains (`fma.rs`). Each computes one block in the common case (finite inputs, sums within the
+//! FTZ-MulAdd (`ftz_mul_add.rs`), TR-FDPA and GTR-FDPA (`tr_fdpa.rs`), the fp32/fp64 FMA
+//! chains (`fma.rs`), and I-DPA, the integer dot product (`int_dpa.rs`, exact: it never hands
+//! a block back). Each computes one block in the common case (finite inputs, sums within the
 //! integer widths its header proves) and returns `None` otherwise, so that the kernel hands the
 //! block to the plain model. The AVX2 copies of `kernel/x86/` inline this code unchanged. Below:
 //! the decoding of C and the final rounding they share.
@@ -10,6 +11,7 @@ pub(in crate::kernel) mod e_fdpa;
 pub(in crate::kernel) mod fma;
 pub(in crate::kernel) mod ftz_mul_add;
 pub(in crate::kernel) mod gst;
+pub(in crate::kernel) mod int_dpa;
 pub(in crate::kernel) mod sliced;
 pub(in crate::kernel) mod t_fdpa;
 pub(in crate::kernel) mod tr_fdpa;

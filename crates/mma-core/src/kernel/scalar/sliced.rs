@@ -96,7 +96,7 @@ pub(in crate::kernel) enum ZeroSign {
 impl LastAdd {
     /// `None` where the unit's last addition is not of that form.
     pub(in crate::kernel) fn new(m: &SlicedFdpa, f: &Formats) -> Option<LastAdd> {
-        if m.last != Rounding::NearestEven || !is_ieee_word(&f.d) {
+        if m.last != Rounding::NearestEven || m.last_format.is_some() || !is_ieee_word(&f.d) {
             return None;
         }
         let out = &m.pass.out;

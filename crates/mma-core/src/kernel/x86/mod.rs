@@ -7,7 +7,7 @@
 //! lanes it has routines no other leaf has: the vector block of one
 //! dot product (`per_dot.rs` over `simd.rs`), the matrix driver's
 //! lanes (`gemm.rs`), Sliced-FDPA's byte reordering (`permute.rs`) and last addition
-//! (`last_add.rs`). The rest of the kernel reaches this module only through the names
+//! (`last_add.rs`), and I-DPA's rows compiled for AVX2 and AVX-512 (`int_dpa.rs`). The rest of the kernel reaches this module only through the names
 //! re-exported below (as `arch`), when a kernel is planned for [`Isa::Avx2`] or
 //! [`Isa::Avx512`].
 //!
@@ -24,6 +24,7 @@
 mod e_fdpa_directed;
 mod entry;
 mod gemm;
+mod int_dpa;
 mod last_add;
 mod per_dot;
 mod permute;
@@ -34,6 +35,7 @@ mod ymm;
 mod zmm;
 
 pub(crate) use gemm::GemmLanes;
+pub(super) use int_dpa::int_dots;
 pub(super) use per_dot::gst_v;
 
 pub(super) use crate::kernel::lanes::{LaneRoutine, LaneRoutineScaled, Stored};
