@@ -402,7 +402,9 @@ impl PyUnit {
     }
 
     /// `{"a": {...}, "b": ..., "c": ..., "d": ..., "scale": {...} or None, "scale_block": int
-    /// or None}`, each format as name, storage bits, width and lsb.
+    /// or None}`, each format as name, storage bits, width and lsb. `scale_block` counts
+    /// logical elements: a block-scaled sparse unit's scale covers twice its dense unit's
+    /// (the kept products of 64 logical elements for `block64`).
     #[getter]
     fn formats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let f = &self.unit.formats;
@@ -414,7 +416,8 @@ impl PyUnit {
         match &f.scale {
             Some((s, per)) => {
                 d.set_item("scale", fmt_info(py, s)?)?;
-                d.set_item("scale_block", *per)?;
+                let logical = self.row.sparse.map_or(*per, |sp| *per * sp.group / sp.keep);
+                d.set_item("scale_block", logical)?;
             }
             None => {
                 d.set_item("scale", py.None())?;

@@ -96,9 +96,15 @@ def test_dots_chains_instruction_by_instruction_on_every_catalog_instruction(spe
         # `keep` indices of a random permutation of each group, sorted).
         meta = None
         if u.sparse is not None:
-            keep, group = (int(x) for x in u.sparse.split(":"))
-            perm = np.argsort(rng.random((n, 3 * k // group, group)), axis=-1)
-            meta = np.sort(perm[..., :keep], axis=-1).reshape(n, -1)
+            keep, group = (int(x) for x in u.sparse.removesuffix("-pairs").split(":"))
+            if u.sparse.endswith("-pairs"):
+                # The fp4 kinds keep adjacent pairs: keep/2 of each group's group/2 pairs.
+                perm = np.argsort(rng.random((n, 3 * k // group, group // 2)), axis=-1)
+                pairs = np.sort(perm[..., : keep // 2], axis=-1)
+                meta = np.stack([2 * pairs, 2 * pairs + 1], axis=-1).reshape(n, -1)
+            else:
+                perm = np.argsort(rng.random((n, 3 * k // group, group)), axis=-1)
+                meta = np.sort(perm[..., :keep], axis=-1).reshape(n, -1)
         if u.formats["c"] != u.formats["d"]:
             # D cannot be fed back as C: three instructions are refused, naming why.
             with pytest.raises(ValueError, match="chained"):
