@@ -115,22 +115,50 @@ fn word(fmt: &Format, neg: bool, exp: u64, man: u64) -> u64 {
     (s | (exp << fmt.man_bits) | man) << fmt.lsb
 }
 
-/// Random inputs focused where floors and windows matter: every element and scale drawn with
-/// a small exponent field most of the time, so that the products and the result fall into the
-/// subnormal range of D, where a floor on the window's exponent can cut low bits.
-fn tiny_draws(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Record> + '_ {
+/// xorshift64*: deterministic draws for a handful of candidates, no dependency.
+fn xorshift(seed: u64) -> impl FnMut() -> u64 {
     let mut h = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let mut next = move || {
-        // xorshift64*: deterministic, no dependency for a handful of draws.
+    move || {
         h ^= h >> 12;
         h ^= h << 25;
         h ^= h >> 27;
         h.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    };
+    }
+}
+
+/// A candidate record; each scale list has one word per scale block, drawn by `scale`.
+fn candidate(
+    spec: &Spec,
+    label: String,
+    (a, b, c): (Vec<u64>, Vec<u64>, u64),
+    mut scale: impl FnMut() -> u64,
+) -> Record {
+    let n = spec
+        .formats
+        .scale
+        .map_or(0, |(_, per)| spec.k.div_ceil(per));
+    let scale_a = (0..n).map(|_| scale()).collect();
+    let scale_b = (0..n).map(|_| scale()).collect();
+    Record {
+        label,
+        a,
+        b,
+        c,
+        scale_a,
+        scale_b,
+        d: 0,
+    }
+}
+
+/// Random inputs focused where floors and windows matter: every element and scale drawn with
+/// a small exponent field most of the time, so that the products and the result fall into the
+/// subnormal range of D, where a floor on the window's exponent can cut low bits.
+fn tiny_draws(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Record> + '_ {
+    let next = std::cell::RefCell::new(xorshift(seed));
     let f = spec.formats;
     (0..n).map(move |i| {
-        let mut el = |fmt: &Format, low: bool| {
-            let r = next();
+        let el = |fmt: &Format, low: bool| {
+            let r = next.borrow_mut()();
             let emax = (1u64 << fmt.exp_bits) - 1;
             let exp = if low { r % 3 } else { (r >> 8) % (emax + 1) };
             let man = (r >> 16) & ((1u64 << fmt.man_bits) - 1);
@@ -146,32 +174,13 @@ fn tiny_draws(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Record> 
             .map(|j| el(&f.b, !(wide && j % 8 == 0)))
             .collect();
         let c = if i % 4 < 2 { 0 } else { el(&f.c, true) };
-        let (scale_a, scale_b) = match f.scale {
-            Some((s, per)) => {
-                let bias = s.bias.max(1) as u64;
-                let mut sc = || {
-                    // Scales from the bottom of their range up to 1: their product moves the
-                    // block's products across D's subnormal range, where the floor can cut.
-                    let e = next() % (bias + 1);
-                    word(&s, false, e, 0)
-                };
-                let n = spec.k.div_ceil(per);
-                (
-                    (0..n).map(|_| sc()).collect(),
-                    (0..n).map(|_| sc()).collect(),
-                )
-            }
-            None => (Vec::new(), Vec::new()),
-        };
-        Record {
-            label: format!("tiny {i}"),
-            a,
-            b,
-            c,
-            scale_a,
-            scale_b,
-            d: 0,
-        }
+        // Scales from the bottom of their range up to 1: their product moves the block's
+        // products across D's subnormal range, where the floor can cut.
+        let sf = f.scale.map_or(mma::format::UE8M0, |(s, _)| s);
+        let bias = sf.bias.max(1) as u64;
+        candidate(spec, format!("tiny {i}"), (a, b, c), || {
+            word(&sf, false, next.borrow_mut()() % (bias + 1), 0)
+        })
     })
 }
 
@@ -180,69 +189,42 @@ fn tiny_draws(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Record> 
 /// the elements are random finite words. Products of a small-scale block then sit far below
 /// the window's top, where the truncation of each group (and so the grouping) shows.
 fn spread_draws(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Record> + '_ {
-    let mut h = seed.wrapping_mul(0xd1b5_4a32_d192_ed03) | 1;
-    let mut next = move || {
-        h ^= h >> 12;
-        h ^= h << 25;
-        h ^= h >> 27;
-        h.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    };
+    let next = std::cell::RefCell::new(xorshift(seed.wrapping_add(0x5eed)));
     let f = spec.formats;
-    // The scale format's largest and smallest positive finite words.
-    let ends = f.scale.map(|(s, _)| {
-        let mut w: Vec<u64> = (0..=s.storage_mask())
-            .filter(|&w| matches!(s.decode(w), mma::Value::Finite { neg: false, .. }))
-            .collect();
-        w.sort_by(|&x, &y| s.decode(x).to_f64().total_cmp(&s.decode(y).to_f64()));
-        (
-            w.last().copied().unwrap_or(0),
-            w.first().copied().unwrap_or(0),
-        )
-    });
-    (0..n).map(move |i| {
-        // A random finite word of `fmt` (NaN and Inf encodings redrawn).
-        let finite = |fmt: &Format, r: &mut dyn FnMut() -> u64| loop {
-            let bits = fmt.width().min(63);
-            let w = (r() & ((1u64 << bits) - 1)) << fmt.lsb;
-            if matches!(
-                fmt.decode(w),
-                mma::Value::Finite { .. } | mma::Value::Zero { .. }
-            ) {
-                return w;
-            }
-        };
-        let a = (0..spec.k).map(|_| finite(&f.a, &mut next)).collect();
-        let b = (0..spec.k).map(|_| finite(&f.b, &mut next)).collect();
-        let c = if i % 2 == 0 {
-            0
-        } else {
-            finite(&f.c, &mut next)
-        };
-        let (scale_a, scale_b) = match f.scale {
-            Some((s, per)) => {
-                let (top, low) = ends.unwrap_or((0, 0));
-                let sc = |r: &mut dyn FnMut() -> u64| match r() % 3 {
-                    0 => top,
-                    1 => low,
-                    _ => finite(&s, r),
-                };
-                let m = spec.k.div_ceil(per);
-                (
-                    (0..m).map(|_| sc(&mut next)).collect(),
-                    (0..m).map(|_| sc(&mut next)).collect(),
-                )
-            }
-            None => (Vec::new(), Vec::new()),
-        };
-        Record {
-            label: format!("spread {i}"),
-            a,
-            b,
-            c,
-            scale_a,
-            scale_b,
-            d: 0,
+    // A random finite word of `fmt` (NaN and Inf encodings redrawn).
+    let finite = move |fmt: &Format, r: &mut dyn FnMut() -> u64| loop {
+        let bits = fmt.width().min(63);
+        let w = (r() & ((1u64 << bits) - 1)) << fmt.lsb;
+        if matches!(
+            fmt.decode(w),
+            mma::Value::Finite { .. } | mma::Value::Zero { .. }
+        ) {
+            return w;
         }
+    };
+    // The scale format's largest and smallest positive finite words.
+    let sf = f.scale.map_or(mma::format::UE8M0, |(s, _)| s);
+    let mut ends: Vec<u64> = (0..=sf.storage_mask())
+        .filter(|&w| matches!(sf.decode(w), mma::Value::Finite { neg: false, .. }))
+        .collect();
+    ends.sort_by(|&x, &y| sf.decode(x).to_f64().total_cmp(&sf.decode(y).to_f64()));
+    let (top, low) = (
+        ends.last().copied().unwrap_or(0),
+        ends.first().copied().unwrap_or(0),
+    );
+    (0..n).map(move |i| {
+        let mut r = || next.borrow_mut()();
+        let a = (0..spec.k).map(|_| finite(&f.a, &mut r)).collect();
+        let b = (0..spec.k).map(|_| finite(&f.b, &mut r)).collect();
+        let c = if i % 2 == 0 { 0 } else { finite(&f.c, &mut r) };
+        candidate(spec, format!("spread {i}"), (a, b, c), || {
+            let mut r = || next.borrow_mut()();
+            match r() % 3 {
+                0 => top,
+                1 => low,
+                _ => finite(&sf, &mut r),
+            }
+        })
     })
 }
 
