@@ -7,6 +7,9 @@
 //! - `round`: `C = ±2^(m+1)` (`m` fraction bits of the output or of E8M13) plus one product
 //!   of ±0.5, ±1, ±1.25, ±1.5, ±1.75 or ±3: the sum sits at or near a tie of the last place,
 //!   so RNE, RZ, RD and RU give different results.
+//! - `tie`: `C = ±2^(m+1)` and the products ±1 and ±2^-j: a tie of the output's last place
+//!   broken by a bit `j` places below it (j = 1..12), which survives only where the datapath
+//!   keeps that many bits before the final rounding (GTR-FDPA's late-C width F2).
 //! - `fraction`: a product `2^s` cancelled exactly by `C = -2^s` (or by a second product),
 //!   beside a small term `2^(s-j)` for j = 1..48: the small term survives alignment to the
 //!   largest exponent only while `j <= F` (F: fraction bits kept), and a small C survives only
@@ -150,6 +153,26 @@ pub fn targeted(spec: &Spec) -> Vec<Record> {
                     // The same through products alone (C = +0).
                     let big = p.product(c_neg, 1, e);
                     p.push("round", &[(0, big), (1, prod)], exact(&fc, false, 0, 0));
+                }
+            }
+        }
+    }
+    // Bits kept below the output: C = ±2^(m+1) and the products ±1 and ±2^-j (next to each
+    // other, or two apart: in another group or the same one), so that the sum sits on a tie
+    // of the output's last place broken by a bit m + 1 + j places below C; a datapath that
+    // keeps fewer bits before the final rounding (a late-C width such as GTR-FDPA's F2)
+    // loses the tie-breaker and rounds the tie to even.
+    for m in targets(&fd) {
+        for j in 1..=12 {
+            for neg in [false, true] {
+                let one = p.product(neg, 1, 0);
+                let small = p.product(neg, 1, -j);
+                for at in [1, 2] {
+                    p.push(
+                        "tie",
+                        &[(0, one), (at, small)],
+                        pow2(&fc, neg, m as i32 + 1),
+                    );
                 }
             }
         }
