@@ -21,7 +21,7 @@
 //! | GST-FDPA (block scales) | G in {8, 16, 32}, F in 20..=40, L_max, rho |
 //! | Sliced-FDPA | passes in {2, 4}, group in {1, 2, 4}, F in 1..=40, L_max in {16, 32, K}, rho, C added by RNE or RZ |
 //! | TR-FDPA | F in 16..=32, F2 in F+1..=F+12, L_max, product overflow to Inf or not, rho |
-//! | GTR-FDPA | F in 16..=32, F2 in F+1..=F+12, L_max, C dropped below F, F+1, F+2 bits or never, rho |
+//! | GTR-FDPA (also with ue8m0 scales per 32 at K >= 64: CDNA4's scaled MFMA) | F in 16..=32, F2 in F+1..=F+12, L_max, C dropped below F, F+1, F+2 bits or never, rho |
 //!
 //! Each also with C ignored (the records match C = +0). Members: `e_zero` in
 //! `emin(C) - 16 ..= emin(C)` and "never" (-10000); for the block-scaled models `e_zero` in
@@ -290,7 +290,12 @@ pub fn candidates(formats: &Formats, k: usize) -> Vec<Group> {
                             }));
                         }
                     }
-                    continue;
+                    // GTR-FDPA with ue8m0 scales per 32 (CDNA4's `v_mfma_scale_*`, K of 64
+                    // and 128): only those shapes, to keep the other scaled sets' search short.
+                    let cdna4 = matches!(f.scale, Some((s, 32)) if s == format::UE8M0) && k >= 64;
+                    if !cdna4 {
+                        continue;
+                    }
                 }
                 tr_groups(&mut groups, f, l, c, rho);
             }
@@ -304,7 +309,9 @@ pub fn candidates(formats: &Formats, k: usize) -> Vec<Group> {
 
 fn tr_groups(groups: &mut Vec<Group>, f: Formats, l: usize, c: CUse, rho: Output) {
     let d = f.d;
-    if rho.rho.fmt != d {
+    // The scaled GTR-FDPA is AMD's, whose outputs round to nearest even (the AMD paper): the
+    // other modes would only lengthen the search of every ue8m0 record set.
+    if rho.rho.fmt != d || (f.scale.is_some() && rho.rho.mode != Rounding::NearestEven) {
         return;
     }
     let e_zero_cs = [NEVER, d.emin()];
@@ -314,7 +321,9 @@ fn tr_groups(groups: &mut Vec<Group>, f: Formats, l: usize, c: CUse, rho: Output
         members: parts.into_iter().flat_map(|g| g.members).collect(),
         shares: true,
     };
-    for fb in TR_F_RANGE {
+    // TR-FDPA has no block scales; GTR-FDPA scales each product exactly (CDNA4's
+    // `v_mfma_scale_*`), so a scaled record set is tried on GTR-FDPA only.
+    for fb in TR_F_RANGE.filter(|_| f.scale.is_none()) {
         for f2 in fb + 1..=fb + F2_ABOVE {
             groups.push(merged(
                 [Some(d.emax() + 1), None]

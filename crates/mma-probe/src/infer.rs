@@ -230,10 +230,15 @@ pub fn evaluate_prepared(cand: &Candidate, r: &Record, p: &Prepared) -> Eval {
             c_margin: i32::MAX,
         };
     }
+    // The record's product exponents (`Prepared`) are those of the unscaled products: a
+    // block-scaled GTR-FDPA (CDNA4's `v_mfma_scale_*`) shifts every product by its scale
+    // pair, so neither the zero floor nor the C-drop margin can be read from them there, and
+    // every member of its groups is evaluated on its own (no shared results).
+    let scaled_gtr = matches!(u.model, Model::GtrFdpa(_)) && f.scale.is_some();
     let by_exponent = matches!(
         u.model,
         Model::TFdpa(_) | Model::TrFdpa(_) | Model::GtrFdpa(_)
-    );
+    ) && !scaled_gtr;
     let per = f.scale.map_or(usize::MAX, |(_, n)| n);
     let mut acc = c0;
     let mut c_fmt = &f.c;
@@ -250,7 +255,9 @@ pub fn evaluate_prepared(cand: &Candidate, r: &Record, p: &Prepared) -> Eval {
         };
         let c_val = c_fmt.decode(acc);
         // Only GTR-FDPA has a C-drop rule: the other models skip the block's product scan.
-        if let (Model::GtrFdpa(_), Value::Finite { .. }) = (&u.model, c_val) {
+        if scaled_gtr {
+            c_margin = i32::MIN;
+        } else if let (Model::GtrFdpa(_), Value::Finite { .. }) = (&u.model, c_val) {
             if let Some(e_dot) = p.products_e_max(k0..k1) {
                 let e_c = Term::of_value(c_val, c_fmt, 0).e;
                 c_margin = c_margin.min((e_c - e_dot).min(0));
