@@ -15,6 +15,9 @@ use mma::{Format, Formats};
 use mma_io::out::OutFile;
 use mma_probe::emit::{random_iter, targeted, Spec};
 use mma_probe::records::{self, Record};
+use mma_probe::values;
+use rand::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::Value as Json;
 use std::io::Write;
 use std::path::Path;
@@ -115,17 +118,6 @@ fn word(fmt: &Format, neg: bool, exp: u64, man: u64) -> u64 {
     (s | (exp << fmt.man_bits) | man) << fmt.lsb
 }
 
-/// xorshift64*: deterministic draws for a handful of candidates, no dependency.
-fn xorshift(seed: u64) -> impl FnMut() -> u64 {
-    let mut h = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    move || {
-        h ^= h >> 12;
-        h ^= h << 25;
-        h ^= h >> 27;
-        h.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
 /// A candidate record; each scale list has one word per scale block, drawn by `scale`.
 fn candidate(
     spec: &Spec,
@@ -150,15 +142,21 @@ fn candidate(
     }
 }
 
+/// The scale format of `f` (ue8m0 where the unit has none: its draws are then unused).
+fn scale_format(f: &Formats) -> Format {
+    f.scale.map_or(mma::format::UE8M0, |(s, _)| s)
+}
+
 /// Random inputs focused where floors and windows matter: every element and scale drawn with
 /// a small exponent field most of the time, so that the products and the result fall into the
 /// subnormal range of D, where a floor on the window's exponent can cut low bits.
 fn tiny_draws(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Record> + '_ {
-    let next = std::cell::RefCell::new(xorshift(seed));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let f = spec.formats;
+    let sf = scale_format(&f);
     (0..n).map(move |i| {
-        let el = |fmt: &Format, low: bool| {
-            let r = next.borrow_mut()();
+        let mut el = |fmt: &Format, low: bool| {
+            let r = rng.next_u64();
             let emax = (1u64 << fmt.exp_bits) - 1;
             let exp = if low { r % 3 } else { (r >> 8) % (emax + 1) };
             let man = (r >> 16) & ((1u64 << fmt.man_bits) - 1);
@@ -176,10 +174,9 @@ fn tiny_draws(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Record> 
         let c = if i % 4 < 2 { 0 } else { el(&f.c, true) };
         // Scales from the bottom of their range up to 1: their product moves the block's
         // products across D's subnormal range, where the floor can cut.
-        let sf = f.scale.map_or(mma::format::UE8M0, |(s, _)| s);
         let bias = sf.bias.max(1) as u64;
         candidate(spec, format!("tiny {i}"), (a, b, c), || {
-            word(&sf, false, next.borrow_mut()() % (bias + 1), 0)
+            word(&sf, false, rng.next_u64() % (bias + 1), 0)
         })
     })
 }
@@ -189,40 +186,28 @@ fn tiny_draws(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Record> 
 /// the elements are random finite words. Products of a small-scale block then sit far below
 /// the window's top, where the truncation of each group (and so the grouping) shows.
 fn spread_draws(spec: &Spec, n: usize, seed: u64) -> impl Iterator<Item = Record> + '_ {
-    let next = std::cell::RefCell::new(xorshift(seed.wrapping_add(0x5eed)));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed);
     let f = spec.formats;
-    // A random finite word of `fmt` (NaN and Inf encodings redrawn).
-    let finite = move |fmt: &Format, r: &mut dyn FnMut() -> u64| loop {
-        let bits = fmt.width().min(63);
-        let w = (r() & ((1u64 << bits) - 1)) << fmt.lsb;
-        if matches!(
-            fmt.decode(w),
-            mma::Value::Finite { .. } | mma::Value::Zero { .. }
-        ) {
-            return w;
-        }
-    };
-    // The scale format's largest and smallest positive finite words.
-    let sf = f.scale.map_or(mma::format::UE8M0, |(s, _)| s);
-    let mut ends: Vec<u64> = (0..=sf.storage_mask())
-        .filter(|&w| matches!(sf.decode(w), mma::Value::Finite { neg: false, .. }))
-        .collect();
-    ends.sort_by(|&x, &y| sf.decode(x).to_f64().total_cmp(&sf.decode(y).to_f64()));
-    let (top, low) = (
-        ends.last().copied().unwrap_or(0),
-        ends.first().copied().unwrap_or(0),
-    );
+    let sf = scale_format(&f);
+    let top = values::max_finite(&sf, false);
+    let low = values::min_positive(&sf, false).unwrap_or(top);
     (0..n).map(move |i| {
-        let mut r = || next.borrow_mut()();
-        let a = (0..spec.k).map(|_| finite(&f.a, &mut r)).collect();
-        let b = (0..spec.k).map(|_| finite(&f.b, &mut r)).collect();
-        let c = if i % 2 == 0 { 0 } else { finite(&f.c, &mut r) };
+        let a = (0..spec.k)
+            .map(|_| values::random_bits(&f.a, &mut rng))
+            .collect();
+        let b = (0..spec.k)
+            .map(|_| values::random_bits(&f.b, &mut rng))
+            .collect();
+        let c = if i % 2 == 0 {
+            0
+        } else {
+            values::random_bits(&f.c, &mut rng)
+        };
         candidate(spec, format!("spread {i}"), (a, b, c), || {
-            let mut r = || next.borrow_mut()();
-            match r() % 3 {
+            match rng.next_u64() % 3 {
                 0 => top,
                 1 => low,
-                _ => finite(&sf, &mut r),
+                _ => values::random_bits(&sf, &mut rng),
             }
         })
     })

@@ -172,7 +172,7 @@ fn is_subnormal(fmt: &crate::format::Format, d: u64) -> bool {
     match fmt.decode(d) {
         Value::Finite { sig, exp, .. } => {
             let top = exp + 63 - sig.leading_zeros() as i32;
-            top < 1 - fmt.bias
+            top < fmt.emin()
         }
         _ => false,
     }
